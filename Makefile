@@ -1,0 +1,44 @@
+# dltrace build.  `make` builds build/dltrace; see README.md for the rest.
+ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+BUILD := build
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
+
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -std=gnu11 -I$(BUILD) -Ibpf -DDLTRACE_VERSION=\"$(VERSION)\"
+LDLIBS += -lbpf -lelf -lz -lm -lpthread
+BPF_CFLAGS := -g -O2 -Wall -Wextra -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
+BPF_HDRS := $(wildcard bpf/*.h)
+USER_SRCS := $(wildcard user/*.c)
+USER_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(USER_SRCS))
+USER_HDRS := $(wildcard user/*.h)
+
+.PHONY: all clean
+all: $(BUILD)/dltrace
+
+$(BUILD):
+	mkdir -p $@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# All BPF objects are linked into one, sharing their maps, for one skeleton.
+$(BUILD)/dltrace.bpf.o: $(BPF_OBJS)
+	$(BPFTOOL) gen object $@ $^
+
+$(BUILD)/dltrace.skel.h: $(BUILD)/dltrace.bpf.o
+	$(BPFTOOL) gen skeleton $< name dltrace_bpf > $@
+
+$(BUILD)/%.o: user/%.c $(USER_HDRS) $(BPF_HDRS) $(BUILD)/dltrace.skel.h
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/dltrace: $(USER_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+clean:
+	rm -rf $(BUILD)

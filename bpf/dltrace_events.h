@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Record layouts shared by the BPF programs (bpf/) and user space (user/).
+ *
+ * Every record in the ring buffer starts with struct dl_hdr.  Syscalls are
+ * reported once, at exit, as one fixed-size struct dl_io; syscalls that name
+ * a file (open, stat, rename, ...) append the path bytes (struct dl_path).
+ * Process life-cycle records (fork, exec, exit) use struct dl_proc.
+ *
+ * Keep this header free of kernel and libc includes: it is compiled both
+ * with vmlinux.h (BPF) and with <linux/types.h> (user space).
+ */
+#ifndef DLTRACE_EVENTS_H
+#define DLTRACE_EVENTS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define DL_PATH_MAX 4096 /* longest path slot sent to user space */
+#define DL_NAME_MAX 255	 /* longest single path component */
+#define DL_ARGS_MAX 1024 /* bytes of argv kept from an exec */
+#define DL_COMM_LEN 16	 /* task->comm */
+#define DL_MAX_JOBS 64	 /* job slots (daemon); slot 0 means "not traced" */
+#define DL_MAX_IOV  16	 /* iovec entries summed for readv/writev */
+#define DL_WALK_MAX 1024 /* path components walked (bpf_loop bound) */
+
+/*
+ * Record kinds.  The syscall kinds are dltrace's own dense numbering, the
+ * same on every architecture; user space maps them to names and classes.
+ */
+enum dl_kind {
+	DL_SYS_OPEN,
+	DL_SYS_OPENAT,
+	DL_SYS_OPENAT2,
+	DL_SYS_CREAT,
+	DL_SYS_CLOSE,
+	DL_SYS_CLOSE_RANGE,
+	DL_SYS_READ,
+	DL_SYS_PREAD64,
+	DL_SYS_READV,
+	DL_SYS_PREADV,
+	DL_SYS_PREADV2,
+	DL_SYS_WRITE,
+	DL_SYS_PWRITE64,
+	DL_SYS_WRITEV,
+	DL_SYS_PWRITEV,
+	DL_SYS_PWRITEV2,
+	DL_SYS_LSEEK,
+	DL_SYS_FSYNC,
+	DL_SYS_FDATASYNC,
+	DL_SYS_SYNC_FILE_RANGE,
+	DL_SYS_MMAP,
+	DL_SYS_STAT,
+	DL_SYS_LSTAT,
+	DL_SYS_FSTAT,
+	DL_SYS_NEWFSTATAT,
+	DL_SYS_STATX,
+	DL_SYS_GETDENTS64,
+	DL_SYS_UNLINK,
+	DL_SYS_UNLINKAT,
+	DL_SYS_RENAME,
+	DL_SYS_RENAMEAT,
+	DL_SYS_RENAMEAT2,
+	DL_SYS_MKDIR,
+	DL_SYS_MKDIRAT,
+	DL_SYS_RMDIR,
+	DL_SYS_FTRUNCATE,
+	DL_SYS_FALLOCATE,
+	DL_SYS_DUP,
+	DL_SYS_DUP2,
+	DL_SYS_DUP3,
+	DL_SYS_FCNTL,
+	DL_SYS_SENDFILE,
+	DL_SYS_COPY_FILE_RANGE,
+	DL_SYS_COUNT, /* number of syscall kinds */
+
+	DL_EV_FORK = 64, /* a traced task created a process or thread */
+	DL_EV_EXEC,	 /* a traced process executed a new program */
+	DL_EV_EXIT,	 /* a traced thread exited */
+	DL_KIND_COUNT,
+};
+
+/* Syscall kinds whose record is a struct dl_path (they name a file). */
+static inline int dl_kind_has_path(unsigned int kind)
+{
+	switch (kind) {
+	case DL_SYS_OPEN:
+	case DL_SYS_OPENAT:
+	case DL_SYS_OPENAT2:
+	case DL_SYS_CREAT:
+	case DL_SYS_STAT:
+	case DL_SYS_LSTAT:
+	case DL_SYS_NEWFSTATAT:
+	case DL_SYS_STATX:
+	case DL_SYS_UNLINK:
+	case DL_SYS_UNLINKAT:
+	case DL_SYS_RENAME:
+	case DL_SYS_RENAMEAT:
+	case DL_SYS_RENAMEAT2:
+	case DL_SYS_MKDIR:
+	case DL_SYS_MKDIRAT:
+	case DL_SYS_RMDIR:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* dl_hdr.flags */
+#define DL_F_OFFSET	 0x01 /* dl_io.offset holds a file offset */
+#define DL_F_IOV_TRUNC	 0x02 /* more than DL_MAX_IOV iovecs: size is partial */
+#define DL_F_THREAD	 0x04 /* fork: the child is a thread (CLONE_THREAD) */
+#define DL_F_GROUP_DEAD	 0x08 /* exit: the last thread of the process */
+#define DL_F_SHARE_FILES 0x10 /* fork: child shares the fd table */
+
+struct dl_hdr {
+	__u64 ts;   /* CLOCK_MONOTONIC ns: syscall entry, or the event time */
+	__u32 tgid; /* process id */
+	__u32 tid;  /* thread id */
+	__u16 kind; /* enum dl_kind */
+	__u8 job;   /* job slot the task belongs to (1..DL_MAX_JOBS-1) */
+	__u8 flags; /* DL_F_* */
+	__s32 fd;   /* dl_io: the fd argument; dl_proc: unused (-1) */
+};
+
+/*
+ * A completed syscall.  Field use by kind (see user/syscall_table.c):
+ *   h.fd    the file descriptor argument (open: the dirfd; dup: the old fd)
+ *   ret     return value, or -errno
+ *   offset  explicit offset (p*), file position at entry (read/write/...),
+ *           lseek: the requested offset; mmap: the file offset
+ *   size    requested bytes (count, iovec sum, length)
+ *   arg     open: flags | mode << 32; lseek: whence; dup2/3: new fd;
+ *           fcntl: cmd | arg << 32; mmap: prot | flags << 32;
+ *           sendfile/copy_file_range: the second fd;
+ *           close_range: last fd | flags << 32
+ */
+struct dl_io {
+	struct dl_hdr h;
+	__u64 dur; /* ns from entry to exit */
+	__s64 ret;
+	__u64 offset;
+	__u64 size;
+	__u64 arg;
+};
+
+/* How a path slot was obtained (dl_path.how[]) */
+#define DL_PATH_NONE	 0    /* slot unused */
+#define DL_PATH_WALK	 1    /* dentry walk of the file (components leaf first) */
+#define DL_PATH_USER	 2    /* user string, with a base walk when relative */
+#define DL_PATH_TRUNC	 0x10 /* walk stopped early: path is partial */
+#define DL_PATH_DETACHED 0x20 /* walk ended outside the task's root */
+#define DL_PATH_ROOTED	 0x40 /* walk reached the task's root: base is absolute */
+
+/*
+ * A syscall that names a file: struct dl_io followed by up to two path
+ * slots (rename has two).  Each slot is `base_len` bytes of reversed dentry
+ * walk ("leaf/parent/.../top", components separated by '/'), followed by
+ * `name_len` bytes of the string the program passed.  User space rebuilds:
+ * name if it is absolute, else reverse(base) + "/" + name.
+ * For a successful open, the slot holds the walk of the opened file, and
+ * ino/dev/fs_magic/file_size describe it.
+ */
+struct dl_path {
+	struct dl_io io;
+	__u64 ino;
+	__u64 file_size;
+	__u32 dev;	/* st_dev encoding: major << 20 | minor (kernel) */
+	__u32 fs_magic; /* superblock magic (statfs f_type) */
+	__u32 flags;	/* renameat2/statx/unlinkat/newfstatat flags */
+	__u16 base_len[2];
+	__u16 name_len[2];
+	__u8 how[2];
+	__u8 pad[2];
+	char data[]; /* slot 0 base, slot 0 name, slot 1 base, slot 1 name */
+};
+
+/* fork / exec / exit */
+struct dl_proc {
+	struct dl_hdr h;
+	__u32 ppid;	 /* fork: parent tgid; exec: old tid */
+	__u32 ptid;	 /* fork: parent thread */
+	__s32 exit_code; /* exit: task->exit_code (wait status encoding) */
+	__u16 file_len;	 /* exec: bytes of the program path in data */
+	__u16 args_len;	 /* exec: bytes of argv after it (NUL separated) */
+	char comm[DL_COMM_LEN];
+	char data[]; /* exec: program path, then argv */
+};
+
+/*
+ * Per-CPU counters in the `dl_stats` map, one group per job slot:
+ * key = job * DL_STAT_COUNT + stat.
+ */
+enum dl_stat {
+	DL_STAT_LOST,	    /* records dropped: ring buffer full */
+	DL_STAT_LOST_BYTES, /* bytes of those records */
+	DL_STAT_COUNT,
+};
+
+#endif /* DLTRACE_EVENTS_H */

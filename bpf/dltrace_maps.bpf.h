@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Maps and global settings shared by every dltrace BPF object.  Each
+ * definition is __weak so that the objects (syscall_probes.bpf.c,
+ * process_probes.bpf.c, ...) can be linked into one skeleton with
+ * `bpftool gen object` and share a single instance.
+ */
+#ifndef DLTRACE_MAPS_BPF_H
+#define DLTRACE_MAPS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "dltrace_events.h"
+
+/* Hide a value from the compiler so that a bounds mask survives for the verifier. */
+#define DL_OPAQUE(x) asm volatile("" : "+r"(x))
+
+/* Per-task state, kept in task local storage (no hash update per call). */
+struct dl_task {
+	__u64 ts;     /* entry time of the syscall in flight */
+	__u64 a[6];   /* its saved arguments */
+	__u64 pos;    /* file position at entry, when the kind needs it */
+	__u32 gen;    /* dl_gen when membership was last evaluated */
+	__u32 job_id; /* job the task belongs to, valid while job_ids[slot] matches */
+	__u16 sys;    /* syscall in flight: kind + 1, 0 when none */
+	__u8 slot;    /* job slot, 0 = not traced */
+	__u8 flags;   /* DL_F_* for the record being built */
+};
+
+/* Set by user space before load. */
+const volatile __u32 self_tgid __weak = 0;    /* dltrace itself: never traced */
+const volatile __u64 wakeup_bytes __weak = 0; /* wake the reader past this backlog */
+
+/*
+ * Changed by user space while running (the .bss is memory-mapped):
+ * dl_gen is bumped whenever the rules that decide membership change, so
+ * that tasks found untraced are evaluated again; job_ids[slot] holds the
+ * id of the job occupying a slot (0 = free); cgroup_slots has a bit set
+ * for each slot whose job is a cgroup (entry `slot` of job_cgroups).
+ */
+volatile __u32 dl_gen __weak = 0;
+volatile __u32 job_ids[DL_MAX_JOBS] __weak = {};
+volatile __u64 cgroup_slots __weak = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20); /* resized by user space */
+} events SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct dl_task);
+} tasks SEC(".maps") __weak;
+
+/* Processes named on the command line (--pid, -- COMMAND): tgid -> slot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u32);
+} seed_tgids SEC(".maps") __weak;
+
+/* Job cgroups (--cgroup, daemon): slot -> cgroup fd. */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, DL_MAX_JOBS);
+	__type(key, __u32);
+	__type(value, __u32);
+} job_cgroups SEC(".maps") __weak;
+
+/* Counters, see enum dl_stat. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DL_MAX_JOBS *DL_STAT_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} dl_stats SEC(".maps") __weak;
+
+/*
+ * Scratch space to build variable-length records (paths, argv) before
+ * copying the used part into the ring buffer.  Data offsets are masked
+ * with DL_SCRATCH_MASK; DL_SCRATCH_DATA leaves room for one more path
+ * slot past the mask so that the verifier can prove every write in bounds.
+ */
+#define DL_SCRATCH_MASK 0x3fff
+#define DL_SCRATCH_DATA (DL_SCRATCH_MASK + 1 + DL_PATH_MAX + DL_NAME_MAX + 1)
+
+struct dl_scratch {
+	char buf[sizeof(struct dl_path) + DL_SCRATCH_DATA];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dl_scratch);
+} scratch SEC(".maps") __weak;
+
+#endif /* DLTRACE_MAPS_BPF_H */

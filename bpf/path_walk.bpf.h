@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Absolute paths from the kernel's view: fd -> struct file, and a bounded
+ * walk from a dentry up to the task's root, crossing mount points.  The
+ * walk writes the components leaf first ("leaf/dir/top/") into the per-CPU
+ * scratch record; user space reverses them.  It runs in bpf_loop so that
+ * deep trees (hundreds of levels) stay within the verifier's limits.
+ */
+#ifndef PATH_WALK_BPF_H
+#define PATH_WALK_BPF_H
+
+#include <bpf/bpf_core_read.h>
+#include "dltrace_maps.bpf.h"
+
+/* The struct file behind descriptor fd of the current task, or NULL. */
+static __always_inline struct file *dl_fd_file(int fd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt;
+	struct file **files;
+	struct file *f = NULL;
+
+	if (fd < 0)
+		return NULL;
+	fdt = BPF_CORE_READ(task, files, fdt);
+	if (!fdt || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	files = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &files[fd]);
+	return f;
+}
+
+/* The file position of descriptor fd, for kinds that report it. */
+static __always_inline int dl_fd_pos(int fd, __u64 *pos)
+{
+	struct file *f = dl_fd_file(fd);
+
+	if (!f)
+		return -1;
+	*pos = BPF_CORE_READ(f, f_pos);
+	return 0;
+}
+
+static __always_inline char *dl_scratch_data(void)
+{
+	__u32 zero = 0;
+	struct dl_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+
+	return s ? s->buf + sizeof(struct dl_path) : NULL;
+}
+
+struct dl_walk {
+	__u64 dentry; /* struct dentry *, current position */
+	__u64 mnt;    /* struct vfsmount * it belongs to */
+	__u64 root_dentry;
+	__u64 root_mnt;
+	__u32 start; /* offset of the slot in the scratch data */
+	__u32 len;   /* bytes written so far */
+	__u8 flags;  /* DL_PATH_ROOTED, DL_PATH_TRUNC, DL_PATH_DETACHED */
+	__u8 done;
+};
+
+static long dl_walk_step(__u32 i __attribute__((unused)), void *arg)
+{
+	struct dl_walk *w = arg;
+	struct dentry *d = (void *)w->dentry;
+	struct vfsmount *vmnt = (void *)w->mnt;
+	struct dentry *mnt_root, *parent;
+	const unsigned char *name;
+	__u32 len;
+	char *data;
+
+	if (w->dentry == w->root_dentry && w->mnt == w->root_mnt) {
+		w->flags |= DL_PATH_ROOTED;
+		w->done = 1;
+		return 1;
+	}
+	mnt_root = BPF_CORE_READ(vmnt, mnt_root);
+	parent = BPF_CORE_READ(d, d_parent);
+	if (d == mnt_root) {
+		/* Top of this mount: continue at its mount point in the parent. */
+		struct mount *m = (void *)vmnt - bpf_core_field_offset(struct mount, mnt);
+		struct mount *up = BPF_CORE_READ(m, mnt_parent);
+
+		if (up == m) {
+			/* Top of the tree without meeting our root. */
+			w->flags |= DL_PATH_DETACHED;
+			w->done = 1;
+			return 1;
+		}
+		w->dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
+		w->mnt = (__u64)up + bpf_core_field_offset(struct mount, mnt);
+		return 0;
+	}
+	if (d == parent) {
+		/* A disconnected dentry (anonymous or deleted tree). */
+		w->flags |= DL_PATH_DETACHED;
+		w->done = 1;
+		return 1;
+	}
+	len = BPF_CORE_READ(d, d_name.len);
+	name = BPF_CORE_READ(d, d_name.name);
+	if (len > DL_NAME_MAX || w->len + len + 1 > DL_PATH_MAX) {
+		w->flags |= DL_PATH_TRUNC;
+		w->done = 1;
+		return 1;
+	}
+	data = dl_scratch_data();
+	if (!data)
+		return 1;
+	bpf_probe_read_kernel(data + ((w->start + w->len) & DL_SCRATCH_MASK), len & DL_NAME_MAX,
+			      name);
+	data[(w->start + w->len + len) & DL_SCRATCH_MASK] = '/';
+	w->len += len + 1;
+	w->dentry = (__u64)parent;
+	return 0;
+}
+
+/*
+ * Walk from (dentry, mnt) to the current task's root, writing at `start`
+ * of the scratch data.  Returns the bytes written; ORs DL_PATH_* into *how.
+ */
+static __always_inline __u32 dl_walk_path(void *dentry, void *mnt, __u32 start, __u8 *how)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct dl_walk w = {
+	    .dentry = (__u64)dentry,
+	    .mnt = (__u64)mnt,
+	    .start = start,
+	};
+
+	if (!dentry || !mnt)
+		return 0;
+	w.root_dentry = (__u64)BPF_CORE_READ(task, fs, root.dentry);
+	w.root_mnt = (__u64)BPF_CORE_READ(task, fs, root.mnt);
+	bpf_loop(DL_WALK_MAX, dl_walk_step, &w, 0);
+	if (!w.done)
+		w.flags |= DL_PATH_TRUNC;
+	*how |= w.flags;
+	return w.len;
+}
+
+/* Walk an open file's path. */
+static __always_inline __u32 dl_walk_file(struct file *f, __u32 start, __u8 *how)
+{
+	if (!f)
+		return 0;
+	return dl_walk_path(BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt), start,
+			    how);
+}
+
+/* Walk the base a relative name is resolved against: dirfd or the cwd. */
+static __always_inline __u32 dl_walk_dirfd(int dirfd, __u32 start, __u8 *how)
+{
+	struct task_struct *task;
+
+	if (dirfd != -100 /* AT_FDCWD */)
+		return dl_walk_file(dl_fd_file(dirfd), start, how);
+	task = bpf_get_current_task_btf();
+	return dl_walk_path(BPF_CORE_READ(task, fs, pwd.dentry), BPF_CORE_READ(task, fs, pwd.mnt),
+			    start, how);
+}
+
+#endif /* PATH_WALK_BPF_H */

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Process following: children and threads of traced tasks join the trace
+ * at fork, in the kernel, before they run; exec and exit are reported so
+ * that user space can name processes and know when the tree has ended.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "dltrace_events.h"
+#include "task_filter.bpf.h"
+#include "ring_output.bpf.h"
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(dl_fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct dl_task *p = dl_traced_task();
+	struct dl_task *c;
+	struct dl_proc *e;
+
+	(void)ctx;
+	if (!p)
+		return 0;
+	c = bpf_task_storage_get(&tasks, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!c) {
+		dl_count_lost(p->slot, sizeof(*e));
+		return 0;
+	}
+	c->gen = p->gen;
+	c->slot = p->slot;
+	c->job_id = p->job_id;
+	c->sys = 0;
+
+	e = dl_reserve(sizeof(*e), p->slot);
+	if (!e)
+		return 0;
+	dl_fill_hdr(&e->h, bpf_ktime_get_ns(), DL_EV_FORK, p->slot);
+	e->h.tgid = child->tgid;
+	e->h.tid = child->pid;
+	if (child->tgid == parent->tgid)
+		e->h.flags |= DL_F_THREAD;
+	else if (child->files == parent->files)
+		e->h.flags |= DL_F_SHARE_FILES;
+	e->ppid = parent->tgid;
+	e->ptid = parent->pid;
+	e->exit_code = 0;
+	e->file_len = 0;
+	e->args_len = 0;
+	BPF_CORE_READ_STR_INTO(&e->comm, child, comm);
+	dl_submit(e);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_process_exec")
+int dl_exec(struct trace_event_raw_sched_process_exec *ctx)
+{
+	struct dl_task *t = dl_traced_task();
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct dl_scratch *s;
+	struct dl_proc *e;
+	unsigned long arg_start, arg_end;
+	__u32 zero = 0, off, n;
+	long len;
+
+	if (!t)
+		return 0;
+	t->sys = 0; /* the execve in flight is not reported */
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return 0;
+	e = (void *)s->buf;
+	dl_fill_hdr(&e->h, bpf_ktime_get_ns(), DL_EV_EXEC, t->slot);
+	e->ppid = ctx->old_pid;
+	e->ptid = 0;
+	e->exit_code = 0;
+	bpf_get_current_comm(&e->comm, sizeof(e->comm));
+
+	off = ctx->__data_loc_filename & 0xffff;
+	len = bpf_probe_read_kernel_str(e->data, DL_PATH_MAX, (void *)ctx + off);
+	e->file_len = len > 0 ? len - 1 : 0;
+
+	arg_start = BPF_CORE_READ(task, mm, arg_start);
+	arg_end = BPF_CORE_READ(task, mm, arg_end);
+	n = arg_end > arg_start ? arg_end - arg_start : 0;
+	if (n > DL_ARGS_MAX)
+		n = DL_ARGS_MAX;
+	off = e->file_len & (DL_PATH_MAX - 1);
+	DL_OPAQUE(n);
+	n &= DL_ARGS_MAX * 2 - 1;
+	if (bpf_probe_read_user(e->data + off, n, (void *)arg_start))
+		n = 0;
+	e->args_len = n;
+	dl_output(e, (sizeof(*e) + off + n) & 0x3fff, t->slot);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_process_exit")
+int dl_exit(void *ctx __attribute__((unused)))
+{
+	struct dl_task *t = dl_traced_task();
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct dl_proc *e;
+
+	if (!t)
+		return 0;
+	e = dl_reserve(sizeof(*e), t->slot);
+	if (!e)
+		return 0;
+	dl_fill_hdr(&e->h, bpf_ktime_get_ns(), DL_EV_EXIT, t->slot);
+	if (BPF_CORE_READ(task, signal, live.counter) == 0)
+		e->h.flags |= DL_F_GROUP_DEAD;
+	e->ppid = 0;
+	e->ptid = 0;
+	e->exit_code = BPF_CORE_READ(task, exit_code);
+	e->file_len = 0;
+	e->args_len = 0;
+	bpf_get_current_comm(&e->comm, sizeof(e->comm));
+	dl_submit(e);
+	return 0;
+}
+
+/*
+ * A task moved between cgroups may have entered a job cgroup: make tasks
+ * judged untraced be evaluated again.
+ */
+SEC("tracepoint/cgroup/cgroup_attach_task")
+int dl_cgroup_attach(void *ctx __attribute__((unused)))
+{
+	if (cgroup_slots)
+		__sync_fetch_and_add(&dl_gen, 1);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Getting records to user space.  Records are reserved in the shared ring
+ * buffer and submitted without a wakeup; the reader drains on a short timer
+ * and is woken early only when the backlog passes `wakeup_bytes`.  This
+ * avoids one wakeup per event.  A failed reservation is never silent: it
+ * is counted per job in dl_stats.
+ */
+#ifndef RING_OUTPUT_BPF_H
+#define RING_OUTPUT_BPF_H
+
+#include "dltrace_maps.bpf.h"
+
+static __always_inline void dl_count(__u32 slot, __u32 stat, __u64 n)
+{
+	__u32 key = (slot & (DL_MAX_JOBS - 1)) * DL_STAT_COUNT + stat;
+	__u64 *v = bpf_map_lookup_elem(&dl_stats, &key);
+
+	if (v)
+		*v += n;
+}
+
+static __always_inline void dl_count_lost(__u32 slot, __u64 bytes)
+{
+	dl_count(slot, DL_STAT_LOST, 1);
+	dl_count(slot, DL_STAT_LOST_BYTES, bytes);
+}
+
+static __always_inline __u64 dl_wakeup_flag(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									     : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void *dl_reserve(__u32 size, __u32 slot)
+{
+	void *rec = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!rec)
+		dl_count_lost(slot, size);
+	return rec;
+}
+
+static __always_inline void dl_submit(void *rec)
+{
+	bpf_ringbuf_submit(rec, dl_wakeup_flag());
+}
+
+/* Copy a record built in scratch space; size must be bounded by the caller. */
+static __always_inline void dl_output(void *rec, __u64 size, __u32 slot)
+{
+	if (bpf_ringbuf_output(&events, rec, size, dl_wakeup_flag()))
+		dl_count_lost(slot, size);
+}
+
+static __always_inline void dl_fill_hdr(struct dl_hdr *h, __u64 ts, __u16 kind, __u32 slot)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	h->ts = ts;
+	h->tgid = id >> 32;
+	h->tid = (__u32)id;
+	h->kind = kind;
+	h->job = slot;
+	h->flags = 0;
+	h->fd = -1;
+}
+
+#endif /* RING_OUTPUT_BPF_H */

@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Syscall capture: one program on each sys_enter_* / sys_exit_* tracepoint
+ * of the file syscalls dltrace reports.  Entry saves the arguments and the
+ * time in the task's storage; exit emits one record.  Every program starts
+ * with the membership check so untraced tasks pay one storage lookup.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "dltrace_events.h"
+#include "task_filter.bpf.h"
+#include "ring_output.bpf.h"
+#include "path_walk.bpf.h"
+
+#define AT_FDCWD	-100
+#define MAP_ANONYMOUS	0x20
+#define F_DUPFD		0
+#define F_DUPFD_CLOEXEC 1030
+#define O_CREAT		0100
+#define O_WRONLY	01
+#define O_TRUNC		01000
+
+/* What an entry needs to remember beyond its raw arguments. */
+static __always_inline int dl_kind_reads_pos(enum dl_kind kind)
+{
+	switch (kind) {
+	case DL_SYS_READ:
+	case DL_SYS_READV:
+	case DL_SYS_WRITE:
+	case DL_SYS_WRITEV:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Arguments of each syscall.  A program may only read the context up to
+ * its tracepoint's last field, or the kernel refuses to attach it.
+ */
+static __always_inline int dl_nargs(enum dl_kind kind)
+{
+	switch (kind) {
+	case DL_SYS_CLOSE:
+	case DL_SYS_FSYNC:
+	case DL_SYS_FDATASYNC:
+	case DL_SYS_UNLINK:
+	case DL_SYS_RMDIR:
+	case DL_SYS_DUP:
+		return 1;
+	case DL_SYS_CREAT:
+	case DL_SYS_STAT:
+	case DL_SYS_LSTAT:
+	case DL_SYS_FSTAT:
+	case DL_SYS_RENAME:
+	case DL_SYS_MKDIR:
+	case DL_SYS_FTRUNCATE:
+	case DL_SYS_DUP2:
+		return 2;
+	case DL_SYS_OPEN:
+	case DL_SYS_CLOSE_RANGE:
+	case DL_SYS_READ:
+	case DL_SYS_READV:
+	case DL_SYS_WRITE:
+	case DL_SYS_WRITEV:
+	case DL_SYS_LSEEK:
+	case DL_SYS_GETDENTS64:
+	case DL_SYS_UNLINKAT:
+	case DL_SYS_MKDIRAT:
+	case DL_SYS_DUP3:
+	case DL_SYS_FCNTL:
+		return 3;
+	case DL_SYS_OPENAT:
+	case DL_SYS_OPENAT2:
+	case DL_SYS_PREAD64:
+	case DL_SYS_PWRITE64:
+	case DL_SYS_SYNC_FILE_RANGE:
+	case DL_SYS_NEWFSTATAT:
+	case DL_SYS_RENAMEAT:
+	case DL_SYS_FALLOCATE:
+	case DL_SYS_SENDFILE:
+		return 4;
+	case DL_SYS_PREADV:
+	case DL_SYS_PWRITEV:
+	case DL_SYS_STATX:
+	case DL_SYS_RENAMEAT2:
+		return 5;
+	default: /* preadv2, pwritev2, mmap, copy_file_range */
+		return 6;
+	}
+}
+
+static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum dl_kind kind)
+{
+	struct dl_task *t = dl_traced_task();
+
+	if (!t)
+		return 0;
+	/* Only file-backed mappings and the dup forms of fcntl are I/O. */
+	if (kind == DL_SYS_MMAP && ((ctx->args[3] & MAP_ANONYMOUS) || (int)ctx->args[4] < 0))
+		return 0;
+	if (kind == DL_SYS_FCNTL && ctx->args[1] != F_DUPFD && ctx->args[1] != F_DUPFD_CLOEXEC)
+		return 0;
+
+	t->flags = 0;
+	/* constant offsets only: the verifier refuses a moved context pointer */
+	t->a[0] = ctx->args[0];
+	if (dl_nargs(kind) > 1)
+		t->a[1] = ctx->args[1];
+	if (dl_nargs(kind) > 2)
+		t->a[2] = ctx->args[2];
+	if (dl_nargs(kind) > 3)
+		t->a[3] = ctx->args[3];
+	if (dl_nargs(kind) > 4)
+		t->a[4] = ctx->args[4];
+	if (dl_nargs(kind) > 5)
+		t->a[5] = ctx->args[5];
+
+	if (dl_kind_reads_pos(kind)) {
+		if (!dl_fd_pos((int)ctx->args[0], &t->pos))
+			t->flags = DL_F_OFFSET;
+	} else if (kind == DL_SYS_PREADV2 || kind == DL_SYS_PWRITEV2) {
+		/* offset -1 means "at the file position" */
+		if ((long)ctx->args[3] == -1) {
+			if (!dl_fd_pos((int)ctx->args[0], &t->pos))
+				t->flags = DL_F_OFFSET;
+		} else {
+			t->pos = ctx->args[3];
+			t->flags = DL_F_OFFSET;
+		}
+	} else if (kind == DL_SYS_SENDFILE || kind == DL_SYS_COPY_FILE_RANGE) {
+		/* the input offset: *off when given, else the input file's position */
+		int in_fd = kind == DL_SYS_SENDFILE ? (int)ctx->args[1] : (int)ctx->args[0];
+		void *offp = (void *)(kind == DL_SYS_SENDFILE ? ctx->args[2] : ctx->args[1]);
+
+		if (offp) {
+			if (!bpf_probe_read_user(&t->pos, sizeof(t->pos), offp))
+				t->flags = DL_F_OFFSET;
+		} else if (!dl_fd_pos(in_fd, &t->pos)) {
+			t->flags = DL_F_OFFSET;
+		}
+	}
+	t->sys = kind + 1;
+	t->ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* Sum of iov_len over a user iovec array (at most DL_MAX_IOV entries). */
+static __always_inline __u64 dl_iov_bytes(const struct iovec *iov, __u64 n, __u8 *flags)
+{
+	__u64 total = 0;
+
+	if (n > DL_MAX_IOV) {
+		*flags |= DL_F_IOV_TRUNC;
+		n = DL_MAX_IOV;
+	}
+	for (__u32 i = 0; i < DL_MAX_IOV; i++) {
+		__u64 len = 0;
+
+		if (i >= n)
+			break;
+		if (bpf_probe_read_user(&len, sizeof(len), &iov[i].iov_len))
+			break;
+		total += len;
+	}
+	return total;
+}
+
+/* Fill the kind-specific fields of a completed syscall. */
+static __always_inline void dl_fill_io(struct dl_io *e, struct dl_task *t, enum dl_kind kind)
+{
+	__u64 *a = t->a;
+
+	e->h.fd = (int)a[0];
+	e->offset = 0;
+	e->size = 0;
+	e->arg = 0;
+	switch (kind) {
+	case DL_SYS_READ:
+	case DL_SYS_WRITE:
+		e->size = a[2];
+		e->offset = t->pos;
+		break;
+	case DL_SYS_GETDENTS64:
+		e->size = a[2];
+		break;
+	case DL_SYS_PREAD64:
+	case DL_SYS_PWRITE64:
+		e->size = a[2];
+		e->offset = a[3];
+		e->h.flags |= DL_F_OFFSET;
+		break;
+	case DL_SYS_READV:
+	case DL_SYS_WRITEV:
+	case DL_SYS_PREADV2:
+	case DL_SYS_PWRITEV2:
+		e->size = dl_iov_bytes((void *)a[1], a[2], &e->h.flags);
+		e->offset = t->pos;
+		break;
+	case DL_SYS_PREADV:
+	case DL_SYS_PWRITEV:
+		e->size = dl_iov_bytes((void *)a[1], a[2], &e->h.flags);
+		e->offset = a[3];
+		e->h.flags |= DL_F_OFFSET;
+		break;
+	case DL_SYS_LSEEK:
+		e->offset = a[1];
+		e->arg = a[2];
+		break;
+	case DL_SYS_SYNC_FILE_RANGE:
+	case DL_SYS_FALLOCATE:
+		/* sync_file_range(fd, off, n, flags), fallocate(fd, mode, off, len) */
+		e->offset = kind == DL_SYS_FALLOCATE ? a[2] : a[1];
+		e->size = kind == DL_SYS_FALLOCATE ? a[3] : a[2];
+		e->arg = kind == DL_SYS_FALLOCATE ? a[1] : a[3];
+		e->h.flags |= DL_F_OFFSET;
+		break;
+	case DL_SYS_FTRUNCATE:
+		e->offset = a[1];
+		e->h.flags |= DL_F_OFFSET;
+		break;
+	case DL_SYS_MMAP:
+		e->h.fd = (int)a[4];
+		e->size = a[1];
+		e->offset = a[5];
+		e->arg = (a[2] & 0xffffffff) | (a[3] << 32);
+		e->h.flags |= DL_F_OFFSET;
+		break;
+	case DL_SYS_CLOSE_RANGE:
+		e->arg = (a[1] & 0xffffffff) | (a[2] << 32);
+		break;
+	case DL_SYS_DUP2:
+		e->arg = a[1] & 0xffffffff;
+		break;
+	case DL_SYS_DUP3:
+	case DL_SYS_FCNTL:
+		e->arg = (a[1] & 0xffffffff) | (a[2] << 32);
+		break;
+	case DL_SYS_SENDFILE:
+		/* sendfile(out, in, *off, count): report the input side */
+		e->h.fd = (int)a[1];
+		e->arg = a[0] & 0xffffffff;
+		e->size = a[3];
+		e->offset = t->pos;
+		break;
+	case DL_SYS_COPY_FILE_RANGE:
+		/* copy_file_range(in, *off_in, out, *off_out, len, flags) */
+		e->arg = a[2] & 0xffffffff;
+		e->size = a[4];
+		e->offset = t->pos;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Read a user string into a path slot; returns its length without the NUL. */
+static __always_inline __u32 dl_user_name(char *data, __u32 off, const char *user)
+{
+	long n;
+
+	if (!user)
+		return 0;
+	n = bpf_probe_read_user_str(data + (off & DL_SCRATCH_MASK), DL_PATH_MAX, user);
+	return n > 0 ? n - 1 : 0;
+}
+
+/*
+ * Fill path slot `i` at data offset `off` for a name relative to dirfd;
+ * returns the bytes used.
+ */
+static __always_inline __u32 dl_name_slot(struct dl_path *p, char *data, __u32 off, int i,
+					  int dirfd, const char *user)
+{
+	__u32 base = 0, name;
+	char first = 0;
+
+	i &= 1;
+	bpf_probe_read_user(&first, 1, user);
+	if (first != '/')
+		base = dl_walk_dirfd(dirfd, off, &p->how[i]);
+	name = dl_user_name(data, off + base, user);
+	p->how[i] |= DL_PATH_USER;
+	p->base_len[i] = base;
+	p->name_len[i] = name;
+	return base + name;
+}
+
+/* Describe the file an open returned: its walked path and identity. */
+static __always_inline void dl_opened_file(struct dl_path *p, int fd)
+{
+	struct file *f = dl_fd_file(fd);
+	struct inode *inode;
+	struct super_block *sb;
+
+	if (!f)
+		return;
+	p->base_len[0] = dl_walk_file(f, 0, &p->how[0]);
+	p->how[0] |= DL_PATH_WALK;
+	inode = BPF_CORE_READ(f, f_inode);
+	sb = BPF_CORE_READ(inode, i_sb);
+	p->ino = BPF_CORE_READ(inode, i_ino);
+	p->file_size = BPF_CORE_READ(inode, i_size);
+	p->dev = BPF_CORE_READ(sb, s_dev);
+	p->fs_magic = BPF_CORE_READ(sb, s_magic);
+}
+
+static __always_inline int sys_exit_path(struct trace_event_raw_sys_exit *ctx, struct dl_task *t,
+					 enum dl_kind kind, __u64 now)
+{
+	__u32 zero = 0, used = 0;
+	struct dl_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct dl_path *p;
+	__u64 *a = t->a;
+	char *data;
+
+	if (!s)
+		return 0;
+	p = (void *)s->buf;
+	data = s->buf + sizeof(struct dl_path);
+	dl_fill_hdr(&p->io.h, t->ts, kind, t->slot);
+	p->io.h.flags = 0;
+	p->io.dur = now - t->ts;
+	p->io.ret = ctx->ret;
+	p->io.offset = 0;
+	p->io.size = 0;
+	p->io.arg = 0;
+	p->ino = 0;
+	p->file_size = 0;
+	p->dev = 0;
+	p->fs_magic = 0;
+	p->flags = 0;
+	p->base_len[0] = p->base_len[1] = 0;
+	p->name_len[0] = p->name_len[1] = 0;
+	p->how[0] = p->how[1] = 0;
+
+	switch (kind) {
+	case DL_SYS_OPEN:
+	case DL_SYS_CREAT:
+	case DL_SYS_OPENAT:
+	case DL_SYS_OPENAT2: {
+		int dirfd = AT_FDCWD;
+		const char *name = (void *)a[0];
+
+		if (kind == DL_SYS_OPEN) {
+			p->io.arg = (a[1] & 0xffffffff) | (a[2] << 32);
+		} else if (kind == DL_SYS_CREAT) {
+			p->io.arg = (O_CREAT | O_WRONLY | O_TRUNC) | (a[1] << 32);
+		} else {
+			dirfd = (int)a[0];
+			name = (void *)a[1];
+			if (kind == DL_SYS_OPENAT) {
+				p->io.arg = (a[2] & 0xffffffff) | (a[3] << 32);
+			} else {
+				struct open_how how = {};
+
+				bpf_probe_read_user(&how, sizeof(how), (void *)a[2]);
+				p->io.arg = (how.flags & 0xffffffff) | (how.mode << 32);
+			}
+		}
+		p->io.h.fd = dirfd;
+		if (ctx->ret >= 0) {
+			dl_opened_file(p, (int)ctx->ret);
+			used = p->base_len[0];
+		} else {
+			used = dl_name_slot(p, data, 0, 0, dirfd, name);
+		}
+		break;
+	}
+	case DL_SYS_STAT:
+	case DL_SYS_LSTAT:
+	case DL_SYS_UNLINK:
+	case DL_SYS_RMDIR:
+		used = dl_name_slot(p, data, 0, 0, AT_FDCWD, (void *)a[0]);
+		break;
+	case DL_SYS_MKDIR:
+		p->io.arg = a[1] << 32;
+		used = dl_name_slot(p, data, 0, 0, AT_FDCWD, (void *)a[0]);
+		break;
+	case DL_SYS_MKDIRAT:
+		p->io.h.fd = (int)a[0];
+		p->io.arg = a[2] << 32;
+		used = dl_name_slot(p, data, 0, 0, (int)a[0], (void *)a[1]);
+		break;
+	case DL_SYS_NEWFSTATAT:
+	case DL_SYS_STATX:
+	case DL_SYS_UNLINKAT:
+		/* newfstatat(dfd, name, buf, flags), statx(dfd, name, flags, mask, buf),
+		 * unlinkat(dfd, name, flags) */
+		p->io.h.fd = (int)a[0];
+		p->flags = kind == DL_SYS_NEWFSTATAT ? a[3] : a[2];
+		used = dl_name_slot(p, data, 0, 0, (int)a[0], (void *)a[1]);
+		break;
+	case DL_SYS_RENAME:
+		used = dl_name_slot(p, data, 0, 0, AT_FDCWD, (void *)a[0]);
+		used += dl_name_slot(p, data, used, 1, AT_FDCWD, (void *)a[1]);
+		break;
+	case DL_SYS_RENAMEAT:
+	case DL_SYS_RENAMEAT2:
+		p->io.h.fd = (int)a[0];
+		p->io.arg = a[2] & 0xffffffff;
+		p->flags = kind == DL_SYS_RENAMEAT2 ? a[4] : 0;
+		used = dl_name_slot(p, data, 0, 0, (int)a[0], (void *)a[1]);
+		used += dl_name_slot(p, data, used, 1, (int)a[2], (void *)a[3]);
+		break;
+	default:
+		break;
+	}
+	DL_OPAQUE(used);
+	used &= DL_SCRATCH_MASK;
+	dl_output(p, sizeof(*p) + used, t->slot);
+	return 0;
+}
+
+static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum dl_kind kind)
+{
+	struct dl_task *t = dl_traced_task();
+	struct dl_io *e;
+	__u64 now;
+
+	if (!t || t->sys != kind + 1)
+		return 0;
+	t->sys = 0;
+	now = bpf_ktime_get_ns();
+	if (dl_kind_has_path(kind))
+		return sys_exit_path(ctx, t, kind, now);
+
+	e = dl_reserve(sizeof(*e), t->slot);
+	if (!e)
+		return 0;
+	dl_fill_hdr(&e->h, t->ts, kind, t->slot);
+	e->h.flags = t->flags;
+	e->dur = now - t->ts;
+	e->ret = ctx->ret;
+	dl_fill_io(e, t, kind);
+	dl_submit(e);
+	return 0;
+}
+
+/* One enter and one exit program per syscall tracepoint. */
+#define DL_SYSCALL(tp, kind)                                                                       \
+	SEC("tracepoint/syscalls/sys_enter_" #tp)                                                  \
+	int dl_enter_##tp(struct trace_event_raw_sys_enter *ctx)                                   \
+	{                                                                                          \
+		return sys_enter(ctx, kind);                                                       \
+	}                                                                                          \
+	SEC("tracepoint/syscalls/sys_exit_" #tp)                                                   \
+	int dl_exit_##tp(struct trace_event_raw_sys_exit *ctx)                                     \
+	{                                                                                          \
+		return sys_exit(ctx, kind);                                                        \
+	}
+
+DL_SYSCALL(open, DL_SYS_OPEN)
+DL_SYSCALL(openat, DL_SYS_OPENAT)
+DL_SYSCALL(openat2, DL_SYS_OPENAT2)
+DL_SYSCALL(creat, DL_SYS_CREAT)
+DL_SYSCALL(close, DL_SYS_CLOSE)
+DL_SYSCALL(close_range, DL_SYS_CLOSE_RANGE)
+DL_SYSCALL(read, DL_SYS_READ)
+DL_SYSCALL(pread64, DL_SYS_PREAD64)
+DL_SYSCALL(readv, DL_SYS_READV)
+DL_SYSCALL(preadv, DL_SYS_PREADV)
+DL_SYSCALL(preadv2, DL_SYS_PREADV2)
+DL_SYSCALL(write, DL_SYS_WRITE)
+DL_SYSCALL(pwrite64, DL_SYS_PWRITE64)
+DL_SYSCALL(writev, DL_SYS_WRITEV)
+DL_SYSCALL(pwritev, DL_SYS_PWRITEV)
+DL_SYSCALL(pwritev2, DL_SYS_PWRITEV2)
+DL_SYSCALL(lseek, DL_SYS_LSEEK)
+DL_SYSCALL(fsync, DL_SYS_FSYNC)
+DL_SYSCALL(fdatasync, DL_SYS_FDATASYNC)
+DL_SYSCALL(sync_file_range, DL_SYS_SYNC_FILE_RANGE)
+DL_SYSCALL(mmap, DL_SYS_MMAP)
+DL_SYSCALL(newstat, DL_SYS_STAT)
+DL_SYSCALL(newlstat, DL_SYS_LSTAT)
+DL_SYSCALL(newfstat, DL_SYS_FSTAT)
+DL_SYSCALL(newfstatat, DL_SYS_NEWFSTATAT)
+DL_SYSCALL(statx, DL_SYS_STATX)
+DL_SYSCALL(getdents64, DL_SYS_GETDENTS64)
+DL_SYSCALL(unlink, DL_SYS_UNLINK)
+DL_SYSCALL(unlinkat, DL_SYS_UNLINKAT)
+DL_SYSCALL(rename, DL_SYS_RENAME)
+DL_SYSCALL(renameat, DL_SYS_RENAMEAT)
+DL_SYSCALL(renameat2, DL_SYS_RENAMEAT2)
+DL_SYSCALL(mkdir, DL_SYS_MKDIR)
+DL_SYSCALL(mkdirat, DL_SYS_MKDIRAT)
+DL_SYSCALL(rmdir, DL_SYS_RMDIR)
+DL_SYSCALL(ftruncate, DL_SYS_FTRUNCATE)
+DL_SYSCALL(fallocate, DL_SYS_FALLOCATE)
+DL_SYSCALL(dup, DL_SYS_DUP)
+DL_SYSCALL(dup2, DL_SYS_DUP2)
+DL_SYSCALL(dup3, DL_SYS_DUP3)
+DL_SYSCALL(fcntl, DL_SYS_FCNTL)
+DL_SYSCALL(sendfile64, DL_SYS_SENDFILE)
+DL_SYSCALL(copy_file_range, DL_SYS_COPY_FILE_RANGE)
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What each descriptor of a traced process refers to, so that read/write
+ * records (which carry only the fd) are reported with the file's path.
+ * Kept up to date from open/dup/close/close_range/fcntl records; copied at
+ * fork; close-on-exec entries dropped at exec.  Shared by reference between
+ * processes that share a descriptor table (threads, CLONE_FILES).
+ */
+#ifndef FD_TABLE_H
+#define FD_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "path_table.h"
+
+struct fd_entry {
+	struct path_ref *path;
+	uint64_t ino;
+	uint32_t dev;
+	bool cloexec;
+};
+
+struct fd_table {
+	uint32_t refs;
+	uint32_t cap;
+	struct fd_entry *slots;
+};
+
+struct fd_table *fd_table_new(void);
+struct fd_table *fd_table_get_ref(struct fd_table *t);
+void fd_table_put(struct fd_table *t);
+/* A private copy (fork without CLONE_FILES). */
+struct fd_table *fd_table_copy(const struct fd_table *t);
+
+/* The entry for fd, or NULL when unknown. */
+const struct fd_entry *fdt_lookup(const struct fd_table *t, int fd);
+/* Set fd (takes a new reference on e->path). */
+void fdt_set(struct fd_table *t, int fd, const struct fd_entry *e);
+void fdt_close(struct fd_table *t, int fd);
+void fdt_close_range(struct fd_table *t, unsigned first, unsigned last, bool cloexec_only);
+void fdt_dup(struct fd_table *t, int oldfd, int newfd, bool cloexec);
+void fdt_exec(struct fd_table *t);
+unsigned fdt_count(const struct fd_table *t);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Command-line options of `dltrace [OPTIONS] TARGET`. */
+#ifndef TRACE_OPTIONS_H
+#define TRACE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define MAX_PIDS 64
+
+struct trace_options {
+	pid_t pids[MAX_PIDS];
+	int npids;
+	const char *cgroup;
+	char **command; /* argv after "--", NULL-terminated */
+	const char *output;
+	double duration; /* seconds; 0 = until the target ends or a signal */
+	uint64_t ring_bytes;
+	int gzip_level;
+	bool report;
+	bool quiet;
+	bool verbose;
+};
+
+/*
+ * Parse argv.  Returns 0 to run, 1 when --help/--version was handled,
+ * 2 on a usage error (message already printed).
+ */
+int trace_options_parse(struct trace_options *o, int argc, char **argv);
+void trace_usage(FILE *out);
+
+#endif
