@@ -18,8 +18,28 @@ USER_SRCS := $(wildcard user/*.c)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(USER_SRCS))
 USER_HDRS := $(wildcard user/*.h)
 
-.PHONY: all clean
+.PHONY: all clean test deps-build deps-test workloads
 all: $(BUILD)/dltrace
+
+PYTHON ?= /usr/bin/python3
+TEST_WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/tests/%,$(wildcard tests/workloads/*.c))
+
+deps-build:
+	tools/install-deps.sh build
+
+deps-test:
+	tools/install-deps.sh build test demo
+
+workloads: $(TEST_WORKLOADS)
+
+$(BUILD)/tests/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lpthread
+
+# The README's test command: installs what it needs, builds, runs every test.
+test: deps-test
+	$(MAKE) all workloads
+	$(PYTHON) tests/run_tests.py $(TESTS)
 
 $(BUILD):
 	mkdir -p $@

@@ -59,7 +59,13 @@ char *fmt_str(char *p, const char *s, size_t len)
 	return p;
 }
 
-#define PUT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) += sizeof(lit) - 1)
+/* Append a string literal (only literals: the length is taken with sizeof). */
+#define PUT(p, lit)                                                                                \
+	do {                                                                                       \
+		_Static_assert(__builtin_constant_p(lit), "PUT takes a string literal");           \
+		memcpy((p), (lit), sizeof(lit) - 1);                                               \
+		(p) += sizeof(lit) - 1;                                                            \
+	} while (0)
 
 static char *put_key_u64(char *p, const char *key, uint64_t v)
 {
@@ -359,7 +365,7 @@ void cw_fork(struct chrome_writer *w, uint64_t ts, uint32_t ppid, uint32_t ptid,
 	PUT(p, ",\"dur\":0.000,\"bind_id\":");
 	p = fmt_u64(p, id);
 	PUT(p, ",\"flow_out\":true,\"args\":{");
-	PUT(p, thread ? "\"child_tid\":" : "\"child_pid\":");
+	p = stpcpy(p, thread ? "\"child_tid\":" : "\"child_pid\":");
 	p = fmt_u64(p, pid);
 	PUT(p, "}}");
 	line_end(w, start, p);
@@ -370,7 +376,7 @@ void cw_fork(struct chrome_writer *w, uint64_t ts, uint32_t ppid, uint32_t ptid,
 	PUT(p, ",\"dur\":0.000,\"bind_id\":");
 	p = fmt_u64(p, id);
 	PUT(p, ",\"flow_in\":true,\"args\":{");
-	PUT(p, thread ? "\"creator_tid\":" : "\"parent_pid\":");
+	p = stpcpy(p, thread ? "\"creator_tid\":" : "\"parent_pid\":");
 	p = fmt_u64(p, thread ? ptid : ppid);
 	PUT(p, "}}");
 	line_end(w, start, p);

@@ -46,6 +46,7 @@ int output_open(const char *path, const struct file_owner *owner, mode_t mode, c
 		size_t errlen)
 {
 	struct stat st;
+	bool created;
 	int fd;
 
 	if (strcmp(path, "-") == 0) {
@@ -54,7 +55,11 @@ int output_open(const char *path, const struct file_owner *owner, mode_t mode, c
 			snprintf(err, errlen, "cannot use standard output: %s", strerror(errno));
 		return fd;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode);
+	/* A new file is ours; an existing one must already belong to the owner. */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	created = fd >= 0;
+	if (!created && errno == EEXIST)
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ELOOP)
 			snprintf(err, errlen, "%s: is a symbolic link; refusing to follow it",
@@ -72,7 +77,7 @@ int output_open(const char *path, const struct file_owner *owner, mode_t mode, c
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	if (!S_ISREG(st.st_mode))
 		return fd; /* a FIFO or a device such as /dev/null */
-	if (st.st_uid != owner->uid) {
+	if (!created && st.st_uid != owner->uid) {
 		snprintf(err, errlen, "%s belongs to another user (uid %u); not overwriting it",
 			 path, (unsigned)st.st_uid);
 		close(fd);

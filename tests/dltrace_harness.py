@@ -1,0 +1,157 @@
+"""Running dltrace in tests: start it, wait until its probes are attached,
+stop it, and load what it wrote (always through the strict validator)."""
+import errno
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+import trace_validator
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, 'build')
+DLTRACE = os.path.join(BUILD, 'dltrace')
+WORKLOADS = os.path.join(BUILD, 'tests')
+TESTS = os.path.join(ROOT, 'tests')
+# Debian's interpreter: the one with python3-numpy/torch/h5py.
+PYTHON = os.environ.get('DLTRACE_TEST_PYTHON', '/usr/bin/python3')
+
+
+def workload(name):
+    return os.path.join(WORKLOADS, name)
+
+
+def load_trace(path):
+    """Events of a trace file; fails the test when it breaks a Perfetto rule."""
+    events, errors = trace_validator.validate_file(path)
+    if errors:
+        raise AssertionError('%s is not a valid trace:\n  %s' % (path, '\n  '.join(errors[:20])))
+    return events
+
+
+def summary(events):
+    return events[-1]['args']
+
+
+def metadata(events):
+    return events[0]['args']
+
+
+def io_events(events, pid=None, under=None):
+    """Syscall slices, optionally of one process and/or naming files below a directory."""
+    out = []
+    for ev in events:
+        if ev.get('ph') != 'X' or ev.get('cat') not in ('data', 'metadata', 'sync'):
+            continue
+        if pid is not None and ev['pid'] != pid:
+            continue
+        if under is not None:
+            path = ev['args'].get('path', '')
+            if not (path == under or path.startswith(under.rstrip('/') + '/')):
+                continue
+        out.append(ev)
+    out.sort(key=lambda e: (e['ts'], -e['dur']))
+    return out
+
+
+class Tracer:
+    """A dltrace process started in the background (--pid / --cgroup)."""
+
+    def __init__(self, args, output, env=None):
+        self.output = output
+        self.stderr_lines = []
+        self._ready = threading.Event()
+        self.proc = subprocess.Popen([DLTRACE, '-o', output] + list(args),
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     env=env)
+        self._reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._reader.start()
+
+    def _read_stderr(self):
+        for raw in self.proc.stderr:
+            line = raw.decode('utf-8', 'replace').rstrip('\n')
+            self.stderr_lines.append(line)
+            if line.startswith('dltrace: tracing '):
+                self._ready.set()
+        self._ready.set()
+
+    @property
+    def stderr(self):
+        return '\n'.join(self.stderr_lines)
+
+    def wait_ready(self, timeout=60):
+        """Block until the probes are attached (dltrace said 'tracing ...')."""
+        if not self._ready.wait(timeout):
+            raise AssertionError('dltrace did not start in %ds: %s' % (timeout, self.stderr))
+        if self.proc.poll() is not None and not any(
+                l.startswith('dltrace: tracing ') for l in self.stderr_lines):
+            raise AssertionError('dltrace exited (%s): %s' % (self.proc.returncode, self.stderr))
+        return self
+
+    def stop(self, sig=signal.SIGINT):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        return self.wait()
+
+    def wait(self, timeout=120):
+        rc = self.proc.wait(timeout)
+        self._reader.join(10)
+        return rc
+
+
+def run_command(args, output, cmd, timeout=300, **kw):
+    """dltrace [args] -o output -- cmd; returns the CompletedProcess."""
+    return subprocess.run([DLTRACE, '-o', output] + list(args) + ['--'] + list(cmd),
+                          capture_output=True, timeout=timeout, **kw)
+
+
+def trace_command(cmd, output, args=(), check=True, **kw):
+    """Trace cmd into output; returns (CompletedProcess, events)."""
+    res = run_command(args, output, cmd, **kw)
+    if check and res.returncode != 0:
+        raise AssertionError('dltrace failed (%d): %s' % (res.returncode, res.stderr.decode()))
+    return res, load_trace(output)
+
+
+def scratch_dir():
+    d = tempfile.mkdtemp(prefix='dltrace-test-')
+    os.chmod(d, 0o755)
+    return d
+
+
+class TraceTest(unittest.TestCase):
+    """A test with its own scratch directory."""
+
+    def setUp(self):
+        self.dir = scratch_dir()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, *names):
+        return os.path.join(self.dir, *names)
+
+    def trace_command(self, cmd, args=(), name='trace.json', check=True, **kw):
+        return trace_command(cmd, self.path(name), args, check, **kw)
+
+
+def errno_name(code):
+    return errno.errorcode.get(code, str(code))
+
+
+def parse_log(text):
+    return [json.loads(l) for l in text.splitlines() if l.startswith('{')]
+
+
+def wait_for(predicate, timeout=30, step=0.05):
+    end = time.time() + timeout
+    while time.time() < end:
+        if predicate():
+            return True
+        time.sleep(step)
+    return False

@@ -1,0 +1,119 @@
+"""What dltrace writes: valid JSON for Perfetto whatever the file names, gzip,
+standard output, and files that are private to the user who asked."""
+import gzip
+import json
+import os
+import stat
+import subprocess
+import unittest
+
+from dltrace_harness import (DLTRACE, PYTHON, TESTS, TraceTest, io_events, load_trace,
+                             trace_validator, workload)
+
+WEIRD = os.path.join(TESTS, 'workloads', 'weird_names.py')
+
+
+def path_bytes(args, key='path'):
+    """The exact bytes of a path argument: the hex form when not UTF-8."""
+    if key + '_hex' in args:
+        return bytes.fromhex(args[key + '_hex'])
+    return args[key].encode('utf-8')
+
+
+class FileNameTest(TraceTest):
+    def test_hostile_names_are_escaped_and_recoverable(self):
+        res, events = self.trace_command([PYTHON, WEIRD, self.dir])
+        expected = [bytes.fromhex(h) for h in json.loads(res.stdout)['names']]
+        opened = [path_bytes(e['args']) for e in io_events(events)
+                  if e['name'] == 'openat' and e['args'].get('ret', -1) >= 0 and
+                  path_bytes(e['args']).startswith(os.fsencode(self.dir) + b'/')]
+        # each name is opened twice (create, then read) and comes back byte for byte
+        self.assertEqual(opened, [p for p in expected for _ in range(2)])
+        reads = [e for e in io_events(events) if e['name'] == 'read' and
+                 path_bytes(e['args']) in expected]
+        self.assertEqual(len(reads), len(expected))
+        # the raw file has no surrogate escapes and is strict UTF-8 JSON
+        with open(self.path('trace.json'), 'rb') as f:
+            raw = f.read()
+        self.assertEqual(trace_validator.surrogate_escapes(raw.decode('utf-8')), [])
+        # names that are valid UTF-8 are shown as they are, without a hex copy
+        euro = next(e for e in reads if b'euro' in path_bytes(e['args']))
+        self.assertNotIn('path_hex', euro['args'])
+        self.assertIn('\u20ac-euro-and-\U0001F600-emoji', euro['args']['path'])
+        bad = next(e for e in reads if b'invalid-' in path_bytes(e['args']))
+        self.assertIn('\ufffd', bad['args']['path'])
+
+
+class OutputFormsTest(TraceTest):
+    def test_gzip_output(self):
+        res, events = self.trace_command(['cat', '/etc/hostname'], name='t.json.gz')
+        with open(self.path('t.json.gz'), 'rb') as f:
+            data = f.read()
+        self.assertEqual(data[:2], b'\x1f\x8b')
+        plain = gzip.decompress(data)
+        self.assertTrue(plain.startswith(b'[{"name":"dltrace"'))
+        self.assertTrue(plain.endswith(b']\n'))
+        self.assertEqual(len(json.loads(plain)), len(events))
+
+    def test_standard_output(self):
+        res = subprocess.run([DLTRACE, '-q', '-o', '-', '--', 'true'], capture_output=True)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        events, errors = trace_validator.validate_bytes(res.stdout)
+        self.assertEqual(errors, [])
+        self.assertEqual(res.stderr, b'')
+        self.assertTrue(any(e['name'] == 'exec' for e in events))
+
+    def test_one_event_per_line(self):
+        self.trace_command(['cat', '/etc/hostname'])
+        with open(self.path('trace.json')) as f:
+            lines = f.read().splitlines()
+        self.assertTrue(lines[0].startswith('[{'))
+        self.assertEqual(lines[-1], ']')
+        for line in lines[1:-1]:
+            self.assertTrue(line.startswith(',{') and line.endswith('}'), line)
+            json.loads(line[1:])
+
+
+class OutputSafetyTest(TraceTest):
+    def test_private_and_owned_by_the_invoking_user(self):
+        os.chmod(self.dir, 0o777)
+        env = dict(os.environ, SUDO_UID='65534', SUDO_GID='65534', SUDO_USER='nobody')
+        out = self.path('mine.json')
+        res = subprocess.run([DLTRACE, '-o', out, '--', 'id', '-u'], capture_output=True,
+                             env=env)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        # the command ran as the invoking user, not as root
+        self.assertEqual(res.stdout.strip(), b'65534')
+        st = os.stat(out)
+        self.assertEqual((st.st_uid, st.st_gid), (65534, 65534))
+        self.assertEqual(stat.S_IMODE(st.st_mode), 0o600)
+        load_trace(out)
+
+    def test_refuses_symlinks_and_other_users_files(self):
+        target = self.path('victim')
+        with open(target, 'w') as f:
+            f.write('keep')
+        os.symlink(target, self.path('link.json'))
+        res = subprocess.run([DLTRACE, '-o', self.path('link.json'), '--', 'true'],
+                             capture_output=True)
+        self.assertEqual(res.returncode, 1)
+        self.assertIn('symbolic link', res.stderr.decode())
+        os.chown(target, 65534, 65534)
+        res = subprocess.run([DLTRACE, '-o', target, '--', 'true'], capture_output=True)
+        self.assertEqual(res.returncode, 1)
+        self.assertIn('belongs to another user', res.stderr.decode())
+        with open(target) as f:
+            self.assertEqual(f.read(), 'keep')
+
+    def test_bad_output_directory_rejected_before_attaching(self):
+        for out in (self.path('missing', 'x.json'), '/proc/x.json'):
+            res = subprocess.run([DLTRACE, '-o', out, '--', 'touch', self.path('ran')],
+                                 capture_output=True)
+            self.assertEqual(res.returncode, 1)
+            self.assertIn('cannot create', res.stderr.decode())
+            # the command never started
+            self.assertFalse(os.path.exists(self.path('ran')))
+
+
+if __name__ == '__main__':
+    unittest.main()

@@ -1,0 +1,150 @@
+"""Every traced syscall of a known C workload, field by field.
+
+io_sequence issues each file syscall dltrace reports (with syscall(2), so
+the syscall is not libc's choice) and logs what it passed and got back; the
+trace must hold exactly those calls, in order, per thread, with the same
+pid, tid, fd, path, offset, size and return value.
+"""
+import os
+import shutil
+import unittest
+from collections import defaultdict
+
+from dltrace_harness import (errno_name, io_events, parse_log, scratch_dir, summary,
+                             trace_command, workload)
+
+# trace args compared with the workload's own log when it logged them
+EXTRA_KEYS = ('flags', 'mode', 'whence', 'newfd', 'new_path', 'out_fd', 'out_path')
+OPENS = ('open', 'openat', 'openat2', 'creat')
+# syscalls that name a file (the log's fd is the dirfd: -100 AT_FDCWD, -1 none)
+NAMED = OPENS + ('stat', 'lstat', 'newfstatat', 'statx', 'unlink', 'unlinkat', 'rename',
+                 'renameat', 'renameat2', 'mkdir', 'mkdirat', 'rmdir')
+
+
+class SyscallCaptureTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = scratch_dir()
+        cls.data_dir = os.path.join(cls.tmp, 'data')
+        os.mkdir(cls.data_dir)
+        res, cls.events = trace_command(
+            [workload('io_sequence'), cls.data_dir, workload('exec_helper')],
+            os.path.join(cls.tmp, 'trace.json'))
+        cls.log = parse_log(res.stdout.decode())
+        cls.stderr = res.stderr.decode()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def traced_calls(self):
+        """The trace's syscalls of the workload's processes on its files (or with no path)."""
+        pids = {e['pid'] for e in self.log}
+        out = []
+        for ev in io_events(self.events):
+            if ev['pid'] not in pids:
+                continue
+            path = ev['args'].get('path')
+            if path is None and ev['name'] in ('close', 'close_range'):
+                out.append(ev)
+            elif path and (path == self.data_dir or path.startswith(self.data_dir + '/')):
+                out.append(ev)
+        return out
+
+    def test_every_call_matches_the_log(self):
+        expected = defaultdict(list)
+        for e in self.log:
+            expected[(e['pid'], e['tid'])].append(e)
+        got = defaultdict(list)
+        for ev in self.traced_calls():
+            got[(ev['pid'], ev['tid'])].append(ev)
+        self.assertEqual(sorted(got), sorted(expected), 'threads differ')
+        for key, calls in expected.items():
+            names = [ev['name'] for ev in got[key]]
+            self.assertEqual(names, [c['sys'] for c in calls], 'calls of %s differ' % (key,))
+            for call, ev in zip(calls, got[key]):
+                self.check_call(call, ev)
+
+    def check_call(self, call, ev):
+        a = ev['args']
+        what = '%s on %s' % (call['sys'], call['path'])
+        if call['ret'] < 0:
+            self.assertEqual(a['ret'], -1, what)
+            self.assertEqual(a['errno'], errno_name(-call['ret']), what)
+        else:
+            self.assertEqual(a['ret'], call['ret'], what)
+            self.assertNotIn('errno', a, what)
+        if call['sys'] in OPENS and call['ret'] >= 0:
+            self.assertEqual(a['fd'], call['ret'], what)
+        elif call['sys'] in NAMED:
+            if call['fd'] >= 0:
+                self.assertEqual(a['dirfd'], call['fd'], what)
+            else:
+                self.assertNotIn('dirfd', a, what)
+                self.assertNotIn('fd', a, what)
+        else:
+            self.assertEqual(a['fd'], call['fd'], what)
+        self.assertEqual(a.get('path'), call['path'], what)
+        if call['offset'] >= 0:
+            key = 'length' if call['sys'] == 'ftruncate' else 'offset'
+            self.assertEqual(a[key], call['offset'], what)
+        if call['size'] >= 0:
+            self.assertEqual(a['size'], call['size'], what)
+        for k in EXTRA_KEYS:
+            if k in call:
+                self.assertEqual(a.get(k), call[k], '%s: %s' % (what, k))
+
+    def test_known_offsets(self):
+        """Spot checks written out: the file position semantics."""
+        a_bin = self.data_dir + '/a.bin'
+        calls = [e for e in self.traced_calls() if e['args'].get('path') == a_bin]
+        preads = [e['args']['offset'] for e in calls if e['name'] == 'pread64'][:3]
+        self.assertEqual(preads, [0, 8192, 16000])
+        lseek = next(e for e in calls if e['name'] == 'lseek')
+        self.assertEqual((lseek['args']['offset'], lseek['args']['whence'], lseek['args']['ret']),
+                         (4096, 'SEEK_SET', 4096))
+        read = next(e for e in calls if e['name'] == 'read')
+        self.assertEqual((read['args']['offset'], read['args']['size'], read['args']['ret']),
+                         (4096, 1000, 1000))
+        # the short pread at the end of the 16 KiB file
+        self.assertEqual(next(e for e in calls if e['args'].get('offset') == 16000)['args']['ret'],
+                         384)
+
+    def test_process_structure(self):
+        """Fork, thread, exec: right pids and tids, named processes, exit events."""
+        main_pid = self.log[-1]['pid']
+        pids = {e['pid'] for e in self.log}
+        self.assertEqual(len(pids), 3)  # the workload, its forked child, the exec'd helper
+        forks = [e for e in self.events if e['name'] == 'fork' and e['pid'] == main_pid]
+        self.assertEqual(sorted(e['args']['child_pid'] for e in forks), sorted(pids - {main_pid}))
+        threads = [e for e in self.events if e['name'] == 'thread_create' and e['pid'] == main_pid]
+        thread_tids = {e['tid'] for e in self.log if e['pid'] == main_pid} - {main_pid}
+        self.assertEqual([e['args']['child_tid'] for e in threads], list(thread_tids))
+        execs = [e for e in self.events if e['name'] == 'exec']
+        helper = [e for e in execs if e['args']['file'].endswith('/exec_helper')]
+        self.assertEqual(len(helper), 1)
+        self.assertIn(helper[0]['pid'], pids)
+        self.assertTrue(helper[0]['args']['cmdline'].endswith('exec_helper ' + self.data_dir +
+                                                              '/a.bin'))
+        names = {e['pid']: e['args']['name'] for e in self.events if e['name'] == 'process_name'}
+        self.assertTrue(names[main_pid].startswith(workload('io_sequence')))
+        self.assertTrue(names[helper[0]['pid']].startswith(workload('exec_helper')))
+        exits = {e['pid'] for e in self.events if e['name'] == 'process_exit'}
+        self.assertEqual(exits & pids, pids)
+        # each fork is joined to the child's start by a flow arrow
+        for f in forks:
+            starts = [e for e in self.events if e['name'] == 'process_start' and
+                      e.get('bind_id') == f['bind_id']]
+            self.assertEqual(len(starts), 1)
+            self.assertEqual(starts[0]['pid'], f['args']['child_pid'])
+
+    def test_summary(self):
+        s = summary(self.events)
+        self.assertEqual(s['lost_events'], 0)
+        self.assertEqual(s['events'], len(self.events))
+        self.assertEqual(s['stop_reason'], 'target exited')
+        self.assertIn('wrote %d events' % len(self.events), self.stderr)
+
+
+if __name__ == '__main__':
+    unittest.main()

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * pread FILE in a loop (4 KiB at offset 0) from THREADS threads until
+ * SECONDS have passed (0: until killed), then print how many preads each
+ * thread issued: "count <n>" per thread.  With SIGUSR1 it prints the counts
+ * so far and exits.  Used by the interruption and overload tests.
+ * Usage: busy_reader FILE THREADS SECONDS
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_THREADS 64
+
+static int fd;
+static volatile int stop;
+static double seconds;
+static unsigned long counts[MAX_THREADS];
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *reader(void *arg)
+{
+	unsigned long *count = arg;
+	double end = seconds > 0 ? now() + seconds : 0;
+	char buf[4096];
+
+	while (!stop) {
+		for (int i = 0; i < 256; i++) {
+			if (syscall(SYS_pread64, fd, buf, 4096L, 0L) != 4096)
+				abort();
+			(*count)++;
+		}
+		if (end && now() >= end)
+			break;
+	}
+	return NULL;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t[MAX_THREADS];
+	int n;
+
+	if (argc != 4)
+		return 2;
+	fd = open(argv[1], O_RDONLY);
+	n = atoi(argv[2]);
+	seconds = atof(argv[3]);
+	if (fd < 0 || n < 1 || n > MAX_THREADS)
+		return 2;
+	signal(SIGUSR1, on_usr1);
+	for (int i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, reader, &counts[i]);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < n; i++)
+		printf("count %lu\n", counts[i]);
+	return 0;
+}
