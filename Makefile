@@ -18,7 +18,7 @@ USER_SRCS := $(wildcard user/*.c)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(USER_SRCS))
 USER_HDRS := $(wildcard user/*.h)
 
-.PHONY: all clean test deps-build deps-test workloads
+.PHONY: all clean vmlinux test demo deps-build deps-test deps-demo workloads
 all: $(BUILD)/dltrace
 
 PYTHON ?= /usr/bin/python3
@@ -29,6 +29,15 @@ deps-build:
 
 deps-test:
 	tools/install-deps.sh build test demo
+
+deps-demo:
+	tools/install-deps.sh build demo
+
+# The README's first command: trace the PyTorch example end to end.
+DEMO_OUT ?= examples/out
+demo: deps-demo
+	$(MAKE) all
+	examples/pytorch/run_demo.sh $(BUILD)/dltrace $(PYTHON) $(DEMO_OUT)
 
 workloads: $(TEST_WORKLOADS)
 
@@ -59,6 +68,10 @@ $(BUILD)/%.o: user/%.c $(USER_HDRS) $(BPF_HDRS) $(BUILD)/dltrace.skel.h
 
 $(BUILD)/dltrace: $(USER_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# Regenerate the bundled vmlinux.h from the running kernel's BTF.
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
 
 clean:
 	rm -rf $(BUILD)
