@@ -9,7 +9,8 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -std=gnu11 -I$(BUILD) -Ibpf -DDLTRACE_VERSION=\"$(VERSION)\"
 LDLIBS += -lbpf -lelf -lz -lm -lpthread
-BPF_CFLAGS := -g -O2 -Wall -Wextra -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf
+# BPF_PROG/BPF_KPROBE declare the traced function's whole signature: unused parameters are normal there.
+BPF_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
@@ -43,7 +44,7 @@ workloads: $(TEST_WORKLOADS)
 
 $(BUILD)/tests/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lpthread
+	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lpthread -luring -lbpf
 
 # The README's test command: installs what it needs, builds, runs every test.
 test: deps-test

@@ -78,8 +78,16 @@ enum dl_kind {
 	DL_EV_FORK = 64, /* a traced task created a process or thread */
 	DL_EV_EXEC,	 /* a traced process executed a new program */
 	DL_EV_EXIT,	 /* a traced thread exited */
+	DL_EV_FAULT,	 /* mmap layer: a page fault on a file mapping (struct dl_fault) */
+	DL_EV_BLOCK,	 /* block layer: a completed block request (struct dl_block) */
+	DL_EV_URING,	 /* uring layer: a completed io_uring request (struct dl_uring) */
+	DL_EV_VFS,	 /* vfs layer: a VFS read/write/fsync/io check (struct dl_vfs) */
+	DL_EV_VFS_OPEN,	 /* vfs layer: vfs_open of a file (struct dl_path, path walked) */
 	DL_KIND_COUNT,
 };
+
+/* seed_tgids value flag: the process joins its job at its next exec (-- COMMAND) */
+#define DL_SEED_AT_EXEC 0x100
 
 /* Syscall kinds whose record is a struct dl_path (they name a file). */
 static inline int dl_kind_has_path(unsigned int kind)
@@ -113,6 +121,7 @@ static inline int dl_kind_has_path(unsigned int kind)
 #define DL_F_THREAD	 0x04 /* fork: the child is a thread (CLONE_THREAD) */
 #define DL_F_GROUP_DEAD	 0x08 /* exit: the last thread of the process */
 #define DL_F_SHARE_FILES 0x10 /* fork: child shares the fd table */
+#define DL_F_CACHE	 0x20 /* read kinds: dl_io.arg = page-cache pages added (misses) */
 
 struct dl_hdr {
 	__u64 ts;   /* CLOCK_MONOTONIC ns: syscall entry, or the event time */
@@ -134,7 +143,8 @@ struct dl_hdr {
  *   arg     open: flags | mode << 32; lseek: whence; dup2/3: new fd;
  *           fcntl: cmd | arg << 32; mmap: prot | flags << 32;
  *           sendfile/copy_file_range: the second fd;
- *           close_range: last fd | flags << 32
+ *           close_range: last fd | flags << 32;
+ *           read kinds with DL_F_CACHE: pages the read added to the page cache
  */
 struct dl_io {
 	struct dl_hdr h;
@@ -186,6 +196,75 @@ struct dl_proc {
 	__u16 args_len;	 /* exec: bytes of argv after it (NUL separated) */
 	char comm[DL_COMM_LEN];
 	char data[]; /* exec: program path, then argv */
+};
+
+/*
+ * mmap layer: a user page fault on a file-backed mapping.  h.ts is the fault
+ * time; offset is the file offset of the faulting page.
+ */
+#define DL_FAULT_WRITE 0x01 /* write access */
+struct dl_fault {
+	struct dl_hdr h;
+	__u64 address; /* faulting user address */
+	__u64 offset;  /* file offset of the page */
+	__u64 ino;
+	__u32 dev;
+	__u32 flags; /* DL_FAULT_* */
+};
+
+/*
+ * block layer: one request, reported at completion.  h.ts is the issue
+ * time, h.tgid/h.tid the task that issued it (often a kernel worker); the
+ * job slot is 0: block I/O belongs to the device, not to one job.
+ */
+struct dl_block {
+	struct dl_hdr h;
+	__u64 dur;    /* issue to completion, ns */
+	__u64 sector; /* 512-byte sectors */
+	__u32 bytes;
+	__u32 dev;   /* st_dev encoding of the disk */
+	__s32 error; /* blk_status_t, 0 = ok */
+	__u32 op;    /* REQ_OP_*: 0 read, 1 write, 2 flush, 3 discard, ... */
+};
+
+/*
+ * uring layer: one io_uring request of a traced task, reported at
+ * completion.  h.ts is the submission time, h.fd the request's fd.
+ */
+struct dl_uring {
+	struct dl_hdr h;
+	__u64 dur;
+	__u64 user_data;
+	__s64 res;    /* the completion's result: bytes or -errno */
+	__u64 offset; /* read/write: the file offset asked for */
+	__u32 len;    /* read/write: bytes asked for (iovec count for *V ops) */
+	__u8 opcode;  /* IORING_OP_* */
+	__u8 pad[3];
+};
+
+/* vfs layer: which VFS function (dl_vfs.op) */
+enum dl_vfs_op {
+	DL_VFS_READ,	   /* vfs_read */
+	DL_VFS_WRITE,	   /* vfs_write */
+	DL_VFS_ITER_READ,  /* vfs_iter_read */
+	DL_VFS_ITER_WRITE, /* vfs_iter_write */
+	DL_VFS_FSYNC,	   /* vfs_fsync_range */
+	DL_VFS_RW_CHECK,   /* rw_verify_area: any read/write request, io_uring and splice too */
+	DL_VFS_OP_COUNT,
+};
+
+/* vfs layer: a VFS call on a traced task, with the file's identity. */
+struct dl_vfs {
+	struct dl_hdr h;
+	__u64 dur;
+	__s64 ret;
+	__u64 offset;
+	__u64 size;
+	__u64 ino;
+	__u32 dev;
+	__u32 fs_magic;
+	__u32 op;    /* enum dl_vfs_op */
+	__u32 write; /* DL_VFS_RW_CHECK: 1 for a write */
 };
 
 /*

@@ -17,19 +17,30 @@
 
 /* Per-task state, kept in task local storage (no hash update per call). */
 struct dl_task {
-	__u64 ts;     /* entry time of the syscall in flight */
-	__u64 a[6];   /* its saved arguments */
-	__u64 pos;    /* file position at entry, when the kind needs it */
-	__u32 gen;    /* dl_gen when membership was last evaluated */
-	__u32 job_id; /* job the task belongs to, valid while job_ids[slot] matches */
-	__u16 sys;    /* syscall in flight: kind + 1, 0 when none */
-	__u8 slot;    /* job slot, 0 = not traced */
-	__u8 flags;   /* DL_F_* for the record being built */
+	__u64 ts;	   /* entry time of the syscall in flight */
+	__u64 a[6];	   /* its saved arguments */
+	__u64 pos;	   /* file position at entry, when the kind needs it */
+	__u32 gen;	   /* dl_gen when membership was last evaluated */
+	__u32 job_id;	   /* job the task belongs to, valid while job_ids[slot] matches */
+	__u16 sys;	   /* syscall in flight: kind + 1, 0 when none */
+	__u8 slot;	   /* job slot, 0 = not traced */
+	__u8 flags;	   /* DL_F_* for the record being built */
+	__u32 cache_pages; /* cache layer: page-cache pages added during the syscall */
+	__u8 pending_slot; /* joins this job slot at its next exec */
+	__u8 pad[3];
+	/* vfs layer: the VFS call in flight */
+	__u64 vfs_ts;
+	__u64 vfs_file; /* struct file * */
+	__u64 vfs_pos;
+	__u64 vfs_size;
+	__u32 vfs_op; /* enum dl_vfs_op + 1, 0 when none */
+	__u32 vfs_write;
 };
 
 /* Set by user space before load. */
 const volatile __u32 self_tgid __weak = 0;    /* dltrace itself: never traced */
 const volatile __u64 wakeup_bytes __weak = 0; /* wake the reader past this backlog */
+const volatile __u8 cache_layer __weak = 0;   /* report page-cache misses of reads */
 
 /*
  * Changed by user space while running (the .bss is memory-mapped):
@@ -41,6 +52,7 @@ const volatile __u64 wakeup_bytes __weak = 0; /* wake the reader past this backl
 volatile __u32 dl_gen __weak = 0;
 volatile __u32 job_ids[DL_MAX_JOBS] __weak = {};
 volatile __u64 cgroup_slots __weak = 0;
+volatile __u32 jobs_live __weak = 0; /* slots with a job (system-wide layers run only then) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -63,8 +63,17 @@ int dl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	__u32 zero = 0, off, n;
 	long len;
 
-	if (!t)
-		return 0;
+	if (!t) {
+		/* a command held by dltrace joins its job here, at its first instruction */
+		t = bpf_task_storage_get(&tasks, task, 0, 0);
+		if (!t || !t->pending_slot)
+			return 0;
+		t->slot = t->pending_slot & (DL_MAX_JOBS - 1);
+		t->job_id = job_ids[t->slot];
+		t->pending_slot = 0;
+		if (!t->job_id)
+			return 0;
+	}
 	t->sys = 0; /* the execve in flight is not reported */
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)

@@ -141,6 +141,7 @@ static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum
 			t->flags = DL_F_OFFSET;
 		}
 	}
+	t->cache_pages = 0;
 	t->sys = kind + 1;
 	t->ts = bpf_ktime_get_ns();
 	return 0;
@@ -434,6 +435,11 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 	e->dur = now - t->ts;
 	e->ret = ctx->ret;
 	dl_fill_io(e, t, kind);
+	if (cache_layer && (kind == DL_SYS_READ || kind == DL_SYS_PREAD64 || kind == DL_SYS_READV ||
+			    kind == DL_SYS_PREADV || kind == DL_SYS_PREADV2)) {
+		e->arg = t->cache_pages;
+		e->h.flags |= DL_F_CACHE;
+	}
 	dl_submit(e);
 	return 0;
 }

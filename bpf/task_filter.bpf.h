@@ -43,24 +43,47 @@ static __always_inline __u32 dl_match_cgroup(void)
 static __noinline struct dl_task *dl_evaluate(struct task_struct *task, struct dl_task *t)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u32 slot = 0;
+	__u32 slot = 0, pending = 0, job_id = 0;
 
 	if (tgid != self_tgid) {
 		__u32 *seed = bpf_map_lookup_elem(&seed_tgids, &tgid);
 
-		slot = seed ? *seed : dl_match_cgroup();
+		if (seed && (*seed & DL_SEED_AT_EXEC))
+			pending = *seed & (DL_MAX_JOBS - 1);
+		else if (seed)
+			slot = *seed & (DL_MAX_JOBS - 1);
+		else
+			slot = dl_match_cgroup();
+		if (slot) {
+			job_id = job_ids[slot & (DL_MAX_JOBS - 1)];
+		} else if (!pending) {
+			/*
+			 * Threads the kernel creates without a fork event (io_uring
+			 * workers and SQPOLL threads) follow their process's leader.
+			 */
+			struct task_struct *leader = task->group_leader;
+			struct dl_task *lt;
+
+			if (leader && leader != task) {
+				lt = bpf_task_storage_get(&tasks, leader, 0, 0);
+				if (lt && dl_slot_live(lt)) {
+					slot = lt->slot;
+					job_id = lt->job_id;
+				}
+			}
+		}
 	}
 	if (!t) {
 		t = bpf_task_storage_get(&tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!t)
 			return NULL;
 	}
-	slot &= DL_MAX_JOBS - 1;
 	t->gen = dl_gen;
 	t->slot = slot;
-	t->job_id = slot ? job_ids[slot] : 0;
+	t->job_id = job_id;
+	t->pending_slot = pending;
 	t->sys = 0;
-	return slot && t->job_id ? t : NULL;
+	return slot && job_id ? t : NULL;
 }
 
 /* The current task's state if it is traced, else NULL.  Filter first. */

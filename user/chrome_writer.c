@@ -6,133 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "chrome_format.h"
 #include "fs_names.h"
 #include "json_string.h"
 #include "syscall_table.h"
 
 /* Largest line: two escaped paths with their hex, plus the fixed fields. */
 #define LINE_MAX_BYTES (2 * (JSON_ESCAPED_MAX(DL_PATH_MAX) + 2 * DL_PATH_MAX + 64) + 1024)
-
-char *fmt_u64(char *p, uint64_t v)
-{
-	char tmp[20];
-	int n = 0;
-
-	do {
-		tmp[n++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-char *fmt_i64(char *p, int64_t v)
-{
-	if (v < 0) {
-		*p++ = '-';
-		return fmt_u64(p, -(uint64_t)v);
-	}
-	return fmt_u64(p, v);
-}
-
-char *fmt_us(char *p, uint64_t ns)
-{
-	uint32_t frac = ns % 1000;
-
-	p = fmt_u64(p, ns / 1000);
-	*p++ = '.';
-	*p++ = '0' + frac / 100;
-	*p++ = '0' + frac / 10 % 10;
-	*p++ = '0' + frac % 10;
-	return p;
-}
-
-char *fmt_str(char *p, const char *s, size_t len)
-{
-	bool lossy = false;
-
-	*p++ = '"';
-	p += json_escape(p, s, len, &lossy);
-	*p++ = '"';
-	return p;
-}
-
-/* Append a string literal (only literals: the length is taken with sizeof). */
-#define PUT(p, lit)                                                                                \
-	do {                                                                                       \
-		_Static_assert(__builtin_constant_p(lit), "PUT takes a string literal");           \
-		memcpy((p), (lit), sizeof(lit) - 1);                                               \
-		(p) += sizeof(lit) - 1;                                                            \
-	} while (0)
-
-static char *put_key_u64(char *p, const char *key, uint64_t v)
-{
-	*p++ = ',';
-	*p++ = '"';
-	p = stpcpy(p, key);
-	*p++ = '"';
-	*p++ = ':';
-	return fmt_u64(p, v);
-}
-
-static char *put_key_i64(char *p, const char *key, int64_t v)
-{
-	*p++ = ',';
-	*p++ = '"';
-	p = stpcpy(p, key);
-	*p++ = '"';
-	*p++ = ':';
-	return fmt_i64(p, v);
-}
-
-static char *put_key_str(char *p, const char *key, const char *s)
-{
-	*p++ = ',';
-	*p++ = '"';
-	p = stpcpy(p, key);
-	*p++ = '"';
-	*p++ = ':';
-	return fmt_str(p, s, strlen(s));
-}
-
-static char *put_path(char *p, const char *key, const struct path_ref *path)
-{
-	if (!path)
-		return p;
-	*p++ = ',';
-	return p + path_json(path, key, p);
-}
-
-/* Start a line: separator, then {"name":..,"cat":..,"ph":..,"ts":..,"pid":..,"tid":.. */
-static char *line_begin(struct chrome_writer *w, char *p, const char *name, const char *cat,
-			char ph, uint64_t ts, uint32_t pid, uint32_t tid)
-{
-	uint64_t rel = ts > w->t0 ? ts - w->t0 : 0;
-
-	if (w->events)
-		PUT(p, "\n,");
-	PUT(p, "{\"name\":\"");
-	p = stpcpy(p, name);
-	PUT(p, "\",\"cat\":\"");
-	p = stpcpy(p, cat);
-	PUT(p, "\",\"ph\":\"");
-	*p++ = ph;
-	PUT(p, "\",\"ts\":");
-	p = fmt_us(p, rel);
-	PUT(p, ",\"pid\":");
-	p = fmt_u64(p, pid);
-	PUT(p, ",\"tid\":");
-	p = fmt_u64(p, tid);
-	return p;
-}
-
-static void line_end(struct chrome_writer *w, char *start, char *p)
-{
-	sink_advance(w->sink, p - start);
-	w->events++;
-}
 
 static char *fmt_wall(char *p, int64_t wall_ns)
 {
@@ -153,6 +35,7 @@ void cw_begin(struct chrome_writer *w, struct output_sink *sink, const struct tr
 	w->t0 = m->start_mono_ns;
 	w->events = 0;
 	w->next_flow = 1;
+	w->page_size = sysconf(_SC_PAGESIZE);
 	start = p = sink_space(sink, LINE_MAX_BYTES);
 	PUT(p, "[{\"name\":\"dltrace\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"format\":"
 	       "\"dltrace-chrome-1\"");
@@ -174,37 +57,11 @@ void cw_begin(struct chrome_writer *w, struct output_sink *sink, const struct tr
 	line_end(w, start, p);
 }
 
-/* The first member of args: "ret" (and "errno" when it failed). */
-static char *put_errno_or_ret(char *p, int64_t ret)
-{
-	char buf[16];
-
-	if (ret < 0 && ret >= -4095) {
-		PUT(p, "\"ret\":-1,\"errno\":\"");
-		p = stpcpy(p, errno_name(-ret, buf, sizeof(buf)));
-		*p++ = '"';
-		return p;
-	}
-	PUT(p, "\"ret\":");
-	return fmt_i64(p, ret);
-}
-
 static char *put_file_identity(char *p, const struct dl_path *rec)
 {
-	char dev[32];
-	const char *fs = fs_name(rec->fs_magic);
-
 	if (!rec->dev && !rec->ino)
 		return p;
-	p = put_key_u64(p, "ino", rec->ino);
-	snprintf(dev, sizeof(dev), "%u:%u", rec->dev >> 20, rec->dev & 0xfffff);
-	p = put_key_str(p, "dev", dev);
-	if (fs) {
-		p = put_key_str(p, "fs", fs);
-	} else {
-		snprintf(dev, sizeof(dev), "0x%x", rec->fs_magic);
-		p = put_key_str(p, "fs", dev);
-	}
+	p = put_identity(p, rec->ino, rec->dev, rec->fs_magic);
 	return put_key_u64(p, "file_size", rec->file_size);
 }
 
@@ -341,6 +198,8 @@ void cw_syscall(struct chrome_writer *w, const struct dl_io *io, const struct io
 	    io->h.kind == DL_SYS_GETDENTS64 || io->h.kind == DL_SYS_FALLOCATE ||
 	    io->h.kind == DL_SYS_SYNC_FILE_RANGE)
 		p = put_key_u64(p, "size", io->size);
+	if (io->h.flags & DL_F_CACHE)
+		p = put_key_u64(p, "cache_miss_bytes", io->arg * w->page_size);
 	if (io->h.flags & DL_F_IOV_TRUNC)
 		PUT(p, ",\"size_partial\":true");
 	p = put_kind_args(p, io, rec);

@@ -45,6 +45,7 @@ struct chrome_writer {
 	uint64_t t0;
 	uint64_t events; /* events written, metadata included */
 	uint64_t next_flow;
+	uint32_t page_size; /* for the cache layer's page counts */
 };
 
 /* Names of the files a syscall record refers to. */
@@ -69,12 +70,5 @@ void cw_thread_name(struct chrome_writer *w, uint32_t pid, uint32_t tid, const c
 /* Write the summary and the closing bracket (does not close the sink). */
 void cw_end(struct chrome_writer *w, const struct trace_summary *s, char *tail, size_t *tail_len,
 	    size_t tail_cap);
-
-/* Formatting helpers, also used by other writers. */
-char *fmt_u64(char *p, uint64_t v);
-char *fmt_i64(char *p, int64_t v);
-/* ns as microseconds with three decimals: "12.345" */
-char *fmt_us(char *p, uint64_t ns);
-char *fmt_str(char *p, const char *s, size_t len); /* JSON string with quotes */
 
 #endif

@@ -15,68 +15,98 @@
 
 #include "../bpf/dltrace_events.h"
 #include "dltrace.skel.h"
+#include "probe_layers.h"
 #include "system_checks.h"
 
 static bool libbpf_verbose;
+static char failed_prog[64]; /* the program libbpf last failed to load */
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG || (!libbpf_verbose && level == LIBBPF_INFO))
-		return 0;
-	if (!libbpf_verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
+	char line[1024];
+	const char *p;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	/* libbpf: prog 'NAME': failed to load: -13 */
+	p = strstr(line, "prog '");
+	if (p && strstr(line, "failed to load"))
+		sscanf(p + 6, "%63[^']", failed_prog);
+	if (libbpf_verbose && level != LIBBPF_DEBUG)
+		fputs(line, stderr);
+	return 0;
 }
 
-/* "tracepoint/syscalls/sys_enter_openat2": does the kernel have it? */
-static bool program_available(struct bpf_program *prog)
-{
-	const char *sec = bpf_program__section_name(prog);
-	char category[64], name[128];
-
-	if (strncmp(sec, "tracepoint/", 11) != 0)
-		return true;
-	if (sscanf(sec + 11, "%63[^/]/%127s", category, name) != 2)
-		return true;
-	return tracepoint_exists(category, name);
-}
-
-int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sample_fn cb,
-		void *ctx, char *err, size_t errlen)
+/* Open the skeleton with the programs of the plan's active layers. */
+static int open_planned(struct probes *p, const struct probe_options *o)
 {
 	struct bpf_program *prog;
-	int e;
 
-	memset(p, 0, sizeof(*p));
-	libbpf_verbose = o->verbose;
-	libbpf_set_print(libbpf_print);
 	p->skel = dltrace_bpf__open();
-	if (!p->skel) {
-		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
-		return -1;
-	}
+	if (!p->skel)
+		return -errno;
 	p->skel->rodata->self_tgid = getpid();
 	p->skel->rodata->wakeup_bytes = o->ring_bytes / 4;
+	p->skel->rodata->cache_layer = p->plan.layer[LAYER_CACHE].active;
 	bpf_map__set_max_entries(p->skel->maps.events, o->ring_bytes);
-
+	p->skipped = 0;
+	p->skipped_names[0] = '\0';
 	bpf_object__for_each_program (prog, p->skel->obj) {
-		if (program_available(prog))
+		int layer = layer_of_program(prog);
+
+		if (layer_program_enabled(&p->plan, prog))
 			continue;
 		bpf_program__set_autoload(prog, false);
-		if (p->skipped++ < 8) {
+		/* name the syscall tracepoints this kernel lacks (arm64: open, stat, ...) */
+		if (layer == LAYER_SYSCALL && p->plan.layer[LAYER_SYSCALL].active &&
+		    p->skipped++ < 8) {
 			size_t n = strlen(p->skipped_names);
 
 			snprintf(p->skipped_names + n, sizeof(p->skipped_names) - n, "%s%s",
 				 n ? ", " : "", bpf_program__section_name(prog) + 11);
 		}
 	}
-	e = dltrace_bpf__load(p->skel);
-	if (e) {
-		snprintf(err, errlen,
-			 "the kernel refused dltrace's BPF programs (%s); rerun with --verbose "
-			 "for the verifier log",
-			 strerror(-e));
-		return -1;
+	return 0;
+}
+
+int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sample_fn cb,
+		void *ctx, char *err, size_t errlen)
+{
+	int e;
+
+	memset(p, 0, sizeof(*p));
+	libbpf_verbose = o->verbose;
+	libbpf_set_print(libbpf_print);
+	layers_plan(&p->plan, o->layers, o->vfs_attach);
+	for (;;) {
+		struct bpf_program *prog;
+		int layer;
+
+		e = open_planned(p, o);
+		if (e) {
+			snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-e));
+			return -1;
+		}
+		failed_prog[0] = '\0';
+		e = dltrace_bpf__load(p->skel);
+		if (!e)
+			break;
+		/* An optional layer the kernel refuses is dropped; the core is not optional. */
+		prog = failed_prog[0] ? bpf_object__find_program_by_name(p->skel->obj, failed_prog)
+				      : NULL;
+		layer = prog ? layer_of_program(prog) : -1;
+		if (layer <= LAYER_SYSCALL) {
+			snprintf(err, errlen,
+				 "the kernel refused dltrace's BPF programs (%s%s%s); rerun with "
+				 "--verbose for the verifier log",
+				 failed_prog[0] ? failed_prog : "", failed_prog[0] ? ": " : "",
+				 strerror(-e));
+			return -1;
+		}
+		p->plan.layer[layer].active = false;
+		snprintf(p->plan.layer[layer].reason, sizeof(p->plan.layer[layer].reason),
+			 "the kernel refused its BPF program %s (%s)", failed_prog, strerror(-e));
+		dltrace_bpf__destroy(p->skel);
+		p->skel = NULL;
 	}
 	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), cb, ctx, NULL);
 	if (!p->rb) {
@@ -94,25 +124,45 @@ int probes_attach(struct probes *p, char *err, size_t errlen)
 	bpf_object__for_each_program (prog, p->skel->obj)
 		n++;
 	p->links = calloc(n, sizeof(*p->links));
-	if (!p->links) {
+	p->link_layer = calloc(n, sizeof(*p->link_layer));
+	if (!p->links || !p->link_layer) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	bpf_object__for_each_program (prog, p->skel->obj) {
+		int layer = layer_of_program(prog);
 		struct bpf_link *link;
 
-		if (!bpf_program__autoload(prog))
+		if (!bpf_program__autoload(prog) ||
+		    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active))
 			continue;
 		link = bpf_program__attach(prog);
 		if (!link) {
 			int e = errno;
 
-			snprintf(err, errlen, "cannot attach %s: %s%s",
-				 bpf_program__section_name(prog), strerror(e),
-				 e == ENOENT ? " (is tracefs mounted at /sys/kernel/tracing?)"
+			if (layer <= LAYER_SYSCALL) {
+				snprintf(err, errlen, "cannot attach %s: %s%s",
+					 bpf_program__section_name(prog), strerror(e),
+					 e == ENOENT
+					     ? " (is tracefs mounted at /sys/kernel/tracing?)"
 					     : "");
-			return -1;
+				return -1;
+			}
+			/* drop the layer: detach what it already attached */
+			p->plan.layer[layer].active = false;
+			snprintf(p->plan.layer[layer].reason, sizeof(p->plan.layer[layer].reason),
+				 "cannot attach %s (%s)", bpf_program__section_name(prog),
+				 strerror(e));
+			for (size_t i = 0; i < p->nlinks; i++) {
+				if (p->link_layer[i] == layer) {
+					bpf_link__destroy(p->links[i]);
+					p->links[i] = p->links[--p->nlinks];
+					p->link_layer[i--] = p->link_layer[p->nlinks];
+				}
+			}
+			continue;
 		}
+		p->link_layer[p->nlinks] = layer;
 		p->links[p->nlinks++] = link;
 	}
 	return 0;
@@ -201,7 +251,9 @@ void probes_destroy(struct probes *p)
 		return; /* its descriptors are gone; the process is exiting */
 	probes_detach(p);
 	free(p->links);
+	free(p->link_layer);
 	p->links = NULL;
+	p->link_layer = NULL;
 	ring_buffer__free(p->rb);
 	p->rb = NULL;
 	dltrace_bpf__destroy(p->skel);
@@ -224,6 +276,13 @@ int probes_set_job(struct probes *p, uint32_t slot, uint32_t job_id, int cgroup_
 		bpf_map_delete_elem(fd, &slot);
 	}
 	bss->job_ids[slot] = job_id;
+	{
+		uint32_t live = 0;
+
+		for (int i = 1; i < DL_MAX_JOBS; i++)
+			live += bss->job_ids[i] != 0;
+		bss->jobs_live = live;
+	}
 	__atomic_add_fetch(&bss->dl_gen, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }

@@ -14,16 +14,22 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "probe_layers.h"
+
 struct dltrace_bpf;
 
 struct probe_options {
 	uint64_t ring_bytes; /* ring buffer size, a power of two */
 	bool verbose;	     /* show libbpf's own messages */
+	unsigned layers;     /* wanted layers (bit set of enum layer) */
+	enum vfs_attach vfs_attach;
 };
 
 struct probes {
 	struct dltrace_bpf *skel;
+	struct layer_plan plan; /* what is active, and why not */
 	struct bpf_link **links;
+	int *link_layer; /* layer of each link (-1: core) */
 	size_t nlinks;
 	struct ring_buffer *rb;
 	bool released;	  /* handed over by probes_release_and_exit_soon() */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chrome_layer_events.h"
 #include "path_rebuild.h"
 #include "proc_scan.h"
 #include "syscall_table.h"
@@ -18,12 +19,15 @@ void decoder_init(struct record_decoder *d, struct chrome_writer *w)
 {
 	memset(d, 0, sizeof(*d));
 	process_table_init(&d->procs);
+	inode_paths_init(&d->inodes);
 	d->writer = w;
 }
 
 void decoder_free(struct record_decoder *d)
 {
 	process_table_free(&d->procs);
+	inode_paths_free(&d->inodes);
+	block_tracks_free(&d->blocks);
 }
 
 /* A process's display name: its command line, else its comm. */
@@ -179,6 +183,8 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 			names.path2 = fd_path(p, (int)(io->arg & 0xffffffff));
 	}
 	cw_syscall(d->writer, io, &names, rec);
+	if (rec && p1 && (rec->ino || rec->dev) && io->ret >= 0)
+		inode_paths_set(&d->inodes, rec->dev, rec->ino, p1);
 	update_fds(p, io, rec, p1);
 	path_put(p1);
 	path_put(p2);
@@ -284,6 +290,57 @@ static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
 	}
 }
 
+static void handle_fault(struct record_decoder *d, const struct dl_fault *f)
+{
+	proc_for(d, &f->h);
+	cw_fault(d->writer, f, inode_paths_get(&d->inodes, f->dev, f->ino, f->h.tgid));
+}
+
+static void handle_uring(struct record_decoder *d, const struct dl_uring *u)
+{
+	struct process *p = proc_for(d, &u->h);
+
+	cw_uring(d->writer, u, u->h.fd >= 0 ? fd_path(p, u->h.fd) : NULL, ++d->uring_requests);
+}
+
+static void handle_vfs(struct record_decoder *d, const struct dl_vfs *v)
+{
+	proc_for(d, &v->h);
+	cw_vfs(d->writer, v, inode_paths_get(&d->inodes, v->dev, v->ino, v->h.tgid));
+}
+
+static void handle_vfs_open(struct record_decoder *d, const struct dl_path *rec, size_t size)
+{
+	size_t off = 0;
+	struct path_ref *path;
+
+	proc_for(d, &rec->io.h);
+	path = slot_path(rec, size, 0, &off);
+	if (path && rec->io.ret >= 0)
+		inode_paths_set(&d->inodes, rec->dev, rec->ino, path);
+	cw_vfs_open(d->writer, rec, path);
+	path_put(path);
+}
+
+/* Smallest record of each kind beyond the syscalls. */
+static size_t min_size(unsigned kind)
+{
+	switch (kind) {
+	case DL_EV_FAULT:
+		return sizeof(struct dl_fault);
+	case DL_EV_BLOCK:
+		return sizeof(struct dl_block);
+	case DL_EV_URING:
+		return sizeof(struct dl_uring);
+	case DL_EV_VFS:
+		return sizeof(struct dl_vfs);
+	case DL_EV_VFS_OPEN:
+		return sizeof(struct dl_path);
+	default:
+		return sizeof(struct dl_proc);
+	}
+}
+
 void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 {
 	const struct dl_hdr *h = rec;
@@ -298,11 +355,26 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 		handle_syscall(d, rec, size);
 		return;
 	}
-	if (size < sizeof(struct dl_proc)) {
+	if (size < min_size(h->kind)) {
 		d->malformed++;
 		return;
 	}
 	switch (h->kind) {
+	case DL_EV_FAULT:
+		handle_fault(d, rec);
+		break;
+	case DL_EV_BLOCK:
+		block_tracks_add(&d->blocks, d->writer, rec);
+		break;
+	case DL_EV_URING:
+		handle_uring(d, rec);
+		break;
+	case DL_EV_VFS:
+		handle_vfs(d, rec);
+		break;
+	case DL_EV_VFS_OPEN:
+		handle_vfs_open(d, rec, size);
+		break;
 	case DL_EV_FORK:
 		handle_fork(d, rec);
 		break;
@@ -363,6 +435,7 @@ void decoder_finish(struct record_decoder *d)
 	uint32_t key;
 	void *v;
 
+	block_tracks_finish(&d->blocks, d->writer);
 	for (size_t i = 0; id_map_next(&d->procs.procs, &i, &key, &v);)
 		name_process(d, v);
 	for (size_t i = 0; id_map_next(&d->procs.threads, &i, &key, &v);) {

@@ -11,12 +11,17 @@
 #include <stdint.h>
 
 #include "../bpf/dltrace_events.h"
+#include "block_tracks.h"
 #include "chrome_writer.h"
+#include "inode_paths.h"
 #include "process_table.h"
 
 struct record_decoder {
 	struct process_table procs;
 	struct chrome_writer *writer;
+	struct inode_paths inodes;	 /* (dev, ino) -> path, for faults and VFS calls */
+	struct block_tracks blocks;	 /* per-device tracks of the block layer */
+	uint64_t uring_requests;	 /* async slice ids of io_uring requests */
 	uint64_t records;		 /* records decoded */
 	uint64_t by_kind[DL_KIND_COUNT]; /* records per kind */
 	uint64_t malformed;		 /* records too short for their kind */

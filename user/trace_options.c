@@ -9,42 +9,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probe_layers.h"
 #include "version.h"
 
 void trace_usage(FILE *out)
 {
-	fprintf(out, "Usage: dltrace [OPTIONS] --pid PID\n"
-		     "       dltrace [OPTIONS] --cgroup CGROUP\n"
-		     "       dltrace [OPTIONS] -- COMMAND [ARGS...]\n"
-		     "       dltrace report TRACE... [--json | --html FILE]\n"
-		     "\n"
-		     "Trace the file I/O of a process tree with eBPF and write a Chrome trace\n"
-		     "(JSON) that opens in Perfetto (https://ui.perfetto.dev).\n"
-		     "\n"
-		     "Targets (one kind):\n"
-		     "  -p, --pid PID          a running process (all its threads and the\n"
-		     "                         processes it spawns); may be repeated\n"
-		     "  -c, --cgroup CGROUP    every process in a cgroup v2 and its descendants:\n"
-		     "                         an absolute directory or a name under the mount\n"
-		     "  -- COMMAND [ARGS...]   run COMMAND (as the invoking user under sudo),\n"
-		     "                         traced from its first instruction\n"
-		     "\n"
-		     "Options:\n"
-		     "  -o, --output FILE      trace file; .gz compresses; '-' is standard output\n"
-		     "                         (default: dltrace-YYYYmmdd-HHMMSS.json)\n"
-		     "  -d, --duration SECS    stop after SECS seconds\n"
-		     "      --report           print the I/O report when tracing ends\n"
-		     "      --ring-size MIB    kernel ring buffer size in MiB (default 16)\n"
-		     "      --gzip-level N     compression level 1-9 for .gz output (default 1)\n"
-		     "  -q, --quiet            print nothing but errors\n"
-		     "  -v, --verbose          show libbpf's messages and the verifier log\n"
-		     "  -h, --help             this help\n"
-		     "  -V, --version          print the version\n"
-		     "\n"
-		     "Tracing stops when the traced processes have all exited, when the\n"
-		     "cgroup is removed, after --duration, or on Ctrl-C, SIGTERM or SIGHUP.\n"
-		     "Exit status: the command's status with '--', else 0; 1 on errors, 2 on\n"
-		     "usage errors.  See dltrace(8).\n");
+	fprintf(out,
+		"Usage: dltrace [OPTIONS] --pid PID\n"
+		"       dltrace [OPTIONS] --cgroup CGROUP\n"
+		"       dltrace [OPTIONS] -- COMMAND [ARGS...]\n"
+		"       dltrace report TRACE... [--json | --html FILE]\n"
+		"\n"
+		"Trace the file I/O of a process tree with eBPF and write a Chrome trace\n"
+		"(JSON) that opens in Perfetto (https://ui.perfetto.dev).\n"
+		"\n"
+		"Targets (one kind):\n"
+		"  -p, --pid PID          a running process (all its threads and the\n"
+		"                         processes it spawns); may be repeated\n"
+		"  -c, --cgroup CGROUP    every process in a cgroup v2 and its descendants:\n"
+		"                         an absolute directory or a name under the mount\n"
+		"  -- COMMAND [ARGS...]   run COMMAND (as the invoking user under sudo),\n"
+		"                         traced from its first instruction\n"
+		"\n"
+		"Options:\n"
+		"  -o, --output FILE      trace file; .gz compresses; '-' is standard output\n"
+		"                         (default: dltrace-YYYYmmdd-HHMMSS.json)\n"
+		"  -d, --duration SECS    stop after SECS seconds\n"
+		"      --report           print the I/O report when tracing ends\n"
+		"      --layers LIST      capture layers, comma separated (default: all that\n"
+		"                         the kernel offers): syscall, vfs, mmap, cache,\n"
+		"                         block, uring\n"
+		"      --vfs-attach HOW   vfs layer: auto (fentry, else kprobes), fentry, kprobe\n"
+		"      --ring-size MIB    kernel ring buffer size in MiB (default 16)\n"
+		"      --gzip-level N     compression level 1-9 for .gz output (default 1)\n"
+		"  -q, --quiet            print nothing but errors\n"
+		"  -v, --verbose          show libbpf's messages and the verifier log\n"
+		"  -h, --help             this help\n"
+		"  -V, --version          print the version\n"
+		"\n"
+		"Tracing stops when the traced processes have all exited, when the\n"
+		"cgroup is removed, after --duration, or on Ctrl-C, SIGTERM or SIGHUP.\n"
+		"Exit status: the command's status with '--', else 0; 1 on errors, 2 on\n"
+		"usage errors.  See dltrace(8).\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -70,7 +76,7 @@ static int parse_pid(const char *s, pid_t *out)
 
 int trace_options_parse(struct trace_options *o, int argc, char **argv)
 {
-	enum { OPT_REPORT = 256, OPT_RING, OPT_GZIP };
+	enum { OPT_REPORT = 256, OPT_RING, OPT_GZIP, OPT_LAYERS, OPT_VFS };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"cgroup", required_argument, NULL, 'c'},
@@ -79,6 +85,8 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	    {"report", no_argument, NULL, OPT_REPORT},
 	    {"ring-size", required_argument, NULL, OPT_RING},
 	    {"gzip-level", required_argument, NULL, OPT_GZIP},
+	    {"layers", required_argument, NULL, OPT_LAYERS},
+	    {"vfs-attach", required_argument, NULL, OPT_VFS},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -92,6 +100,8 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = 16ull << 20;
 	o->gzip_level = 1;
+	o->layers = LAYERS_ALL;
+	o->vfs_attach = VFS_ATTACH_AUTO;
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option so that COMMAND's own options are its own */
@@ -140,6 +150,24 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 			if (*end || v < 1 || v > 9)
 				return usage_error("--gzip-level needs 1 to 9, not '%s'", optarg);
 			o->gzip_level = v;
+			break;
+		case OPT_LAYERS: {
+			char err[256];
+
+			if (layers_parse(optarg, &o->layers, err, sizeof(err)))
+				return usage_error("%s", err);
+			break;
+		}
+		case OPT_VFS:
+			if (strcmp(optarg, "auto") == 0)
+				o->vfs_attach = VFS_ATTACH_AUTO;
+			else if (strcmp(optarg, "fentry") == 0)
+				o->vfs_attach = VFS_ATTACH_FENTRY;
+			else if (strcmp(optarg, "kprobe") == 0)
+				o->vfs_attach = VFS_ATTACH_KPROBE;
+			else
+				return usage_error(
+				    "--vfs-attach needs auto, fentry or kprobe, not '%s'", optarg);
 			break;
 		case 'q':
 			o->quiet = true;

@@ -19,6 +19,8 @@ struct trace_options {
 	double duration; /* seconds; 0 = until the target ends or a signal */
 	uint64_t ring_bytes;
 	int gzip_level;
+	unsigned layers; /* bit set of enum layer */
+	int vfs_attach;	 /* enum vfs_attach */
 	bool report;
 	bool quiet;
 	bool verbose;

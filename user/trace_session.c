@@ -94,6 +94,8 @@ struct session {
 	char cgroup_path[PATH_MAX];
 	char output[PATH_MAX];
 	char target[PATH_MAX + 64];
+	char layers[128];      /* active layers, "syscall,mmap,..." */
+	char layers_off[1024]; /* "vfs: reason; ..." */
 	char err[2 * PATH_MAX + 256];
 	const char *stop_reason;
 };
@@ -217,7 +219,8 @@ static void start_trace(struct session *s, uint64_t t0, int64_t wall0)
 	m.kernel = u.release;
 	m.hostname = u.nodename;
 	m.target = s->target;
-	m.layers = "syscall";
+	m.layers = s->layers;
+	m.layers_off = s->layers_off;
 	m.start_mono_ns = t0;
 	m.start_wall_ns = wall0;
 	m.tracer_pid = getpid();
@@ -368,7 +371,7 @@ static int finish(struct session *s)
 int trace_run(const struct trace_options *o)
 {
 	struct session *s = calloc(1, sizeof(*s));
-	struct probe_options po = {o->ring_bytes, o->verbose};
+	struct probe_options po = {o->ring_bytes, o->verbose, o->layers, o->vfs_attach};
 	uint64_t t0;
 	int64_t wall0;
 	int rc = 1;
@@ -391,10 +394,12 @@ int trace_run(const struct trace_options *o)
 	t0 = now_ns(CLOCK_MONOTONIC);
 	wall0 = now_ns(CLOCK_REALTIME);
 	decoder_init(&s->decoder, &s->writer);
-	start_trace(s, t0, wall0);
 	if (probes_load(&s->probes, &po, ring_record, s, s->err, sizeof(s->err)) ||
 	    probes_attach(&s->probes, s->err, sizeof(s->err)))
 		goto fail;
+	layers_describe(&s->probes.plan, s->layers, sizeof(s->layers), s->layers_off,
+			sizeof(s->layers_off));
+	start_trace(s, t0, wall0);
 	if (probes_set_job(&s->probes, JOB_SLOT, 1, s->cgroup_fd)) {
 		snprintf(s->err, sizeof(s->err), "cannot configure the cgroup filter: %s",
 			 strerror(errno));
@@ -403,7 +408,9 @@ int trace_run(const struct trace_options *o)
 	if (o->npids)
 		seed_targets(s);
 	if (o->command) {
-		seed_pid(s->cmd.pid, s);
+		/* the held child joins at its exec: its remaining dltrace code is not traced */
+		probes_add_process(&s->probes, s->cmd.pid, JOB_SLOT | DL_SEED_AT_EXEC);
+		decoder_seed_process(&s->decoder, s->cmd.pid);
 		if (command_release(&s->cmd, s->err, sizeof(s->err))) {
 			fprintf(stderr, "dltrace: %s\n", s->err);
 			waitpid(s->cmd.pid, &s->cmd_status, 0);
@@ -414,9 +421,11 @@ int trace_run(const struct trace_options *o)
 			goto out;
 		}
 	}
-	say(s, "tracing %s (%zu probes%s%s%s); writing %s", s->target, s->probes.nlinks,
-	    s->probes.skipped ? "; not on this kernel: " : "", s->probes.skipped_names,
-	    s->probes.skipped > 8 ? ", ..." : "", s->output);
+	say(s, "tracing %s (layers %s; %zu probes%s%s%s); writing %s", s->target, s->layers,
+	    s->probes.nlinks, s->probes.skipped ? "; not on this kernel: " : "",
+	    s->probes.skipped_names, s->probes.skipped > 8 ? ", ..." : "", s->output);
+	if (s->layers_off[0])
+		say(s, "layers unavailable: %s", s->layers_off);
 
 	run_loop(s, t0);
 	rc = finish(s);

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * uring layer: io_uring requests submitted by traced tasks, from
+ * submission to completion.  Completions often run in io-wq workers or
+ * interrupt context, so requests are matched by their address, and the
+ * submitter saved at submission.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "dltrace_events.h"
+#include "task_filter.bpf.h"
+#include "ring_output.bpf.h"
+
+struct uring_submit {
+	__u64 ts;
+	__u64 user_data;
+	__u64 offset;
+	__u32 tgid;
+	__u32 tid;
+	__s32 fd;
+	__u32 len;
+	__u8 opcode;
+	__u8 slot;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct uring_submit);
+} uring_inflight SEC(".maps");
+
+SEC("tracepoint/io_uring/io_uring_submit_req")
+int uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
+{
+	struct dl_task *t = dl_traced_task();
+	struct io_kiocb *req = ctx->req;
+	/* read/write requests keep their arguments in the command area */
+	struct io_rw *rw = (void *)req;
+	__u64 key = (__u64)req, id = bpf_get_current_pid_tgid();
+	struct uring_submit v = {};
+
+	if (!t)
+		return 0;
+	v.ts = bpf_ktime_get_ns();
+	v.user_data = ctx->user_data;
+	v.opcode = ctx->opcode;
+	v.tgid = id >> 32;
+	v.tid = (__u32)id;
+	v.slot = t->slot;
+	v.fd = BPF_CORE_READ(req, cqe.fd);
+	v.offset = BPF_CORE_READ(rw, kiocb.ki_pos);
+	v.len = BPF_CORE_READ(rw, len);
+	bpf_map_update_elem(&uring_inflight, &key, &v, BPF_ANY);
+	return 0;
+}
+
+SEC("tracepoint/io_uring/io_uring_complete")
+int uring_complete(struct trace_event_raw_io_uring_complete *ctx)
+{
+	__u64 key = (__u64)ctx->req;
+	struct uring_submit *v = bpf_map_lookup_elem(&uring_inflight, &key);
+	struct dl_uring *e;
+
+	if (!v)
+		return 0;
+	e = dl_reserve(sizeof(*e), v->slot);
+	if (e) {
+		dl_fill_hdr(&e->h, v->ts, DL_EV_URING, v->slot);
+		e->h.tgid = v->tgid;
+		e->h.tid = v->tid;
+		e->h.fd = v->fd;
+		e->dur = bpf_ktime_get_ns() - v->ts;
+		e->user_data = v->user_data;
+		e->res = ctx->res;
+		e->offset = v->offset;
+		e->len = v->len;
+		e->opcode = v->opcode;
+		e->pad[0] = e->pad[1] = e->pad[2] = 0;
+		dl_submit(e);
+	}
+	bpf_map_delete_elem(&uring_inflight, &key);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

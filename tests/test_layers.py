@@ -1,0 +1,169 @@
+"""Capture layers beyond syscalls: mmap page faults, page-cache misses,
+block requests, io_uring requests, and the VFS layer where the kernel
+allows fentry or kprobes (reported unavailable, with the reason, where not).
+
+The cache and block tests need a disk-backed file system (not tmpfs): they
+work in build/tests/scratch, inside the checkout.
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from dltrace_harness import BUILD, load_trace, metadata, run_command, workload
+
+SCRATCH_PARENT = os.path.join(BUILD, 'tests', 'scratch')
+TMPFS_MAGIC = 0x01021994
+
+
+def write_random(path, size):
+    with open(path, 'wb') as f:
+        f.write(os.urandom(size))
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def kernel_features():
+    out = subprocess.run([workload('kernel_features')], capture_output=True, check=True)
+    return json.loads(out.stdout)
+
+
+class LayerTest(unittest.TestCase):
+    def setUp(self):
+        os.makedirs(SCRATCH_PARENT, exist_ok=True)
+        self.dir = tempfile.mkdtemp(prefix='layers-', dir=SCRATCH_PARENT)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def trace(self, mode, *files, args=()):
+        out = os.path.join(self.dir, 'trace.json')
+        res = run_command(list(args), out, [workload('layer_io'), mode] + list(files))
+        self.assertEqual(res.returncode, 0, res.stderr.decode())
+        report = json.loads(res.stdout.decode().strip().splitlines()[-1])
+        return report, load_trace(out), res.stderr.decode()
+
+    def test_mmap_page_faults(self):
+        path = os.path.join(self.dir, 'mapped.bin')
+        write_random(path, 4 << 20)
+        report, events, _ = self.trace('mmap', path)
+        faults = [e for e in events if e['name'] == 'page_fault' and e['pid'] == report['pid'] and
+                  e['args'].get('path') == path]
+        # exactly the touched pages, in the order they were touched
+        self.assertEqual([e['args']['offset'] for e in faults], report['offsets'])
+        self.assertTrue(all(e['args']['access'] == 'read' and e['tid'] == report['pid']
+                            for e in faults))
+        self.assertEqual({e['args']['ino'] for e in faults}, {os.stat(path).st_ino})
+        self.assertIn('mmap', metadata(events)['layers'].split(','))
+
+    def test_cache_misses_cold_and_hot(self):
+        path = os.path.join(self.dir, 'cold.bin')
+        write_random(path, 1 << 20)
+        self.assertNotEqual(os.statvfs(path).f_fsid, 0)
+        report, events, _ = self.trace('cache', path)
+        reads = [e for e in events if e['name'] == 'pread64' and e['pid'] == report['pid'] and
+                 e['args'].get('path') == path]
+        self.assertEqual([(e['args']['ret'], e['args']['cache_miss_bytes']) for e in reads],
+                         [(report['cold'], 1 << 20), (report['hot'], 0)])
+
+    def test_block_requests_of_direct_io(self):
+        path = os.path.join(self.dir, 'direct.bin')
+        write_random(path, 1 << 20)
+        report, events, _ = self.trace('block', path)
+        begins = [e for e in events if e.get('cat') == 'block' and e['ph'] == 'b' and
+                  e['args'].get('issuer_pid') == report['pid']]
+        ends = {e['id2']['local']: e for e in events if e.get('cat') == 'block' and e['ph'] == 'e'}
+        self.assertTrue(begins)
+        self.assertEqual({e['name'] for e in begins}, {'read'})
+        self.assertEqual(sum(e['args']['bytes'] for e in begins), report['bytes'])
+        self.assertEqual({e['args']['dev'] for e in begins}, {report['dev']})
+        for b in begins:
+            e = ends[b['id2']['local']]
+            self.assertGreaterEqual(e['ts'], b['ts'])
+            self.assertGreater(e['args']['latency_us'], 0)
+        # the device track is named and carries a throughput counter
+        track = begins[0]['pid']
+        names = {e['pid']: e['args']['name'] for e in events if e['name'] == 'process_name'}
+        self.assertTrue(names[track].startswith('block '), names[track])
+        self.assertIn('(%s)' % report['dev'], names[track])
+        counters = [e for e in events if e['ph'] == 'C' and e['pid'] == track]
+        # MB/s over 100 ms buckets, printed with 3 decimals (other I/O on the disk may add)
+        read_bytes = sum(e['args']['read'] for e in counters) * 0.1 * 1e6
+        self.assertGreaterEqual(read_bytes, report['bytes'] - 50 * len(counters))
+
+    def test_io_uring_reads(self):
+        path = os.path.join(self.dir, 'uring.bin')
+        write_random(path, 64 << 10)
+        report, events, _ = self.trace('uring', path)
+        begins = [e for e in events if e.get('cat') == 'uring' and e['ph'] == 'b' and
+                  e['pid'] == report['pid']]
+        ends = {e['id2']['local']: e for e in events if e.get('cat') == 'uring' and e['ph'] == 'e'}
+        got = sorted((b['args']['offset'], b['args']['len'], ends[b['id2']['local']]['args']['ret'],
+                      b['args']['fd'], b['args']['path'], b['name']) for b in begins)
+        self.assertEqual(got, [(0, 4096, 4096, report['fd'], path, 'READ'),
+                               (4096, 8192, 8192, report['fd'], path, 'READ'),
+                               (20000, 100, 100, report['fd'], path, 'READ')])
+        self.assertEqual(sorted(report['res']), [100, 4096, 8192])
+        user_data = sorted(b['args']['user_data'] for b in begins)
+        self.assertEqual(user_data, ['0x64', '0x65', '0x66'])
+
+    def check_vfs(self, attach, expected_how):
+        path = os.path.join(self.dir, 'vfs.bin')
+        out = os.path.join(self.dir, 'vfs.out')
+        write_random(path, 8192)
+        report, events, stderr = self.trace('vfs', path, out, args=['--vfs-attach', attach])
+        meta = metadata(events)
+        if expected_how is None:
+            self.assertNotIn('vfs', meta['layers'].split(','))
+            self.assertIn('vfs: ', meta['layers_unavailable'])
+            self.assertIn('layers unavailable: vfs: ', stderr)
+            self.assertFalse([e for e in events if e.get('cat') == 'vfs'])
+            return
+        self.assertIn('vfs', meta['layers'].split(','))
+        mine = [e for e in events if e.get('cat') == 'vfs' and e['pid'] == report['pid']]
+        reads = [e for e in mine if e['name'] == 'vfs_read' and e['args'].get('path') == path]
+        writes = [e for e in mine if e['name'] == 'vfs_write' and e['args'].get('path') == out]
+        fsyncs = [e for e in mine if e['name'] == 'vfs_fsync_range' and e['args'].get('path') == out]
+        self.assertEqual([(e['args']['size'], e['args']['ret']) for e in reads],
+                         [(4096, report['read'])])
+        self.assertEqual([(e['args']['size'], e['args']['ret']) for e in writes],
+                         [(report['read'], report['write'])])
+        self.assertEqual(len(fsyncs), 1)
+        # sendfile's reads happen inside the kernel: seen as rw_verify_area checks
+        checks = [e for e in mine if e['name'] == 'rw_verify_area' and
+                  e['args'].get('path') == path and e['args']['write'] == 0]
+        self.assertEqual([e['args']['size'] for e in checks], [1000])
+        opened = [e for e in mine if e['name'] == 'vfs_open' and e['args'].get('path') == path]
+        self.assertEqual(len(opened), 1)
+        self.assertEqual(opened[0]['args']['ino'], os.stat(path).st_ino)
+
+    def test_vfs_layer_matches_the_kernel(self):
+        """fentry where the kernel allows it, else kprobes, else unavailable with a reason."""
+        f = kernel_features()
+        self.check_vfs('auto', 'fentry' if f['fentry'] else 'kprobe' if f['kprobe'] else None)
+        self.check_vfs('kprobe', 'kprobe' if f['kprobe'] else None)
+        self.check_vfs('fentry', 'fentry' if f['fentry'] else None)
+
+    def test_layer_selection(self):
+        report, events, stderr = self.trace('cache', self.make_file(), args=['--layers',
+                                                                             'syscall'])
+        self.assertEqual(metadata(events)['layers'], 'syscall')
+        self.assertNotIn('layers_unavailable', metadata(events))
+        reads = [e for e in events if e['name'] == 'pread64' and e['pid'] == report['pid']]
+        self.assertTrue(reads)
+        self.assertFalse([e for e in reads if 'cache_miss_bytes' in e['args']])
+        res = subprocess.run([os.path.join(BUILD, 'dltrace'), '--layers', 'syscall,bogus',
+                              '--', 'true'], capture_output=True)
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("unknown layer 'bogus'", res.stderr.decode())
+
+    def make_file(self):
+        path = os.path.join(self.dir, 'f.bin')
+        write_random(path, 1 << 20)
+        return path
+
+
+if __name__ == '__main__':
+    unittest.main()

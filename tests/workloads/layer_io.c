@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * I/O that only the layers beyond syscalls can show.  Each mode prints
+ * what it did as one JSON line, for the test to compare with the trace.
+ *
+ *   layer_io mmap FILE    map pages 3, 259, 515 and 771 of FILE (>= 4 MiB), one
+ *                         mapping of one page each (so that neither fault-around
+ *                         nor a large folio maps a page before it is touched),
+ *                         and read one byte of each
+ *   layer_io cache FILE   drop FILE (1 MiB) from the page cache, read it whole
+ *                         with one pread (cold), then again (hot)
+ *   layer_io block FILE   read the first 256 KiB of FILE with O_DIRECT
+ *   layer_io uring FILE   three io_uring reads: 4096 @ 0, 8192 @ 4096, 100 @ 20000
+ *   layer_io vfs FILE OUT read 4096 bytes, write them to OUT, fsync OUT,
+ *                         sendfile 1000 bytes of FILE to OUT
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define MiB (1 << 20)
+
+static int open_or_die(const char *path, int flags)
+{
+	int fd = open(path, flags, 0600);
+
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	return fd;
+}
+
+static int do_mmap(const char *path)
+{
+	static const long pages[] = {3, 259, 515, 771};
+	int fd = open_or_die(path, O_RDONLY);
+	long sum = 0;
+
+	for (int i = 0; i < 4; i++) {
+		volatile char *m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, pages[i] * 4096);
+
+		if (m == MAP_FAILED)
+			return 1;
+		sum += m[0];
+	}
+	printf("{\"pid\":%d,\"offsets\":[%ld,%ld,%ld,%ld],\"sum\":%ld}\n", getpid(),
+	       pages[0] * 4096, pages[1] * 4096, pages[2] * 4096, pages[3] * 4096, sum);
+	return 0;
+}
+
+static int do_cache(const char *path)
+{
+	char *buf = malloc(MiB);
+	int fd = open_or_die(path, O_RDONLY);
+	ssize_t cold, hot;
+
+	if (!buf || fdatasync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		return 1;
+	cold = pread(fd, buf, MiB, 0);
+	hot = pread(fd, buf, MiB, 0);
+	printf("{\"pid\":%d,\"cold\":%zd,\"hot\":%zd}\n", getpid(), cold, hot);
+	return 0;
+}
+
+static int do_block(const char *path)
+{
+	struct stat st;
+	void *buf;
+	int fd = open_or_die(path, O_RDONLY | O_DIRECT);
+	ssize_t n;
+
+	if (posix_memalign(&buf, 4096, 256 * 1024) || fstat(fd, &st))
+		return 1;
+	n = pread(fd, buf, 256 * 1024, 0);
+	printf("{\"pid\":%d,\"bytes\":%zd,\"dev\":\"%u:%u\"}\n", getpid(), n, major(st.st_dev),
+	       minor(st.st_dev));
+	return n == 256 * 1024 ? 0 : 1;
+}
+
+static int do_uring(const char *path)
+{
+	static const struct {
+		unsigned len;
+		long long off;
+	} reqs[] = {{4096, 0}, {8192, 4096}, {100, 20000}};
+	struct io_uring ring;
+	static char buf[3][8192];
+	int fd = open_or_die(path, O_RDONLY);
+	int res[3] = {0};
+
+	if (io_uring_queue_init(8, &ring, 0))
+		return 1;
+	for (int i = 0; i < 3; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+		io_uring_prep_read(sqe, fd, buf[i], reqs[i].len, reqs[i].off);
+		sqe->user_data = 100 + i;
+	}
+	if (io_uring_submit(&ring) != 3)
+		return 1;
+	for (int i = 0; i < 3; i++) {
+		struct io_uring_cqe *cqe;
+
+		if (io_uring_wait_cqe(&ring, &cqe))
+			return 1;
+		res[cqe->user_data - 100] = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	io_uring_queue_exit(&ring);
+	printf("{\"pid\":%d,\"fd\":%d,\"res\":[%d,%d,%d]}\n", getpid(), fd, res[0], res[1], res[2]);
+	return 0;
+}
+
+static int do_vfs(const char *path, const char *out)
+{
+	char buf[4096];
+	int in = open_or_die(path, O_RDONLY), o = open_or_die(out, O_WRONLY | O_CREAT | O_TRUNC);
+	ssize_t r = read(in, buf, sizeof(buf)), w = write(o, buf, r > 0 ? r : 0);
+	off_t off = 0;
+	ssize_t s;
+
+	if (fsync(o))
+		return 1;
+	s = sendfile(o, in, &off, 1000);
+	printf("{\"pid\":%d,\"read\":%zd,\"write\":%zd,\"sendfile\":%zd}\n", getpid(), r, w, s);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "mmap"))
+		return do_mmap(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "cache"))
+		return do_cache(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "block"))
+		return do_block(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "uring"))
+		return do_uring(argv[2]);
+	if (argc >= 4 && !strcmp(argv[1], "vfs"))
+		return do_vfs(argv[2], argv[3]);
+	fprintf(stderr, "usage: layer_io mmap|cache|block|uring FILE | vfs FILE OUT\n");
+	return 2;
+}
