@@ -74,6 +74,45 @@ class OutputFormsTest(TraceTest):
             json.loads(line[1:])
 
 
+class FullDiskTest(TraceTest):
+    """The output file system fills up: dltrace says so, stops, and leaves a valid trace."""
+
+    def setUp(self):
+        super().setUp()
+        self.mnt = self.path('small')
+        os.mkdir(self.mnt)
+        subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=512k', 'tmpfs', self.mnt], check=True)
+
+    def tearDown(self):
+        subprocess.run(['umount', self.mnt])
+        super().tearDown()
+
+    def check(self, name):
+        data = self.path('data.bin')
+        with open(data, 'wb') as f:
+            f.write(b'd' * 4096)
+        out = os.path.join(self.mnt, name)
+        res = subprocess.run([DLTRACE, '-o', out, '--', workload('busy_reader'), data, '1', '3'],
+                             capture_output=True)
+        err = res.stderr.decode()
+        self.assertEqual(res.returncode, 1, err)
+        self.assertIn('writing %s failed: No space left on device' % out, err)
+        # the command was not harmed: it ran its 3 seconds and reported its count
+        self.assertTrue(res.stdout.startswith(b'count '))
+        events = load_trace(out)
+        s = events[-1]['args']
+        self.assertEqual((s['stop_reason'], s['truncated']), ('output write error', True))
+        reads = [e for e in events if e.get('name') == 'pread64']
+        self.assertGreater(len(reads), 1000)
+        return events
+
+    def test_plain(self):
+        self.check('t.json')
+
+    def test_gzip(self):
+        self.check('t.json.gz')
+
+
 class OutputSafetyTest(TraceTest):
     def test_private_and_owned_by_the_invoking_user(self):
         os.chmod(self.dir, 0o777)

@@ -56,10 +56,11 @@ int output_open(const char *path, const struct file_owner *owner, mode_t mode, c
 		return fd;
 	}
 	/* A new file is ours; an existing one must already belong to the owner. */
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	/* read-write: after a full disk, the sink reads back to find an event boundary */
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	created = fd >= 0;
 	if (!created && errno == EEXIST)
-		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ELOOP)
 			snprintf(err, errlen, "%s: is a symbolic link; refusing to follow it",

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Buffered trace output, plain or gzip, that stays a valid file when the
- * file system fills up: data is written in chunks that end on an event
- * boundary; after each chunk a little space is preallocated past the end;
- * when a write fails, the file is cut back to the last whole chunk and the
- * closing bytes (and, for gzip, a final stored block and the gzip trailer)
- * are written there.
+ * file system fills up.  Data is written in chunks that end on an event
+ * boundary, and the sink remembers recent boundaries (for gzip: the
+ * sync-flushed, byte-aligned ends of the deflate stream with their CRC).
+ * When a write fails, the file is cut back to such a point (further back
+ * while the file system still refuses) and the closing bytes are written
+ * there; for gzip a final stored block and the gzip trailer close the
+ * stream by hand.  The header chunk is never cut.
  */
 #ifndef OUTPUT_SINK_H
 #define OUTPUT_SINK_H
@@ -16,6 +18,8 @@
 #include <sys/types.h>
 #include <zlib.h>
 
+#define SINK_MARKS 16
+
 struct output_sink {
 	int fd;
 	bool gzip;
@@ -25,11 +29,16 @@ struct output_sink {
 	z_stream z;
 	char *zbuf;
 	size_t zcap;
-	off_t committed;     /* file size after the last good chunk */
-	uint32_t good_crc;   /* gzip: CRC-32 of the input up to `committed` */
-	uint64_t good_total; /* gzip: input bytes up to `committed` */
-	int error;	     /* errno of the first failed write, 0 if none */
-	uint64_t bytes_in;   /* uncompressed bytes accepted */
+	struct sink_mark {
+		off_t end;	/* file size at this boundary */
+		uint32_t crc;	/* gzip: CRC-32 of the input up to here */
+		uint64_t total; /* gzip: input bytes up to here */
+	} marks[SINK_MARKS];	/* [0]: the first chunk (the header); then the latest */
+	unsigned nmarks;
+	off_t partial_end; /* plain: end of the whole events of a failed write */
+	bool tail_lost;	   /* not even the closing bytes could be written */
+	int error;	   /* errno of the first failed write, 0 if none */
+	uint64_t bytes_in; /* uncompressed bytes accepted */
 };
 
 /* Take ownership of fd. level: zlib level when gzip. */

@@ -225,6 +225,8 @@ static void start_trace(struct session *s, uint64_t t0, int64_t wall0)
 	m.start_wall_ns = wall0;
 	m.tracer_pid = getpid();
 	cw_begin(&s->writer, &s->sink, &m);
+	/* the header is its own chunk: a later write error cannot take it away */
+	sink_flush(&s->sink);
 }
 
 /* Reap children (dltrace is their subreaper); remember the command's status. */
