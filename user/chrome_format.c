@@ -97,6 +97,8 @@ char *line_begin(struct chrome_writer *w, char *p, const char *name, const char 
 {
 	uint64_t rel = ts > w->t0 ? ts - w->t0 : 0;
 
+	if (w->map_ids)
+		w->map_ids(w->map_ctx, &pid, &tid);
 	if (w->events)
 		PUT(p, "\n,");
 	PUT(p, "{\"name\":\"");

@@ -287,6 +287,8 @@ static void name_event(struct chrome_writer *w, const char *kind, uint32_t pid, 
 
 	if (!n)
 		return;
+	if (w->map_ids)
+		w->map_ids(w->map_ctx, &pid, &tid);
 	start = p = sink_space(w->sink, JSON_ESCAPED_MAX(n) + 256);
 	if (w->events)
 		PUT(p, "\n,");

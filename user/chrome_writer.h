@@ -46,6 +46,9 @@ struct chrome_writer {
 	uint64_t events; /* events written, metadata included */
 	uint64_t next_flow;
 	uint32_t page_size; /* for the cache layer's page counts */
+	/* optional: the pid/tid to write for a real pid/tid (reused pids) */
+	void (*map_ids)(void *ctx, uint32_t *pid, uint32_t *tid);
+	void *map_ctx;
 };
 
 /* Names of the files a syscall record refers to. */

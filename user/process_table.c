@@ -8,7 +8,9 @@ void process_table_init(struct process_table *pt)
 {
 	id_map_init(&pt->procs);
 	id_map_init(&pt->threads);
+	id_map_init(&pt->seen);
 	pt->live_procs = 0;
+	pt->aliased = 0;
 }
 
 static void proc_free(struct process *p)
@@ -29,6 +31,7 @@ void process_table_free(struct process_table *pt)
 		free(v);
 	id_map_free(&pt->procs);
 	id_map_free(&pt->threads);
+	id_map_free(&pt->seen);
 }
 
 struct process *proc_find(struct process_table *pt, uint32_t pid)
@@ -46,7 +49,18 @@ struct process *proc_ensure(struct process_table *pt, uint32_t pid)
 	if (!p)
 		abort();
 	p->pid = pid;
+	p->out_pid = pid;
 	p->live = true;
+	{
+		uintptr_t before = (uintptr_t)id_map_get(&pt->seen, pid);
+
+		id_map_put(&pt->seen, pid, (void *)(before + 1));
+		if (before) { /* the pid was reused during the trace */
+			p->out_pid = pid + PID_ALIAS_STRIDE *
+					       (before < PID_ALIAS_MAX ? before : PID_ALIAS_MAX);
+			pt->aliased++;
+		}
+	}
 	p->fds = fd_table_new();
 	id_map_put(&pt->procs, pid, p);
 	pt->live_procs++;
@@ -109,4 +123,15 @@ void proc_forget(struct process_table *pt, uint32_t pid)
 	if (p->live && pt->live_procs)
 		pt->live_procs--;
 	proc_free(p);
+}
+
+void proc_trace_ids(struct process_table *pt, uint32_t *pid, uint32_t *tid)
+{
+	struct process *p;
+
+	if (!pt->aliased || !(p = proc_find(pt, *pid)) || p->out_pid == p->pid)
+		return;
+	if (*tid == *pid)
+		*tid = p->out_pid;
+	*pid = p->out_pid;
 }

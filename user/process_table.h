@@ -13,8 +13,13 @@
 #include "fd_table.h"
 #include "id_map.h"
 
+/* Processes whose pid was used before in the trace get distinct pids in it. */
+#define PID_ALIAS_STRIDE 4194304u /* PID_MAX_LIMIT */
+#define PID_ALIAS_MAX	 255u	  /* below the block device tracks' pids */
+
 struct process {
 	uint32_t pid;
+	uint32_t out_pid; /* pid in the trace: pid, or an alias when pid was reused */
 	uint32_t ppid;
 	uint32_t job; /* job slot */
 	bool live;
@@ -36,7 +41,9 @@ struct thread {
 struct process_table {
 	struct id_map procs;   /* pid -> struct process */
 	struct id_map threads; /* tid -> struct thread */
+	struct id_map seen;    /* pid -> processes with that pid so far (a count) */
 	uint32_t live_procs;
+	uint32_t aliased; /* processes given an alias pid */
 };
 
 void process_table_init(struct process_table *pt);
@@ -50,6 +57,8 @@ struct thread *thread_ensure(struct process_table *pt, uint32_t tid, uint32_t pi
 
 void proc_set_cmdline(struct process *p, const char *argv, size_t len);
 void proc_mark_exited(struct process_table *pt, struct process *p, int status);
+/* The pid and tid to write for a real pid/tid (aliases for reused pids). */
+void proc_trace_ids(struct process_table *pt, uint32_t *pid, uint32_t *tid);
 /* Forget a dead process (after its names were written). */
 void proc_forget(struct process_table *pt, uint32_t pid);
 

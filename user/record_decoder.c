@@ -15,12 +15,19 @@
 #define CLOSE_RANGE_UNSHARE (1U << 1)
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 
+static void trace_ids(void *ctx, uint32_t *pid, uint32_t *tid)
+{
+	proc_trace_ids(ctx, pid, tid);
+}
+
 void decoder_init(struct record_decoder *d, struct chrome_writer *w)
 {
 	memset(d, 0, sizeof(*d));
 	process_table_init(&d->procs);
 	inode_paths_init(&d->inodes);
 	d->writer = w;
+	w->map_ids = trace_ids;
+	w->map_ctx = &d->procs;
 }
 
 void decoder_free(struct record_decoder *d)
@@ -263,7 +270,15 @@ static void handle_exec(struct record_decoder *d, const struct dl_proc *e, size_
 
 static void name_process(struct record_decoder *d, const struct process *p)
 {
-	cw_process_name(d->writer, p->pid, proc_display_name(p));
+	char name[DL_ARGS_MAX + 64];
+
+	if (p->out_pid == p->pid) {
+		cw_process_name(d->writer, p->pid, proc_display_name(p));
+		return;
+	}
+	/* a reused pid: its trace pid is an alias, say which real pid it was */
+	snprintf(name, sizeof(name), "%s (pid %u reused)", proc_display_name(p), p->pid);
+	cw_process_name(d->writer, p->pid, name);
 }
 
 static void handle_exit(struct record_decoder *d, const struct dl_proc *e)

@@ -1,0 +1,203 @@
+"""Hardening: dltrace killed, run twice, fed process storms, reused pids,
+killed processes, and hostile file names, paths and arguments."""
+import json
+import os
+import signal
+import subprocess
+import time
+import unittest
+
+from dltrace_harness import (DLTRACE, Tracer, TraceTest, io_events, load_trace, summary,
+                             wait_for, workload)
+from test_targets import cgroup2_root
+
+
+def loaded_programs():
+    """Ids of every BPF program loaded on the system."""
+    out = subprocess.run(['bpftool', '-j', 'prog', 'show'], capture_output=True, check=True)
+    return {p['id'] for p in json.loads(out.stdout)}
+
+
+def programs_held_by(pid):
+    """Ids of the BPF programs a process holds (prog and link descriptors' fdinfo)."""
+    ids = set()
+    fdinfo = '/proc/%d/fdinfo' % pid
+    for fd in os.listdir(fdinfo):
+        try:
+            with open(os.path.join(fdinfo, fd)) as f:
+                for line in f:
+                    if line.startswith('prog_id:'):
+                        ids.add(int(line.split()[1]))
+        except OSError:
+            pass
+    return ids
+
+
+class KillAndConcurrencyTest(TraceTest):
+    def test_sigkill_leaves_nothing_attached_and_the_job_unharmed(self):
+        data = self.path('d.bin')
+        with open(data, 'wb') as f:
+            f.write(b'k' * 4096)
+        job = subprocess.Popen([workload('busy_reader'), data, '1', '6'], stdout=subprocess.PIPE)
+        tracer = Tracer(['--pid', str(job.pid)], self.path('t.json')).wait_ready()
+        mine = programs_held_by(tracer.proc.pid)
+        self.assertGreater(len(mine), 40)
+        self.assertTrue(mine <= loaded_programs())
+        tracer.proc.kill()
+        tracer.wait()
+        # the kernel detaches and unloads everything once the last descriptor is gone
+        self.assertTrue(wait_for(lambda: not mine & loaded_programs(), timeout=60),
+                        'programs still loaded: %s' % (mine & loaded_programs()))
+        out, _ = job.communicate(timeout=60)
+        self.assertEqual(job.returncode, 0)
+        self.assertTrue(out.startswith(b'count '))
+
+    def test_two_tracers_at_once(self):
+        data = self.path('d.bin')
+        with open(data, 'wb') as f:
+            f.write(b'2' * 8192)
+        job = subprocess.Popen([workload('pid_target'), data, data], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE)
+        pid = int(job.stdout.readline().split()[1])
+        a = Tracer(['--pid', str(pid)], self.path('a.json')).wait_ready()
+        b = Tracer(['--pid', str(pid)], self.path('b.json')).wait_ready()
+        job.stdin.write(b'go\n')
+        job.stdin.flush()
+        job.wait()
+        self.assertEqual((a.wait(), b.wait()), (0, 0), a.stderr + b.stderr)
+        seen = []
+        for name in ('a.json', 'b.json'):
+            calls = io_events(load_trace(self.path(name)), pid=pid, under=self.dir)
+            seen.append([(e['name'], e['args']['offset'], e['args']['ret']) for e in calls])
+        self.assertEqual(seen[0], [('pread64', 0, 512), ('pread64', 4096, 512)])
+        self.assertEqual(seen[0], seen[1])
+
+
+class ProcessStormTest(TraceTest):
+    def test_thousand_processes_per_second_and_500_threads(self):
+        data = self.path('s.bin')
+        with open(data, 'wb') as f:
+            f.write(b's' * 64)
+        res, events = self.trace_command([workload('spawn_storm'), data, '1000', '3', '500'])
+        report = json.loads(res.stdout)
+        children = report['children']
+        self.assertEqual(len(children), 3000)
+        self.assertEqual(summary(events)['lost_events'], 0)
+        reads = io_events(events, under=self.dir)
+        # every child: one read of the file, on its own pid
+        child_reads = {}
+        for e in reads:
+            if e['name'] == 'read':
+                child_reads.setdefault(e['pid'], []).append(e['args']['ret'])
+        self.assertEqual(sorted(child_reads), sorted(children))
+        self.assertTrue(all(r == [64] for r in child_reads.values()))
+        exits = {e['pid'] for e in events if e['name'] == 'process_exit'}
+        self.assertTrue(set(children) <= exits)
+        # every thread: one pread on its own tid, all in the parent process
+        parent = next(e['pid'] for e in events if e['name'] == 'exec')
+        preads = [e for e in reads if e['name'] == 'pread64']
+        self.assertEqual(sorted(e['tid'] for e in preads), sorted(report['threads']))
+        self.assertEqual({e['pid'] for e in preads}, {parent})
+        created = [e for e in events if e['name'] == 'thread_create' and e['pid'] == parent]
+        self.assertEqual(sorted(e['args']['child_tid'] for e in created),
+                         sorted(report['threads']))
+
+    def test_pid_reuse_and_zombies(self):
+        first, second = self.path('first.txt'), self.path('second.txt')
+        for p in (first, second):
+            with open(p, 'w') as f:
+                f.write(p)
+        res, events = self.trace_command([workload('pid_reuse'), first, second])
+        report = json.loads(res.stdout)
+        reads = [e for e in io_events(events, under=self.dir) if e['name'] == 'read']
+        self.assertEqual(len(reads), 2)
+        by_path = {e['args']['path']: e for e in reads}
+        # the same real pid, two processes: two tracks in the trace
+        self.assertEqual(by_path[first]['pid'], report['pid'])
+        self.assertNotEqual(by_path[second]['pid'], report['pid'])
+        self.assertEqual(by_path[second]['pid'] % 4194304, report['pid'])
+        names = {e['pid']: e['args']['name'] for e in events if e['name'] == 'process_name'}
+        self.assertIn('(pid %d reused)' % report['pid'], names[by_path[second]['pid']])
+        self.assertNotIn('reused', names[report['pid']])
+        # the zombie's exit is reported when it exits, not when it is reaped
+        exits = [e for e in events if e['name'] == 'process_exit' and e['pid'] == report['zombie']]
+        self.assertEqual(len(exits), 1)
+
+    def test_process_killed_mid_syscall(self):
+        fifo = self.path('fifo')
+        os.mkfifo(fifo)
+        victim = subprocess.Popen(['cat', fifo])
+        tracer = Tracer(['--pid', str(victim.pid)], self.path('t.json')).wait_ready()
+        # cat blocks opening the FIFO; kill it there
+        time.sleep(0.3)
+        victim.kill()
+        victim.wait()
+        self.assertEqual(tracer.wait(), 0, tracer.stderr)
+        events = load_trace(self.path('t.json'))
+        exits = [e for e in events if e['name'] == 'process_exit' and e['pid'] == victim.pid]
+        self.assertEqual(exits[0]['args'], {'signal': signal.SIGKILL})
+        opens = [e for e in io_events(events, pid=victim.pid) if e['args'].get('path') == fifo]
+        # the open in flight when the trace started has no recorded entry: not reported
+        self.assertEqual(opens, [])
+
+
+class HostileInputTest(TraceTest):
+    def test_every_byte_in_a_file_name(self):
+        name = bytes(b for b in range(1, 256) if b != ord('/'))
+        path = os.path.join(os.fsencode(self.dir), name)
+        script = ('import os,sys; p=bytes.fromhex(sys.argv[1]); fd=os.open(p, os.O_CREAT|'
+                  'os.O_WRONLY, 0o600); os.write(fd, b"x"); os.close(fd)')
+        res, events = self.trace_command(['/usr/bin/python3', '-c', script, path.hex()])
+        opens = [e for e in io_events(events) if e['name'] == 'openat' and
+                 'path_hex' in e['args'] and e['args']['ret'] >= 0]
+        self.assertEqual([bytes.fromhex(e['args']['path_hex']) for e in opens], [path])
+
+    def test_long_and_deep_paths_and_symlink_loops(self):
+        # 200 nested directories, then a file; and a path of exactly 4095 bytes
+        deep = self.dir
+        for _ in range(200):
+            deep = os.path.join(deep, 'd')
+        os.makedirs(deep)
+        long_dir = self.dir
+        while len(long_dir) < 4095 - 300:
+            long_dir = os.path.join(long_dir, 'x' * 200)
+        os.makedirs(long_dir)
+        long_file = os.path.join(long_dir, 'f' * (4095 - len(long_dir) - 1))
+        self.assertEqual(len(long_file), 4095)
+        os.symlink('loop_b', self.path('loop_a'))
+        os.symlink('loop_a', self.path('loop_b'))
+        script = '''
+import os, sys
+deep, long_file, loop = sys.argv[1:]
+fd = os.open(deep + "/file", os.O_CREAT | os.O_WRONLY, 0o600); os.close(fd)
+# a 4095-byte path: too long for one syscall argument, so open it relative
+os.chdir(os.path.dirname(long_file))
+fd = os.open(os.path.basename(long_file), os.O_CREAT | os.O_WRONLY, 0o600); os.close(fd)
+try:
+    os.open(loop, os.O_RDONLY)
+except OSError:
+    pass
+'''
+        res, events = self.trace_command(['/usr/bin/python3', '-c', script, deep, long_file,
+                                          self.path('loop_a')])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        paths = {e['args'].get('path'): e for e in io_events(events) if e['name'] == 'openat'}
+        self.assertIn(deep + '/file', paths)
+        self.assertEqual(paths[deep + '/file']['args']['ret'], 3)
+        self.assertIn(long_file, paths)
+        self.assertEqual(paths[self.path('loop_a')]['args']['errno'], 'ELOOP')
+
+    def test_cgroup_with_odd_characters(self):
+        name = 'dltrace odd "name" \\ é %d' % os.getpid()
+        cg = os.path.join(cgroup2_root(), name)
+        os.mkdir(cg)
+        try:
+            tracer = Tracer(['--cgroup', name, '-d', '0.5'], self.path('t.json'))
+            self.assertEqual(tracer.wait(), 0, tracer.stderr)
+            self.assertEqual(load_trace(self.path('t.json'))[0]['args']['target'], 'cgroup ' + cg)
+        finally:
+            os.rmdir(cg)
+
+
+if __name__ == '__main__':
+    unittest.main()
