@@ -7,7 +7,8 @@ BUILD := build
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -std=gnu11 -I$(BUILD) -Ibpf -DDLTRACE_VERSION=\"$(VERSION)\"
+CFLAGS += -Wall -Wextra -std=gnu11 -I$(BUILD) -Ibpf -DDLTRACE_VERSION=\"$(VERSION)\" $(EXTRA_CFLAGS)
+LDFLAGS += $(EXTRA_LDFLAGS)
 LDLIBS += -lbpf -lelf -lz -lm -lpthread
 # BPF_PROG/BPF_KPROBE declare the traced function's whole signature: unused parameters are normal there.
 BPF_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf
@@ -19,7 +20,7 @@ USER_SRCS := $(wildcard user/*.c)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(USER_SRCS))
 USER_HDRS := $(wildcard user/*.h)
 
-.PHONY: all clean vmlinux test demo deps-build deps-test deps-demo workloads
+.PHONY: all clean vmlinux test test-asan valgrind demo deps-build deps-test deps-demo workloads
 all: $(BUILD)/dltrace
 
 PYTHON ?= /usr/bin/python3
@@ -30,6 +31,23 @@ deps-build:
 
 deps-test:
 	tools/install-deps.sh build test demo
+
+# The whole suite against a dltrace built with AddressSanitizer and UBSan.
+ASAN_BUILD := build-asan
+SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+test-asan: deps-test
+	$(MAKE) all workloads
+	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" EXTRA_LDFLAGS="$(SANITIZE)" \
+		$(ASAN_BUILD)/dltrace
+	DLTRACE_BIN=$(CURDIR)/$(ASAN_BUILD)/dltrace \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+	UBSAN_OPTIONS=print_stacktrace=1:exitcode=99 \
+		$(PYTHON) tests/run_tests.py $(TESTS)
+
+# A short trace under valgrind's memcheck: no errors, no leaks.
+valgrind: all workloads
+	tools/install-deps.sh test
+	tests/valgrind_trace.sh $(BUILD)/dltrace
 
 deps-demo:
 	tools/install-deps.sh build demo

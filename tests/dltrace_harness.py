@@ -15,7 +15,8 @@ import trace_validator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, 'build')
-DLTRACE = os.path.join(BUILD, 'dltrace')
+# make test-asan points this at a sanitizer build
+DLTRACE = os.environ.get('DLTRACE_BIN', os.path.join(BUILD, 'dltrace'))
 WORKLOADS = os.path.join(BUILD, 'tests')
 TESTS = os.path.join(ROOT, 'tests')
 # Debian's interpreter: the one with python3-numpy/torch/h5py.

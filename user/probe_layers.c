@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "system_checks.h"
@@ -84,15 +85,18 @@ static bool tp_btf_exists(const char *tp)
 	return btf_has(name, BTF_KIND_TYPEDEF);
 }
 
-/* Can a fentry program be loaded and attached here?  0, or -errno. */
+/*
+ * Can a fentry program be loaded and attached here?  0, or -errno.  The
+ * raw syscall with a whole zeroed bpf_attr keeps valgrind content.
+ */
 static int fentry_works(void)
 {
 	const struct bpf_insn insns[] = {
-	    {.code = 0xb7, .dst_reg = 0, .imm = 0}, /* r0 = 0 */
-	    {.code = 0x95},			    /* exit */
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0}, /* r0 = 0 */
+	    {.code = BPF_JMP | BPF_EXIT},
 	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY);
 	struct btf *btf = kernel_btf();
+	union bpf_attr attr;
 	int id, fd, link, err;
 
 	if (!btf)
@@ -100,11 +104,19 @@ static int fentry_works(void)
 	id = btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC);
 	if (id <= 0)
 		return -ENOENT;
-	opts.attach_btf_id = id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "dl_fentry_probe", "GPL", insns, 2, &opts);
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_TRACING;
+	attr.expected_attach_type = BPF_TRACE_FENTRY;
+	attr.attach_btf_id = id;
+	attr.insns = (uintptr_t)insns;
+	attr.insn_cnt = sizeof(insns) / sizeof(insns[0]);
+	attr.license = (uintptr_t) "GPL";
+	fd = syscall(SYS_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
 	if (fd < 0)
 		return -errno;
-	link = bpf_raw_tracepoint_open(NULL, fd);
+	memset(&attr, 0, sizeof(attr));
+	attr.raw_tracepoint.prog_fd = fd;
+	link = syscall(SYS_bpf, BPF_RAW_TRACEPOINT_OPEN, &attr, sizeof(attr));
 	err = link < 0 ? -errno : 0;
 	if (link >= 0)
 		close(link);

@@ -4,7 +4,6 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,42 +167,15 @@ int probes_attach(struct probes *p, char *err, size_t errlen)
 	return 0;
 }
 
-struct detach_stripe {
-	struct probes *p;
-	size_t first, step;
-};
-
-static void *detach_stripe(void *arg)
-{
-	struct detach_stripe *d = arg;
-
-	for (size_t i = d->first; i < d->p->nlinks; i += d->step)
-		bpf_link__destroy(d->p->links[i]);
-	return NULL;
-}
-
 /*
- * Each tracepoint detach waits for RCU grace periods (tens of ms); done one
- * after the other, ninety of them take seconds.  Detaching from several
- * threads lets the waits overlap.
+ * Each tracepoint detach waits for RCU grace periods under a kernel-wide
+ * mutex: tens of milliseconds each, seconds for all of them, and threads
+ * do not help.  See probes_release_and_exit_soon() for the way out.
  */
 void probes_detach(struct probes *p)
 {
-	enum { THREADS = 16 };
-	struct detach_stripe d[THREADS];
-	pthread_t tid[THREADS];
-	size_t started = 0;
-
-	for (size_t i = 0; i < THREADS && i < p->nlinks; i++) {
-		d[i] = (struct detach_stripe){p, i, THREADS};
-		if (pthread_create(&tid[i], NULL, detach_stripe, &d[i]))
-			break;
-		started++;
-	}
-	for (size_t i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
-	if (!started)
-		detach_stripe(&(struct detach_stripe){p, 0, 1});
+	for (size_t i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
 	p->nlinks = 0;
 }
 
@@ -247,8 +219,11 @@ void probes_release_and_exit_soon(struct probes *p)
 
 void probes_destroy(struct probes *p)
 {
-	if (p->released)
-		return; /* its descriptors are gone; the process is exiting */
+	if (p->released) {
+		/* the descriptors were handed over and closed: free, do not detach */
+		for (size_t i = 0; i < p->nlinks; i++)
+			bpf_link__disconnect(p->links[i]);
+	}
 	probes_detach(p);
 	free(p->links);
 	free(p->link_layer);

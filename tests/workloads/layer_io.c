@@ -9,17 +9,22 @@
  *                         and read one byte of each
  *   layer_io cache FILE   drop FILE (1 MiB) from the page cache, read it whole
  *                         with one pread (cold), then again (hot)
- *   layer_io block FILE   read the first 256 KiB of FILE with O_DIRECT
+ *   layer_io block FILE   read the first 256 KiB of FILE with O_DIRECT; print where
+ *                         they are on the disk (FIEMAP extents, in 512-byte sectors
+ *                         from the start of the whole disk)
  *   layer_io uring FILE   three io_uring reads: 4096 @ 0, 8192 @ 4096, 100 @ 20000
  *   layer_io vfs FILE OUT read 4096 bytes, write them to OUT, fsync OUT,
  *                         sendfile 1000 bytes of FILE to OUT
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -71,18 +76,51 @@ static int do_cache(const char *path)
 	return 0;
 }
 
+/* Sectors of a partition's start on its disk (0 for a whole disk). */
+static unsigned long long partition_start(dev_t dev)
+{
+	char path[128];
+	unsigned long long start = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/start", major(dev), minor(dev));
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%llu", &start) != 1)
+			start = 0;
+		fclose(f);
+	}
+	return start;
+}
+
 static int do_block(const char *path)
 {
+	struct {
+		struct fiemap map;
+		struct fiemap_extent extents[32];
+	} fm;
 	struct stat st;
 	void *buf;
 	int fd = open_or_die(path, O_RDONLY | O_DIRECT);
+	unsigned long long base;
 	ssize_t n;
 
 	if (posix_memalign(&buf, 4096, 256 * 1024) || fstat(fd, &st))
 		return 1;
+	memset(&fm, 0, sizeof(fm));
+	fm.map.fm_length = 256 * 1024;
+	fm.map.fm_flags = FIEMAP_FLAG_SYNC;
+	fm.map.fm_extent_count = 32;
+	if (ioctl(fd, FS_IOC_FIEMAP, &fm.map))
+		return 1;
 	n = pread(fd, buf, 256 * 1024, 0);
-	printf("{\"pid\":%d,\"bytes\":%zd,\"dev\":\"%u:%u\"}\n", getpid(), n, major(st.st_dev),
-	       minor(st.st_dev));
+	base = partition_start(st.st_dev);
+	printf("{\"pid\":%d,\"bytes\":%zd,\"dev\":\"%u:%u\",\"extents\":[", getpid(), n,
+	       major(st.st_dev), minor(st.st_dev));
+	for (unsigned i = 0; i < fm.map.fm_mapped_extents; i++)
+		printf("%s[%llu,%llu]", i ? "," : "", base + fm.extents[i].fe_physical / 512,
+		       (unsigned long long)fm.extents[i].fe_length / 512);
+	printf("]}\n");
 	return n == 256 * 1024 ? 0 : 1;
 }
 
