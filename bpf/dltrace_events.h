@@ -83,6 +83,7 @@ enum dl_kind {
 	DL_EV_URING,	 /* uring layer: a completed io_uring request (struct dl_uring) */
 	DL_EV_VFS,	 /* vfs layer: a VFS read/write/fsync/io check (struct dl_vfs) */
 	DL_EV_VFS_OPEN,	 /* vfs layer: vfs_open of a file (struct dl_path, path walked) */
+	DL_EV_CGROUP,    /* daemon: a cgroup v2 directory was made or removed (struct dl_cgroup) */
 	DL_KIND_COUNT,
 };
 
@@ -265,6 +266,18 @@ struct dl_vfs {
 	__u32 fs_magic;
 	__u32 op;    /* enum dl_vfs_op */
 	__u32 write; /* DL_VFS_RW_CHECK: 1 for a write */
+};
+
+/* daemon: cgroup v2 directories appearing and going (job start and end). */
+#define DL_CGROUP_MKDIR 1
+#define DL_CGROUP_RMDIR 2
+struct dl_cgroup {
+	struct dl_hdr h;
+	__u64 id;       /* cgroup id (the directory's inode number) */
+	__u32 level;    /* depth below the root */
+	__u16 op;       /* DL_CGROUP_* */
+	__u16 path_len; /* bytes of path (below the cgroup v2 mount, starting with '/') */
+	char path[];
 };
 
 /*

@@ -52,6 +52,10 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 	bpf_object__for_each_program (prog, p->skel->obj) {
 		int layer = layer_of_program(prog);
 
+		if (!strncmp(bpf_program__name(prog), "cgroup_", 7)) {
+			bpf_program__set_autoload(prog, o->cgroup_events);
+			continue;
+		}
 		if (layer_program_enabled(&p->plan, prog))
 			continue;
 		bpf_program__set_autoload(prog, false);

@@ -22,6 +22,7 @@ struct probe_options {
 	uint64_t ring_bytes; /* ring buffer size, a power of two */
 	bool verbose;	     /* show libbpf's own messages */
 	unsigned layers;     /* wanted layers (bit set of enum layer) */
+	bool cgroup_events;  /* daemon: report cgroup v2 mkdir/rmdir */
 	enum vfs_attach vfs_attach;
 };
 

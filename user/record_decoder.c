@@ -351,6 +351,8 @@ static size_t min_size(unsigned kind)
 		return sizeof(struct dl_vfs);
 	case DL_EV_VFS_OPEN:
 		return sizeof(struct dl_path);
+	case DL_EV_CGROUP:
+		return sizeof(struct dl_cgroup);
 	default:
 		return sizeof(struct dl_proc);
 	}
@@ -389,6 +391,8 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 		break;
 	case DL_EV_VFS_OPEN:
 		handle_vfs_open(d, rec, size);
+		break;
+	case DL_EV_CGROUP: /* the daemon's business */
 		break;
 	case DL_EV_FORK:
 		handle_fork(d, rec);

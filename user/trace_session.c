@@ -373,7 +373,12 @@ static int finish(struct session *s)
 int trace_run(const struct trace_options *o)
 {
 	struct session *s = calloc(1, sizeof(*s));
-	struct probe_options po = {o->ring_bytes, o->verbose, o->layers, o->vfs_attach};
+	struct probe_options po = {
+	    .ring_bytes = o->ring_bytes,
+	    .verbose = o->verbose,
+	    .layers = o->layers,
+	    .vfs_attach = o->vfs_attach,
+	};
 	uint64_t t0;
 	int64_t wall0;
 	int rc = 1;
