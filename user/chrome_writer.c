@@ -332,6 +332,8 @@ void cw_end(struct chrome_writer *w, const struct trace_summary *s, char *tail, 
 	p = put_key_i64(p, "end_wall_ns", s->end_wall_ns);
 	if (s->stop_reason)
 		p = put_key_str(p, "stop_reason", s->stop_reason);
+	if (s->capped_events)
+		p = put_key_u64(p, "capped_events", s->capped_events);
 	if (s->output_error)
 		PUT(p, ",\"truncated\":true");
 	PUT(p, "}}\n]\n");

@@ -37,7 +37,8 @@ struct trace_summary {
 	uint64_t lost_events;
 	uint64_t lost_bytes;
 	const char *stop_reason;
-	bool output_error; /* the trace was cut short by a write error */
+	uint64_t capped_events; /* not written: the trace reached its size cap */
+	bool output_error;	/* the trace was cut short by a write error */
 };
 
 struct chrome_writer {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #define REQUEST_MAX 4096
-#define REPLY_MAX (256 << 10)
+#define REPLY_MAX   (256 << 10)
 
 static int make_addr(const char *path, struct sockaddr_un *a)
 {
@@ -121,8 +121,9 @@ int control_request(const char *path, const char *request, char *err, size_t err
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a))) {
 		snprintf(err, errlen, "cannot reach the daemon at %s: %s%s", path, strerror(errno),
-			 errno == ENOENT || errno == ECONNREFUSED ? " (is 'dltrace daemon' running?)"
-								   : "");
+			 errno == ENOENT || errno == ECONNREFUSED
+			     ? " (is 'dltrace daemon' running?)"
+			     : "");
 		if (fd >= 0)
 			close(fd);
 		return -1;

@@ -66,8 +66,9 @@ static int set_key(struct daemon_config *c, const char *key, const char *v, bool
 		}
 		if (c->npatterns == CONFIG_MAX_PATTERNS || strlen(v) >= sizeof(c->patterns[0]) ||
 		    (v[0] != '/' && v[0] != '*')) {
-			snprintf(why, whylen, "job_cgroup needs a pattern starting with / or * "
-					      "(at most %d patterns of 255 bytes)",
+			snprintf(why, whylen,
+				 "job_cgroup needs a pattern starting with / or * "
+				 "(at most %d patterns of 255 bytes)",
 				 CONFIG_MAX_PATTERNS);
 			return -1;
 		}
@@ -183,7 +184,8 @@ int config_load(struct daemon_config *c, const char *path, char *err, size_t err
 		free(text);
 		return -1;
 	}
-	while (total < CONFIG_MAX_BYTES && (n = read(fd, text + total, CONFIG_MAX_BYTES - total)) > 0)
+	while (total < CONFIG_MAX_BYTES &&
+	       (n = read(fd, text + total, CONFIG_MAX_BYTES - total)) > 0)
 		total += n;
 	close(fd);
 	if (total == CONFIG_MAX_BYTES) {

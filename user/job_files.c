@@ -24,12 +24,13 @@ static int open_dir(int parent, const char *name, char *err, size_t errlen, cons
 	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot open %s: %s%s", shown, strerror(errno),
-			 errno == ELOOP || errno == ENOTDIR ? " (not a directory, or a symlink)" : "");
+			 errno == ELOOP || errno == ENOTDIR ? " (not a directory, or a symlink)"
+							    : "");
 		return -1;
 	}
 	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & S_IWOTH)) {
-		snprintf(err, errlen, "%s does not belong to the daemon's user or is world-writable",
-			 shown);
+		snprintf(err, errlen,
+			 "%s does not belong to the daemon's user or is world-writable", shown);
 		close(fd);
 		return -1;
 	}

@@ -15,8 +15,8 @@
 #include <time.h>
 
 struct job_files {
-	int dir_fd;        /* the day directory */
-	char day[40];       /* "YYYY/MM/DD" */
+	int dir_fd;	    /* the day directory */
+	char day[40];	    /* "YYYY/MM/DD" */
 	char tmp_name[256]; /* the trace while it is written */
 	char jobid[64];
 	char host[64];

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon.h"
 #include "trace_options.h"
 #include "trace_session.h"
 
@@ -10,6 +11,11 @@ int main(int argc, char **argv)
 {
 	struct trace_options o;
 	int rc;
+
+	if (argc > 1 && !strcmp(argv[1], "daemon"))
+		return daemon_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "ctl"))
+		return ctl_main(argc - 1, argv + 1);
 
 	rc = trace_options_parse(&o, argc, argv);
 	if (rc == 1)

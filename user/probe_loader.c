@@ -4,6 +4,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,25 +120,38 @@ int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sam
 	return 0;
 }
 
-int probes_attach(struct probes *p, char *err, size_t errlen)
+static bool is_attached(const struct probes *p, const struct bpf_program *prog)
+{
+	for (size_t i = 0; i < p->nlinks; i++)
+		if (p->link_prog[i] == prog)
+			return true;
+	return false;
+}
+
+int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program *), char *err,
+			size_t errlen)
 {
 	struct bpf_program *prog;
 	size_t n = 0;
 
-	bpf_object__for_each_program (prog, p->skel->obj)
-		n++;
-	p->links = calloc(n, sizeof(*p->links));
-	p->link_layer = calloc(n, sizeof(*p->link_layer));
-	if (!p->links || !p->link_layer) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
+	if (!p->links) {
+		bpf_object__for_each_program (prog, p->skel->obj)
+			n++;
+		p->links = calloc(n, sizeof(*p->links));
+		p->link_layer = calloc(n, sizeof(*p->link_layer));
+		p->link_prog = calloc(n, sizeof(*p->link_prog));
+		if (!p->links || !p->link_layer || !p->link_prog) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
 	}
 	bpf_object__for_each_program (prog, p->skel->obj) {
 		int layer = layer_of_program(prog);
 		struct bpf_link *link;
 
 		if (!bpf_program__autoload(prog) ||
-		    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active))
+		    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active) ||
+		    (want && !want(prog)) || is_attached(p, prog))
 			continue;
 		link = bpf_program__attach(prog);
 		if (!link) {
@@ -159,16 +173,68 @@ int probes_attach(struct probes *p, char *err, size_t errlen)
 			for (size_t i = 0; i < p->nlinks; i++) {
 				if (p->link_layer[i] == layer) {
 					bpf_link__destroy(p->links[i]);
-					p->links[i] = p->links[--p->nlinks];
+					p->nlinks--;
+					p->links[i] = p->links[p->nlinks];
+					p->link_prog[i] = p->link_prog[p->nlinks];
 					p->link_layer[i--] = p->link_layer[p->nlinks];
 				}
 			}
 			continue;
 		}
 		p->link_layer[p->nlinks] = layer;
+		p->link_prog[p->nlinks] = prog;
 		p->links[p->nlinks++] = link;
 	}
 	return 0;
+}
+
+int probes_attach(struct probes *p, char *err, size_t errlen)
+{
+	return probes_attach_where(p, NULL, err, errlen);
+}
+
+struct detach_batch {
+	struct bpf_link **links;
+	size_t n;
+};
+
+static void *detach_batch(void *arg)
+{
+	struct detach_batch *b = arg;
+
+	for (size_t i = 0; i < b->n; i++)
+		bpf_link__destroy(b->links[i]);
+	free(b->links);
+	free(b);
+	return NULL;
+}
+
+size_t probes_detach_where_async(struct probes *p, bool (*want)(const struct bpf_program *))
+{
+	struct detach_batch *b = calloc(1, sizeof(*b));
+	pthread_t thread;
+	size_t kept = 0;
+
+	if (!b || !(b->links = calloc(p->nlinks ? p->nlinks : 1, sizeof(*b->links)))) {
+		free(b);
+		return 0;
+	}
+	for (size_t i = 0; i < p->nlinks; i++) {
+		if (want(p->link_prog[i])) {
+			b->links[b->n++] = p->links[i];
+			continue;
+		}
+		p->links[kept] = p->links[i];
+		p->link_prog[kept] = p->link_prog[i];
+		p->link_layer[kept++] = p->link_layer[i];
+	}
+	p->nlinks = kept;
+	/* the kernel takes seconds to detach: let a thread wait for it */
+	if (pthread_create(&thread, NULL, detach_batch, b))
+		detach_batch(b);
+	else
+		pthread_detach(thread);
+	return b->n;
 }
 
 /*
@@ -231,8 +297,10 @@ void probes_destroy(struct probes *p)
 	probes_detach(p);
 	free(p->links);
 	free(p->link_layer);
+	free(p->link_prog);
 	p->links = NULL;
 	p->link_layer = NULL;
+	p->link_prog = NULL;
 	ring_buffer__free(p->rb);
 	p->rb = NULL;
 	dltrace_bpf__destroy(p->skel);

@@ -30,7 +30,8 @@ struct probes {
 	struct dltrace_bpf *skel;
 	struct layer_plan plan; /* what is active, and why not */
 	struct bpf_link **links;
-	int *link_layer; /* layer of each link (-1: core) */
+	int *link_layer;		/* layer of each link (-1: core) */
+	struct bpf_program **link_prog; /* the program of each link */
 	size_t nlinks;
 	struct ring_buffer *rb;
 	bool released;	  /* handed over by probes_release_and_exit_soon() */
@@ -42,6 +43,14 @@ struct probes {
 int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sample_fn cb,
 		void *ctx, char *err, size_t errlen);
 int probes_attach(struct probes *p, char *err, size_t errlen);
+/* Attach the loaded programs `want` selects that are not attached yet. */
+int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program *), char *err,
+			size_t errlen);
+/*
+ * Detach the programs `want` selects from a background thread (detaching
+ * takes the kernel seconds); returns how many at once.
+ */
+size_t probes_detach_where_async(struct probes *p, bool (*want)(const struct bpf_program *));
 /* Detach every program (no new records); the ring can still be drained. */
 void probes_detach(struct probes *p);
 /*

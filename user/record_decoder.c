@@ -28,6 +28,20 @@ void decoder_init(struct record_decoder *d, struct chrome_writer *w)
 	d->writer = w;
 	w->map_ids = trace_ids;
 	w->map_ctx = &d->procs;
+	d->user_uid = -1;
+}
+
+/* The job's user: the first process seen that does not run as root. */
+static void learn_user(struct record_decoder *d, uint32_t pid)
+{
+	char status[2048], *p;
+	unsigned uid;
+
+	if (d->user_uid > 0 || proc_read(pid, "status", status, sizeof(status)) <= 0)
+		return;
+	p = strstr(status, "\nUid:");
+	if (p && sscanf(p + 5, "%u", &uid) == 1 && uid != 0)
+		d->user_uid = uid;
 }
 
 void decoder_free(struct record_decoder *d)
@@ -258,6 +272,7 @@ static void handle_exec(struct record_decoder *d, const struct dl_proc *e, size_
 	if (args_len)
 		proc_set_cmdline(p, e->data + file_len, args_len);
 	p->exec_seen = true;
+	learn_user(d, e->h.tgid);
 	if (p->fds->refs > 1) {
 		struct fd_table *own = fd_table_copy(p->fds);
 
@@ -440,6 +455,7 @@ void decoder_seed_process(struct record_decoder *d, uint32_t pid)
 		return;
 	p = proc_ensure(&d->procs, pid);
 	p->ppid = proc_ppid(pid);
+	learn_user(d, pid);
 	n = proc_read(pid, "cmdline", buf, sizeof(buf));
 	if (n > 0)
 		proc_set_cmdline(p, buf, n);
