@@ -83,7 +83,7 @@ enum dl_kind {
 	DL_EV_URING,	 /* uring layer: a completed io_uring request (struct dl_uring) */
 	DL_EV_VFS,	 /* vfs layer: a VFS read/write/fsync/io check (struct dl_vfs) */
 	DL_EV_VFS_OPEN,	 /* vfs layer: vfs_open of a file (struct dl_path, path walked) */
-	DL_EV_CGROUP,    /* daemon: a cgroup v2 directory was made or removed (struct dl_cgroup) */
+	DL_EV_CGROUP,	 /* daemon: a cgroup v2 directory was made or removed (struct dl_cgroup) */
 	DL_KIND_COUNT,
 };
 
@@ -195,6 +195,8 @@ struct dl_proc {
 	__s32 exit_code; /* exit: task->exit_code (wait status encoding) */
 	__u16 file_len;	 /* exec: bytes of the program path in data */
 	__u16 args_len;	 /* exec: bytes of argv after it (NUL separated) */
+	__u32 uid;	 /* fork, exec: the task's uid */
+	__u32 pad;
 	char comm[DL_COMM_LEN];
 	char data[]; /* exec: program path, then argv */
 };
@@ -273,9 +275,9 @@ struct dl_vfs {
 #define DL_CGROUP_RMDIR 2
 struct dl_cgroup {
 	struct dl_hdr h;
-	__u64 id;       /* cgroup id (the directory's inode number) */
-	__u32 level;    /* depth below the root */
-	__u16 op;       /* DL_CGROUP_* */
+	__u64 id;	/* cgroup id (the directory's inode number) */
+	__u32 level;	/* depth below the root */
+	__u16 op;	/* DL_CGROUP_* */
 	__u16 path_len; /* bytes of path (below the cgroup v2 mount, starting with '/') */
 	char path[];
 };

@@ -47,6 +47,8 @@ int BPF_PROG(dl_fork, struct task_struct *parent, struct task_struct *child)
 	e->exit_code = 0;
 	e->file_len = 0;
 	e->args_len = 0;
+	e->uid = (__u32)bpf_get_current_uid_gid();
+	e->pad = 0;
 	BPF_CORE_READ_STR_INTO(&e->comm, child, comm);
 	dl_submit(e);
 	return 0;
@@ -83,6 +85,8 @@ int dl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	e->ppid = ctx->old_pid;
 	e->ptid = 0;
 	e->exit_code = 0;
+	e->uid = (__u32)bpf_get_current_uid_gid();
+	e->pad = 0;
 	bpf_get_current_comm(&e->comm, sizeof(e->comm));
 
 	off = ctx->__data_loc_filename & 0xffff;
@@ -124,6 +128,8 @@ int dl_exit(void *ctx __attribute__((unused)))
 	e->exit_code = BPF_CORE_READ(task, exit_code);
 	e->file_len = 0;
 	e->args_len = 0;
+	e->uid = (__u32)bpf_get_current_uid_gid();
+	e->pad = 0;
 	bpf_get_current_comm(&e->comm, sizeof(e->comm));
 	dl_submit(e);
 	return 0;

@@ -23,9 +23,9 @@ char *job_summary_json(const char *path, size_t *len, char *err, size_t errlen)
 		if (strstr(line, "\"dltrace_summary\""))
 			snprintf(last, sizeof(last), "%s", line);
 	gzclose(f);
+	last[strcspn(last, "\n")] = '\0';
 	if (asprintf(&out, "{\"summary\":%s}\n", last[0] == ',' ? last + 1 : "{}") < 0)
 		return NULL;
-	out[strcspn(out, "\n")] = '\0';
 	*len = strlen(out);
 	return out;
 }

@@ -32,7 +32,14 @@ void decoder_init(struct record_decoder *d, struct chrome_writer *w)
 }
 
 /* The job's user: the first process seen that does not run as root. */
-static void learn_user(struct record_decoder *d, uint32_t pid)
+static void learn_user(struct record_decoder *d, uint32_t uid)
+{
+	if (d->user_uid <= 0 && uid != 0)
+		d->user_uid = uid;
+}
+
+/* The same, from /proc (processes found running when tracing starts). */
+static void learn_user_from_proc(struct record_decoder *d, uint32_t pid)
 {
 	char status[2048], *p;
 	unsigned uid;
@@ -40,8 +47,8 @@ static void learn_user(struct record_decoder *d, uint32_t pid)
 	if (d->user_uid > 0 || proc_read(pid, "status", status, sizeof(status)) <= 0)
 		return;
 	p = strstr(status, "\nUid:");
-	if (p && sscanf(p + 5, "%u", &uid) == 1 && uid != 0)
-		d->user_uid = uid;
+	if (p && sscanf(p + 5, "%u", &uid) == 1)
+		learn_user(d, uid);
 }
 
 void decoder_free(struct record_decoder *d)
@@ -272,7 +279,7 @@ static void handle_exec(struct record_decoder *d, const struct dl_proc *e, size_
 	if (args_len)
 		proc_set_cmdline(p, e->data + file_len, args_len);
 	p->exec_seen = true;
-	learn_user(d, e->h.tgid);
+	learn_user(d, e->uid);
 	if (p->fds->refs > 1) {
 		struct fd_table *own = fd_table_copy(p->fds);
 
@@ -455,7 +462,7 @@ void decoder_seed_process(struct record_decoder *d, uint32_t pid)
 		return;
 	p = proc_ensure(&d->procs, pid);
 	p->ppid = proc_ppid(pid);
-	learn_user(d, pid);
+	learn_user_from_proc(d, pid);
 	n = proc_read(pid, "cmdline", buf, sizeof(buf));
 	if (n > 0)
 		proc_set_cmdline(p, buf, n);
