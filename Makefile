@@ -20,7 +20,7 @@ USER_SRCS := $(wildcard user/*.c)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(USER_SRCS))
 USER_HDRS := $(wildcard user/*.h)
 
-.PHONY: all clean vmlinux test test-asan valgrind demo deps-build deps-test deps-demo workloads
+.PHONY: all clean install vmlinux test test-asan valgrind demo deps-build deps-test deps-demo workloads
 all: $(BUILD)/dltrace
 
 PYTHON ?= /usr/bin/python3
@@ -87,6 +87,22 @@ $(BUILD)/%.o: user/%.c $(USER_HDRS) $(BPF_HDRS) $(BUILD)/dltrace.skel.h
 
 $(BUILD)/dltrace: $(USER_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# make install PREFIX=/usr/local [DESTDIR=...]
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+SYSTEMDDIR ?= $(SYSCONFDIR)/systemd/system
+install: all
+	install -D -m 0755 $(BUILD)/dltrace $(DESTDIR)$(PREFIX)/sbin/dltrace
+	install -D -m 0644 man/dltrace.8 $(DESTDIR)$(PREFIX)/share/man/man8/dltrace.8
+	sed 's|/usr/local/sbin/dltrace|$(PREFIX)/sbin/dltrace|' packaging/dltrace.service | \
+		install -D -m 0644 /dev/stdin $(DESTDIR)$(SYSTEMDDIR)/dltrace.service
+	install -D -m 0644 packaging/dltrace.conf.example \
+		$(DESTDIR)$(SYSCONFDIR)/dltrace/dltrace.conf.example
+	@test -e $(DESTDIR)$(SYSCONFDIR)/dltrace/dltrace.conf || \
+		install -m 0644 packaging/dltrace.conf.example $(DESTDIR)$(SYSCONFDIR)/dltrace/dltrace.conf
+	install -D -m 0755 examples/slurm/prolog.sh $(DESTDIR)$(PREFIX)/share/dltrace/slurm/prolog.sh
+	install -D -m 0755 examples/slurm/epilog.sh $(DESTDIR)$(PREFIX)/share/dltrace/slurm/epilog.sh
 
 # Regenerate the bundled vmlinux.h from the running kernel's BTF.
 vmlinux:

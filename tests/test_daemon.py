@@ -232,6 +232,15 @@ class DaemonTest(TraceTest):
 
 
 class DaemonConfigTest(TraceTest):
+    def test_example_configuration_parses(self):
+        example = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                               'packaging', 'dltrace.conf.example')
+        res = subprocess.run([DLTRACE, 'daemon', '--config', example, '--check'],
+                             capture_output=True)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(res.stdout.decode().split(': ', 1)[1],
+                         '2 job patterns, log dir /var/log/dltrace\n')
+
     def test_bad_configuration_is_refused(self):
         cases = {
             'bogus = 1\n': "line 1: unknown key 'bogus'",

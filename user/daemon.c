@@ -444,6 +444,7 @@ static void daemon_usage(FILE *out)
 		     "\n"
 		     "  -c, --config FILE   configuration (default " DEFAULT_CONFIG ")\n"
 		     "  -f, --foreground    stay in the foreground, log to standard error\n"
+		     "      --check         check the configuration and exit\n"
 		     "  -h, --help          this help\n");
 }
 
@@ -508,12 +509,13 @@ int daemon_main(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"config", required_argument, NULL, 'c'},
 	    {"foreground", no_argument, NULL, 'f'},
+	    {"check", no_argument, NULL, 'k'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
 	struct daemon *d = calloc(1, sizeof(*d));
 	struct probe_options po = {0};
-	bool foreground = false, stopping = false;
+	bool foreground = false, stopping = false, check_only = false;
 	char err[2048];
 	int c, sfd, rc = 1;
 
@@ -522,8 +524,11 @@ int daemon_main(int argc, char **argv)
 	d->config_path = NULL;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:fkh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'k':
+			check_only = true;
+			break;
 		case 'c':
 			d->config_path = optarg;
 			break;
@@ -556,6 +561,13 @@ int daemon_main(int argc, char **argv)
 			goto fail;
 	} else {
 		config_defaults(&d->cfg);
+	}
+	if (check_only) {
+		printf("%s: %d job pattern%s, log dir %s\n",
+		       d->config_path ? d->config_path : "built-in defaults", d->cfg.npatterns,
+		       d->cfg.npatterns == 1 ? "" : "s", d->cfg.log_dir);
+		free(d);
+		return 0;
 	}
 	if (check_privileges(err, sizeof(err)) || check_btf(err, sizeof(err)) ||
 	    ensure_tracefs(err, sizeof(err)))
