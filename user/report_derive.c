@@ -149,10 +149,14 @@ static void derive_files(struct report_stats *st)
 		f->extent = e;
 		if (f->scope != SCOPE_APP)
 			continue;
+		st->redundant_in_open += f->reread_within_open;
+		f->concurrent_dup_bytes = concurrent_duplicates(st, f, &buf, &cap);
+		st->concurrent_dup += f->concurrent_dup_bytes;
 		if (f->bytes_read) {
-			uint64_t net = f->bytes_read - (f->reread_within_open < f->bytes_read
-							    ? f->reread_within_open
-							    : f->bytes_read);
+			/* passes: what was read, less what was read twice within one open
+			 * or by several processes at the same time */
+			uint64_t red = f->reread_within_open + f->concurrent_dup_bytes;
+			uint64_t net = f->bytes_read > red ? f->bytes_read - red : 0;
 
 			f->passes = e ? (double)net / (double)e : 0;
 			st->files_read++;
@@ -166,9 +170,6 @@ static void derive_files(struct report_stats *st)
 			st->files_written++;
 		if (f->reads || f->writes || f->opens)
 			st->size_bins_files[rs_size_bin(e)]++;
-		st->redundant_in_open += f->reread_within_open;
-		f->concurrent_dup_bytes = concurrent_duplicates(st, f, &buf, &cap);
-		st->concurrent_dup += f->concurrent_dup_bytes;
 	}
 	free(buf);
 }
@@ -414,14 +415,33 @@ static void derive_job(struct report_stats *st)
 
 		if (tr->end_ns > end)
 			end = tr->end_ns;
-		if (end > st->wall_ns)
-			st->wall_ns = end;
+		if (end > st->traces_end_ns)
+			st->traces_end_ns = end;
 		for (uint32_t u = 0; u < t; u++)
 			if (st->traces[u].hostname == tr->hostname)
 				dup = true;
 		if (!dup)
 			st->hosts++;
 	}
+	/* the job's wall time: from its first to its last event */
+	if (st->nprocs) {
+		uint64_t first = UINT64_MAX, last = 0;
+
+		for (uint32_t i = 0; i < st->nprocs; i++) {
+			if (!st->procs[i].threads)
+				continue;
+			if (st->procs[i].first_ns < first)
+				first = st->procs[i].first_ns;
+			if (st->procs[i].last_ns > last)
+				last = st->procs[i].last_ns;
+		}
+		if (last > first) {
+			st->job_start_ns = first;
+			st->wall_ns = last - first;
+		}
+	}
+	if (!st->wall_ns)
+		st->wall_ns = st->traces_end_ns;
 	for (uint32_t i = 0; i < st->nprocs; i++) {
 		struct rs_proc *p = &st->procs[i];
 
@@ -445,4 +465,17 @@ void rs_derive(struct report_stats *st)
 	derive_groups(st);
 	derive_mounts(st);
 	derive_job(st);
+}
+
+void rs_timeline_range(const struct report_stats *st, uint32_t *first, uint32_t *n)
+{
+	uint64_t a = st->job_start_ns / st->tl_width,
+		 b = (st->job_start_ns + st->wall_ns) / st->tl_width;
+
+	if (b >= TIMELINE_BINS)
+		b = TIMELINE_BINS - 1;
+	if (a > b)
+		a = b;
+	*first = a;
+	*n = b - a + 1;
 }

@@ -27,13 +27,14 @@
  *                                less than 1 MiB written per sync
  *   checkpoint_stall             the training thread is blocked in write
  *                                bursts (>= 1 MiB) for >= 5% of its time and
- *                                >= 100 ms; high >= 20%
+ *                                >= 50 ms; high >= 20%
  *   failed_syscalls              >= 1000 failed calls (all files) that are
  *                                >= 10% of all calls
  *   low_read_parallelism         one thread reads >= 90% of the bytes
  *                                (>= 1 MiB), spends >= 20% of its time
- *                                reading, while other threads or processes of
- *                                the job do no reads for half its lifetime
+ *                                reading, while other threads of the job,
+ *                                alive for half its lifetime, read nothing
+ *                                and spend < 10% of that time in I/O
  */
 #define _GNU_SOURCE
 #include "report_findings.h"
@@ -71,13 +72,14 @@
 #define SYNC_BYTES	    MIB
 #define STALL_SHARE	    0.05
 #define STALL_HIGH_SHARE    0.20
-#define STALL_MIN_NS	    100000000ull
+#define STALL_MIN_NS	    50000000ull
 #define FAILED_MIN	    1000
 #define FAILED_SHARE	    0.10
 #define PARALLEL_SHARE	    0.90
 #define PARALLEL_MIN	    MIB
 #define PARALLEL_READ_SHARE 0.20
 #define PARALLEL_IDLE	    0.50
+#define PARALLEL_BUSY	    0.10
 
 const char *finding_level_name(enum finding_level l)
 {
@@ -777,6 +779,8 @@ static void low_read_parallelism(const struct report_stats *st, struct findings 
 			continue;
 		if (hi <= lo || (double)(hi - lo) < PARALLEL_IDLE * wall)
 			continue;
+		if ((double)rs_thread_io(t) >= PARALLEL_BUSY * (double)(hi - lo))
+			continue; /* busy with other I/O (e.g. writing): not idle */
 		idle++;
 		if (shown < 4 && o < sizeof(idle_list)) {
 			o += snprintf(idle_list + o, sizeof(idle_list) - o, "%stid %u",
@@ -800,7 +804,7 @@ static void low_read_parallelism(const struct report_stats *st, struct findings 
 		 r->tid, st->procs[r->proc].pid, human_bytes(a, r->app_bytes_read),
 		 human_pct(b, share), human_ns(c, r->app_read_ns), human_ns(d, wall),
 		 human_pct(e, reading));
-	evidence(f, "%u threads or processes alive meanwhile did no reads: %s%s", idle, idle_list,
+	evidence(f, "%u threads alive meanwhile were idle for I/O: %s%s", idle, idle_list,
 		 idle > shown ? ", ..." : "");
 	metric(f, "reader_tid", r->tid);
 	metric(f, "reader_bytes", r->app_bytes_read);

@@ -270,14 +270,15 @@ static const char *label_ns(char *b, double v)
 
 static void timeline_chart(FILE *f, const struct report_stats *st)
 {
-	uint32_t n = st->wall_ns / st->tl_width + 1;
 	const int x0 = 80, y0 = 10, w = CHART_W - x0 - 10, h = CHART_H - 40;
 	double max = 0, scale = 1e9 / st->tl_width;
+	uint64_t t0;
+	uint32_t first, n;
 	char b[HUMAN_MAX];
 
-	if (n > TIMELINE_BINS)
-		n = TIMELINE_BINS;
-	for (uint32_t i = 0; i < n; i++) {
+	rs_timeline_range(st, &first, &n);
+	t0 = (uint64_t)first * st->tl_width;
+	for (uint32_t i = first; i < first + n; i++) {
 		if (st->tl_read[i] * scale > max)
 			max = st->tl_read[i] * scale;
 		if (st->tl_write[i] * scale > max)
@@ -292,7 +293,8 @@ static void timeline_chart(FILE *f, const struct report_stats *st)
 	/* bursts behind the lines */
 	for (uint32_t k = 0; k < st->nbursts_kept; k++) {
 		const struct rs_burst *bu = &st->top_bursts[k];
-		double bx = x0 + (double)w * bu->start_ns / (n * (double)st->tl_width);
+		double bx = x0 + (double)w * (double)(bu->start_ns > t0 ? bu->start_ns - t0 : 0) /
+				     (n * (double)st->tl_width);
 		double bw = (double)w * (bu->end_ns - bu->start_ns) / (n * (double)st->tl_width);
 
 		if (bw < 2)
@@ -305,7 +307,7 @@ static void timeline_chart(FILE *f, const struct report_stats *st)
 		fprintf(f, ", blocked %s</title></rect>", human_ns(b, bu->blocked_ns));
 	}
 	for (int dir = 0; dir < 2; dir++) {
-		const uint64_t *bins = dir ? st->tl_write : st->tl_read;
+		const uint64_t *bins = (dir ? st->tl_write : st->tl_read) + first;
 
 		fprintf(f, "<polyline fill=\"none\" stroke-width=\"1.6\" stroke=\"%s\" points=\"",
 			dir ? "#d9822b" : "#2f74c0");
@@ -759,7 +761,8 @@ static void timeline(FILE *f, const struct report_view *v)
 			const struct rs_thread *t = &st->threads[bu->thread];
 
 			fprintf(f, "<tr>");
-			td_num(f, bu->start_ns, human_ns(a, bu->start_ns));
+			td_num(f, rs_since_job(st, bu->start_ns),
+			       human_ns(a, rs_since_job(st, bu->start_ns)));
 			fprintf(f, "<td>%u</td><td>%u%s</td>", st->procs[t->proc].pid, t->tid,
 				bu->thread == st->training_thread ? " (training)" : "");
 			td_num(f, bu->bytes, human_bytes(a, bu->bytes));

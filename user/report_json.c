@@ -10,7 +10,8 @@
  *   traces[]     file, hostname, kernel, target, start_wall, start_wall_ns,
  *                duration_ns, events, lost_events, lost_bytes, stop_reason,
  *                complete, warnings[]
- *   job          commands[], hosts[], wall_ns, processes, threads, events,
+ *   job          commands[], hosts[], start_ns, wall_ns (first to last event of
+ *                the job's processes), processes, threads, events,
  *                lost_events, syscalls, failed_syscalls
  *   time         io_ns{data,metadata,sync,total} (all files),
  *                training_thread{pid,tid,name,wall_ns,io_ns,data_ns,metadata_ns,
@@ -46,7 +47,8 @@
  *                bytes_imbalance,io_ns_min,io_ns_max,time_imbalance,most_pid,
  *                least_pid,slowest_pid,fastest_pid}, hosts[]{hostname,bytes,io_ns,
  *                processes}
- *   timeline     bin_ns, read_bytes[], write_bytes[], metadata_calls[]
+ *   timeline     start_ns, bin_ns, read_bytes[], write_bytes[], metadata_calls[]
+ *                (bins of bin_ns from start_ns, covering the job)
  *   bursts       count, bytes, blocked_ns, list[]{pid,tid,start_ns,end_ns,bytes,
  *                blocked_ns,ops,path,training_thread}
  *   environment  calls, failed, bytes_read, bytes_written, io_ns, files,
@@ -148,7 +150,7 @@ static void num(struct jw *w, const char *k, double v)
 	if (v == floor(v) && fabs(v) < 9e15)
 		fprintf(w->f, "%.0f", v);
 	else
-		fprintf(w->f, "%.6g", v);
+		fprintf(w->f, "%.17g", v);
 }
 
 static void str(struct jw *w, const char *k, const char *s, size_t len)
@@ -249,6 +251,7 @@ static void job(struct jw *w, const struct report_stats *st)
 		lost += st->traces[t].lost_events;
 	for (int s = 0; s < SCOPE_COUNT; s++)
 		failed += st->tot[s].failed;
+	u64(w, "start_ns", st->job_start_ns);
 	u64(w, "wall_ns", st->wall_ns);
 	u64(w, "processes", st->nprocs);
 	u64(w, "threads", st->nthreads);
@@ -639,22 +642,22 @@ static void balance(struct jw *w, const struct report_view *v)
 
 static void timeline(struct jw *w, const struct report_stats *st)
 {
-	uint32_t n = st->wall_ns / st->tl_width + 1;
+	uint32_t first, n;
 
-	if (n > TIMELINE_BINS)
-		n = TIMELINE_BINS;
+	rs_timeline_range(st, &first, &n);
 	OBJ(w, "timeline");
+	u64(w, "start_ns", (uint64_t)first * st->tl_width);
 	u64(w, "bin_ns", st->tl_width);
 	ARR(w, "read_bytes");
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = first; i < first + n; i++)
 		u64(w, NULL, st->tl_read[i]);
 	END_ARR(w);
 	ARR(w, "write_bytes");
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = first; i < first + n; i++)
 		u64(w, NULL, st->tl_write[i]);
 	END_ARR(w);
 	ARR(w, "metadata_calls");
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = first; i < first + n; i++)
 		u64(w, NULL, st->tl_meta[i]);
 	END_ARR(w);
 	END_OBJ(w);

@@ -13,6 +13,7 @@
 
 #include "output_file.h"
 #include "report_output.h"
+#include "report_warnings.h"
 #include "version.h"
 
 #define DEFAULT_TOP 100
@@ -198,6 +199,18 @@ static int read_traces(struct report_stats *st, char **files, int n)
 	return 0;
 }
 
+static void warn_traces(const struct report_stats *st)
+{
+	char lines[WARNING_MAX][WARNING_LINE];
+
+	for (uint32_t t = 0; t < st->ntraces; t++) {
+		int n = report_trace_warnings(st, t, lines);
+
+		for (int k = 0; k < n; k++)
+			fprintf(stderr, "dltrace report: warning: %s\n", lines[k]);
+	}
+}
+
 /* ---- output ---- */
 
 static bool want_color(FILE *out)
@@ -315,6 +328,7 @@ int report_main(int argc, char **argv)
 	rc = read_traces(st, argv + optind, argc - optind);
 	if (!rc) {
 		rs_derive(st);
+		warn_traces(st);
 		fo.ram_bytes = o.ram ? o.ram : machine_ram();
 		fo.ram_from_option = o.ram != 0;
 		report_findings(st, &fo, fi);

@@ -914,7 +914,8 @@ static void syscall_event(struct report_stats *st, const struct trace_event *ev)
 		if (f->mount != NONE32)
 			st->mounts[f->mount].bytes_written += moved;
 		burst_add(st, ti, fi, start, end, moved);
-	} else if (cls == CLS_SYNC) {
+	} else if (cls == CLS_SYNC || (th->b_on && start <= th->b_end + BURST_GAP_NS)) {
+		/* syncs, and the opens, renames and closes around the writes of a burst */
 		burst_add(st, ti, fi, start, end, 0);
 	}
 }

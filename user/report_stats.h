@@ -106,7 +106,7 @@ struct rs_file {
 	/* report_derive */
 	uint64_t extent;	       /* max(size, highest byte accessed + 1) */
 	uint64_t concurrent_dup_bytes; /* read by several processes at the same time */
-	double passes;		       /* (bytes read - re-reads within an open) / extent */
+	double passes; /* (bytes read - re-read within an open - read concurrently) / extent */
 };
 
 struct rs_pair {
@@ -231,7 +231,9 @@ struct report_stats {
 	uint32_t *group_members;
 	uint32_t ngroups;
 	uint32_t hosts;
-	uint64_t wall_ns;
+	uint64_t job_start_ns;	    /* the first event of the job's processes */
+	uint64_t wall_ns;	    /* from the first to the last event of the job's processes */
+	uint64_t traces_end_ns;	    /* the end of the last trace */
 	uint64_t dataset_bytes;	    /* sum of extents of application files read */
 	uint64_t redundant_in_open; /* sum of reread_within_open */
 	uint64_t concurrent_dup;    /* sum of concurrent_dup_bytes */
@@ -261,7 +263,14 @@ void rs_finish_input(struct report_stats *st);
 /* End the open-file session of a (process, file) pair: count bytes read twice. */
 void rs_session_end(struct report_stats *st, struct rs_pair *p);
 
+/* The timeline bins that cover the job: tl_*[first .. first + n). */
+void rs_timeline_range(const struct report_stats *st, uint32_t *first, uint32_t *n);
+
 /* Helpers for the outputs */
+static inline uint64_t rs_since_job(const struct report_stats *st, uint64_t t)
+{
+	return t > st->job_start_ns ? t - st->job_start_ns : 0;
+}
 static inline const char *rs_str(const struct report_stats *st, uint32_t id)
 {
 	return id == NONE32 ? "" : string_at(&st->strings, id);

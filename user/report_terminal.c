@@ -397,14 +397,13 @@ static void sparkline(const struct term *t, const uint64_t *bins, uint32_t n)
 static void timeline(const struct term *t, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
-	uint32_t n = st->wall_ns / st->tl_width + 1;
+	uint32_t first, n;
 	uint64_t peak_r = 0, peak_w = 0;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], name[200];
 	int shown_n = 0;
 
-	if (n > TIMELINE_BINS)
-		n = TIMELINE_BINS;
-	for (uint32_t i = 0; i < n; i++) {
+	rs_timeline_range(st, &first, &n);
+	for (uint32_t i = first; i < first + n; i++) {
 		if (st->tl_read[i] > peak_r)
 			peak_r = st->tl_read[i];
 		if (st->tl_write[i] > peak_w)
@@ -412,13 +411,13 @@ static void timeline(const struct term *t, const struct report_view *v)
 	}
 	heading(t, "Timeline (application bytes)");
 	fprintf(t->f, "  read  |");
-	sparkline(t, st->tl_read, n);
+	sparkline(t, st->tl_read + first, n);
 	fprintf(t->f, "| peak %s/s\n", human_bytes(a, (uint64_t)(peak_r * 1e9 / st->tl_width)));
 	fprintf(t->f, "  write |");
-	sparkline(t, st->tl_write, n);
+	sparkline(t, st->tl_write + first, n);
 	fprintf(t->f, "| peak %s/s\n", human_bytes(a, (uint64_t)(peak_w * 1e9 / st->tl_width)));
-	fprintf(t->f, "  %s0 .. %s, %s per column%s\n", DIM(t), human_ns(a, st->wall_ns),
-		human_ns(b, st->tl_width * ((n + 63) / 64)), RESET(t));
+	fprintf(t->f, "  %sfrom the job's first event, 0 .. %s, %s per column%s\n", DIM(t),
+		human_ns(a, st->wall_ns), human_ns(b, st->tl_width * ((n + 63) / 64)), RESET(t));
 	fprintf(t->f,
 		"  write bursts (>= 1 MiB, writes < 1 s apart): %llu, %s, writers blocked %s\n",
 		(unsigned long long)st->bursts, human_bytes(a, st->burst_bytes),
@@ -428,7 +427,7 @@ static void timeline(const struct term *t, const struct report_view *v)
 		const struct rs_thread *th = &st->threads[bu->thread];
 
 		fprintf(t->f, "    at %-9s tid %-7u %s%-9s in %-9s blocked %-9s %s\n",
-			human_ns(a, bu->start_ns), th->tid,
+			human_ns(a, rs_since_job(st, bu->start_ns)), th->tid,
 			bu->thread == st->training_thread ? "(training) " : "",
 			human_bytes(b, bu->bytes), human_ns(c, bu->end_ns - bu->start_ns),
 			human_ns(d, bu->blocked_ns),

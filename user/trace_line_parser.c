@@ -674,6 +674,12 @@ static char category(const struct trace_str *cat)
 int trace_parse_event(const char *text, size_t len, char *scratch, struct trace_event *ev,
 		      const char **why)
 {
+	return trace_parse_first_event(text, len, scratch, ev, why, NULL);
+}
+
+int trace_parse_first_event(const char *text, size_t len, char *scratch, struct trace_event *ev,
+			    const char **why, size_t *used)
+{
 	struct cursor c = {text, text + len, scratch, NULL};
 	struct trace_str k, name = {"", 0}, cat = {"", 0}, ph = {"", 0};
 	struct hex_fields hx = {{NULL, 0}, {NULL, 0}};
@@ -746,7 +752,9 @@ int trace_parse_event(const char *text, size_t len, char *scratch, struct trace_
 	}
 done:
 	skip_ws(&c);
-	if (c.p != c.end) {
+	if (used) {
+		*used = c.p - text;
+	} else if (c.p != c.end) {
 		fail(&c, "text after the event");
 		goto bad;
 	}

@@ -25,6 +25,10 @@
 int trace_parse_event(const char *text, size_t len, char *scratch, struct trace_event *ev,
 		      const char **why);
 
+/* The same for the first object of text; *used: bytes up to the text after it. */
+int trace_parse_first_event(const char *text, size_t len, char *scratch, struct trace_event *ev,
+			    const char **why, size_t *used);
+
 /* DL_SYS_* of a syscall name as written in traces, or -1. */
 int trace_syscall_kind(const char *name, size_t len);
 

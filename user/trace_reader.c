@@ -64,7 +64,7 @@ static void malformed(struct trace_reader *r, const char *why)
 }
 
 static int parse_and_deliver(struct trace_reader *r, const char *text, size_t len,
-			     struct trace_event *ev, const char **why)
+			     struct trace_event *ev, const char **why, size_t *used)
 {
 	size_t need = TRACE_SCRATCH(len);
 
@@ -80,7 +80,7 @@ static int parse_and_deliver(struct trace_reader *r, const char *text, size_t le
 		r->scratch = s;
 		r->scratch_cap = cap;
 	}
-	return trace_parse_event(text, len, r->scratch, ev, why) ? 1 : 0;
+	return trace_parse_first_event(text, len, r->scratch, ev, why, used) ? 1 : 0;
 }
 
 /* The first line: `[` and dltrace's metadata event. */
@@ -88,6 +88,7 @@ static int header_line(struct trace_reader *r, const char *p, size_t len)
 {
 	struct trace_event ev;
 	const char *why = NULL;
+	size_t used = 0;
 	int rc;
 
 	if (*p == '{')
@@ -104,15 +105,17 @@ static int header_line(struct trace_reader *r, const char *p, size_t len)
 	if (!len)
 		return reader_fail(r, "not a dltrace trace: the first line does not hold "
 				      "dltrace's metadata event");
-	rc = parse_and_deliver(r, p, len, &ev, &why);
+	rc = parse_and_deliver(r, p, len, &ev, &why, &used);
 	if (rc < 0)
 		return rc;
 	if (rc)
-		return reader_fail(r, "not a dltrace trace: the first line is not one event (%s)",
+		return reader_fail(r, "not a dltrace trace: the first line is not an event (%s)",
 				   why);
 	if (ev.type != TEV_HEADER)
 		return reader_fail(r, "not a dltrace trace: a Chrome trace without dltrace's "
 				      "metadata event");
+	if (used != len)
+		return reader_fail(r, "not a dltrace trace: more than one event on the first line");
 	if (ev.format.len != 16 || memcmp(ev.format.s, "dltrace-chrome-1", 16))
 		return reader_fail(r,
 				   "unsupported trace format '%.*s' (this dltrace reads "
@@ -156,7 +159,7 @@ static int handle_line(struct trace_reader *r, const char *p, size_t len)
 		malformed(r, "a line that does not start with ','");
 		return 0;
 	}
-	rc = parse_and_deliver(r, p + 1, len - 1, &ev, &why);
+	rc = parse_and_deliver(r, p + 1, len - 1, &ev, &why, NULL);
 	if (rc < 0)
 		return rc;
 	if (rc) {
