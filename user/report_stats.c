@@ -31,6 +31,9 @@ const char *rs_class_name(int cls)
 	return cls == CLS_DATA ? "data" : cls == CLS_SYNC ? "sync" : "metadata";
 }
 
+/* Offsets and sizes beyond this come from damaged input; sums stay in int64. */
+#define VALUE_MAX ((int64_t)1 << 61)
+
 void rs_init(struct report_stats *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -746,11 +749,14 @@ static void syscall_event(struct report_stats *st, const struct trace_event *ev)
 	uint32_t ti, fi = NONE32;
 	uint64_t dur = ev->dur_ns;
 	uint64_t moved = !failed && ev->ret > 0 ? (uint64_t)ev->ret : 0;
+	bool has_offset = (ev->has & TE_OFFSET) && ev->offset >= 0 && ev->offset <= VALUE_MAX;
 
 	if (k < 0 || k >= DL_SYS_COUNT) {
 		st->unknown_syscalls++;
 		return;
 	}
+	if (moved > VALUE_MAX)
+		moved = VALUE_MAX; /* damaged input: keep offset arithmetic in range */
 	st->syscalls++;
 	ti = thread_get(st, ev->pid, ev->tid, start);
 	if (ti == NONE32)
@@ -882,7 +888,7 @@ static void syscall_event(struct report_stats *st, const struct trace_event *ev)
 	/* application file: per-process state */
 	uint32_t pi = pair_get(st, th->proc, fi);
 	struct rs_pair *p = pi != NONE32 ? &st->pairs[pi] : NULL;
-	struct access a = {ti, fi, pi, (ev->has & TE_OFFSET) != 0, ev->offset, moved, start, end};
+	struct access a = {ti, fi, pi, has_offset, ev->offset, moved, start, end};
 
 	f = &st->files[fi];
 	if (p && DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
