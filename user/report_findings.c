@@ -150,7 +150,7 @@ static const char *proc_label(const struct report_stats *st, uint32_t pi, char *
 	const struct rs_proc *p = &st->procs[pi];
 	char cmd[96];
 
-	display_text(cmd, sizeof(cmd), rs_str(st, p->name), rs_strlen(st, p->name), 40);
+	display_command(cmd, sizeof(cmd), rs_str(st, p->name), rs_strlen(st, p->name), 40);
 	if (st->ntraces > 1)
 		snprintf(buf, size, "pid %u on %s (%s)", p->pid,
 			 rs_str(st, st->traces[p->trace].hostname), cmd);
@@ -462,6 +462,7 @@ static void many_small_files(const struct report_stats *st, struct findings *out
 static void reread_fits_in_ram(const struct report_stats *st, const struct finding_options *opt,
 			       struct findings *out)
 {
+	char name_buf[HUMAN_MAX];
 	uint64_t reread_bytes = 0, reread_ns = 0, read_bytes = 0;
 	uint32_t nfiles = 0;
 	double passes = 0;
@@ -494,9 +495,10 @@ static void reread_fits_in_ram(const struct report_stats *st, const struct findi
 	     "in %.0f%% of the RAM, and reading those files took >= %.0f%% of the job's wall "
 	     "time",
 	     REREAD_PASSES, REREAD_RAM_SHARE * 100, REREAD_TIME_SHARE * 100);
-	evidence(f, "%u files (%s of %s read) were read %.1f times on average: %s read in %s",
-		 nfiles, human_bytes(a, reread_bytes), human_bytes(b, st->dataset_bytes), passes,
-		 human_bytes(c, read_bytes), human_ns(d, reread_ns));
+	evidence(f, "%s files (%s of %s read) were read %.1f times on average: %s read in %s",
+		 human_count(name_buf, nfiles), human_bytes(a, reread_bytes),
+		 human_bytes(b, st->dataset_bytes), passes, human_bytes(c, read_bytes),
+		 human_ns(d, reread_ns));
 	evidence(f, "RAM %s: %s",
 		 opt->ram_from_option ? "(--ram)" : "of the machine making this report",
 		 human_bytes(a, opt->ram_bytes));

@@ -118,3 +118,37 @@ char *display_text(char *out, size_t size, const char *s, size_t len, size_t max
 	out[o] = 0;
 	return out;
 }
+
+char *display_command(char *out, size_t size, const char *cmd, size_t len, size_t max_cols)
+{
+	size_t prog_end = 0, base = 0, n, cols = 0, o = 0;
+	char tmp[1024];
+
+	while (prog_end < len && cmd[prog_end] != ' ')
+		prog_end++;
+	for (size_t i = 0; i < prog_end; i++)
+		if (cmd[i] == '/')
+			base = i + 1;
+	n = len - base < sizeof(tmp) - 1 ? len - base : sizeof(tmp) - 1;
+	display_text(tmp, sizeof(tmp), cmd + base, n, sizeof(tmp));
+	/* cut at max_cols characters (UTF-8 continuation bytes are not columns) */
+	for (size_t i = 0; tmp[i] && o + 4 < size; i++) {
+		if (((unsigned char)tmp[i] & 0xc0) != 0x80) {
+			if (cols == max_cols - 3 && max_cols > 3) {
+				size_t rest = 0;
+
+				for (size_t j = i; tmp[j]; j++)
+					rest += ((unsigned char)tmp[j] & 0xc0) != 0x80;
+				if (rest > 3) {
+					memcpy(out + o, "...", 3);
+					o += 3;
+					break;
+				}
+			}
+			cols++;
+		}
+		out[o++] = tmp[i];
+	}
+	out[o] = 0;
+	return out;
+}

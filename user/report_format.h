@@ -21,4 +21,10 @@ char *human_pct(char *buf, double share); /* 0.125 -> "12.5%" */
  */
 char *display_text(char *out, size_t size, const char *s, size_t len, size_t max_cols);
 
+/*
+ * A command line for a narrow column: the program's base name, then its
+ * arguments, cut at the end with "..." (display_text's cleaning applies).
+ */
+char *display_command(char *out, size_t size, const char *cmd, size_t len, size_t max_cols);
+
 #endif

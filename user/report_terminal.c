@@ -2,6 +2,8 @@
 /* `dltrace report`: the report as text for a terminal (colors only on request). */
 #define _GNU_SOURCE
 #include <langinfo.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +17,7 @@
 struct term {
 	FILE *f;
 	bool color, utf8;
+	int width; /* columns for wrapped text */
 };
 
 static const char *c_on(const struct term *t, const char *code)
@@ -28,6 +31,39 @@ static const char *c_on(const struct term *t, const char *code)
 #define CYAN(t)	  c_on((t), "\033[36m")
 #define GREEN(t)  c_on((t), "\033[32m")
 #define RESET(t)  c_on((t), "\033[0m")
+
+/*
+ * Print text wrapped at the terminal's width: the first line after `first`
+ * (already printed, `col` columns wide), the others indented by `indent`.
+ */
+static void wrapped(const struct term *t, int col, int indent, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *word = p, *end;
+		int len = 0;
+
+		while (*p == ' ')
+			p++;
+		word = p;
+		for (end = p; *end && *end != ' '; end++)
+			len += ((unsigned char)*end & 0xc0) != 0x80;
+		if (end == word)
+			break;
+		if (col > indent && col + 1 + len > t->width) {
+			fprintf(t->f, "\n%*s", indent, "");
+			col = indent;
+		} else if (word != text && col > indent) {
+			fputc(' ', t->f);
+			col++;
+		}
+		fwrite(word, 1, end - word, t->f);
+		col += len;
+		p = end;
+	}
+	fputc('\n', t->f);
+}
 
 static void heading(const struct term *t, const char *title)
 {
@@ -93,7 +129,7 @@ static void time_section(const struct term *t, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
 	uint32_t *order;
-	char label[80], name[64];
+	char label[128], name[64];
 
 	heading(t, "Time in I/O system calls (all files)");
 	fprintf(t->f, "  %s%-34s %9s %9s %9s %9s %9s %7s%s\n", DIM(t), "", "wall", "in I/O", "data",
@@ -101,8 +137,11 @@ static void time_section(const struct term *t, const struct report_view *v)
 	if (st->training_thread != NONE32) {
 		const struct rs_thread *th = &st->threads[st->training_thread];
 
-		snprintf(label, sizeof(label), "training thread %u (%s)", th->tid,
-			 shown(st, th->comm, name, sizeof(name), 14));
+		if (th->comm != NONE32)
+			shown(st, th->comm, name, sizeof(name), 14);
+		else
+			snprintf(name, sizeof(name), "pid %u", st->procs[th->proc].pid);
+		snprintf(label, sizeof(label), "training thread %u (%s)", th->tid, name);
 		time_row(t, label, rs_thread_wall(st, th), th->io_ns[CLS_DATA], th->io_ns[CLS_META],
 			 th->io_ns[CLS_SYNC]);
 	}
@@ -114,8 +153,9 @@ static void time_section(const struct term *t, const struct report_view *v)
 		for (int s = 0; s < SCOPE_COUNT; s++)
 			for (int c = 0; c < CLS_COUNT; c++)
 				cls[c] += p->io_ns[s][c];
-		snprintf(label, sizeof(label), "pid %-7u %s", p->pid,
-			 shown(st, p->name, name, sizeof(name), 22));
+		display_command(name, sizeof(name), rs_str(st, p->name), rs_strlen(st, p->name),
+				23);
+		snprintf(label, sizeof(label), "pid %-7u %s", p->pid, name);
 		time_row(t, label, rs_proc_wall(st, p), cls[CLS_DATA], cls[CLS_META],
 			 cls[CLS_SYNC]);
 	}
@@ -150,10 +190,14 @@ static void findings(const struct term *t, const struct report_view *v)
 			: f->level == LEVEL_WARN ? "WARN"
 						 : "INFO",
 			RESET(t), BOLD(t), f->title, RESET(t), DIM(t), f->id, RESET(t));
-		fprintf(t->f, "    %srule:%s %s\n", DIM(t), RESET(t), f->rule);
-		for (int k = 0; k < f->nevidence; k++)
-			fprintf(t->f, "    - %s\n", f->evidence[k]);
-		fprintf(t->f, "    %s=>%s %s\n", GREEN(t), RESET(t), f->recommendation);
+		fprintf(t->f, "    %srule:%s ", DIM(t), RESET(t));
+		wrapped(t, 10, 10, f->rule);
+		for (int k = 0; k < f->nevidence; k++) {
+			fprintf(t->f, "    - ");
+			wrapped(t, 6, 6, f->evidence[k]);
+		}
+		fprintf(t->f, "    %s=>%s ", GREEN(t), RESET(t));
+		wrapped(t, 7, 7, f->recommendation);
 	}
 }
 
@@ -235,6 +279,10 @@ static void application(const struct term *t, const struct report_view *v)
 	    b6[HUMAN_MAX];
 
 	heading(t, "Application I/O (environment and pipes excluded)");
+	if (!a->calls) {
+		fprintf(t->f, "  no system call on application files\n");
+		return;
+	}
 	fprintf(t->f, "  reads  %s, %s: %s sequential, %s consecutive, %s random, %s small\n",
 		human_count(b1, a->reads), human_bytes(b2, a->bytes_read),
 		human_count(b3, a->seq_reads), human_count(b4, a->consec_reads),
@@ -261,13 +309,19 @@ static void files(const struct term *t, const struct report_view *v)
 	for (uint32_t i = 0; i < st->nfiles; i++)
 		count += st->files[i].scope == SCOPE_APP;
 	heading(t, "Files");
+	if (!count) {
+		fprintf(t->f, "  no application file\n");
+		free(order);
+		return;
+	}
 	fprintf(t->f,
-		"  %u application files: %u read (%u once, %u re-read), %u written; data read "
+		"  %s application files: %s read (%s once, %s re-read), %s written; data read "
 		"spans %s\n",
-		count, st->files_read, st->files_read_once, st->files_reread, st->files_written,
-		human_bytes(a, st->dataset_bytes));
+		human_count(a, count), human_count(b, st->files_read),
+		human_count(c, st->files_read_once), human_count(d, st->files_reread),
+		human_count(e, st->files_written), human_bytes(name, st->dataset_bytes));
 	fprintf(t->f,
-		"  redundant reads: %s re-read within an open, %s read concurrently by "
+		"  redundant reads: %s read again within an open, %s read at the same time by "
 		"several processes\n",
 		human_bytes(a, st->redundant_in_open), human_bytes(b, st->concurrent_dup));
 	fprintf(t->f, "  file sizes:");
@@ -334,14 +388,16 @@ static void balance(const struct term *t, const struct report_view *v)
 	for (uint32_t g = 0; g < st->ngroups && g < TERM_ROWS; g++) {
 		const struct rs_group *x = &st->groups[g];
 
+		display_command(name, sizeof(name), rs_str(st, x->name), rs_strlen(st, x->name),
+				30);
 		fprintf(t->f,
 			"  %u x %s: bytes %s..%s (%s apart), I/O time %s..%s (%s apart); slowest "
 			"pid %u, fastest pid %u\n",
-			x->members, shown(st, x->name, name, sizeof(name), 30),
-			human_bytes(a, x->bytes_min), human_bytes(b, x->bytes_max),
-			human_pct(c, x->bytes_imbalance), human_ns(d, x->io_min),
-			human_ns(e, x->io_max), human_pct(f1, x->time_imbalance),
-			st->procs[x->slowest].pid, st->procs[x->fastest].pid);
+			x->members, name, human_bytes(a, x->bytes_min),
+			human_bytes(b, x->bytes_max), human_pct(c, x->bytes_imbalance),
+			human_ns(d, x->io_min), human_ns(e, x->io_max),
+			human_pct(f1, x->time_imbalance), st->procs[x->slowest].pid,
+			st->procs[x->fastest].pid);
 	}
 	if (st->ntraces > 1)
 		for (uint32_t i = 0; i < st->ntraces; i++)
@@ -472,7 +528,11 @@ static void environment(const struct term *t, const struct report_view *v)
 void report_terminal(FILE *out, const struct report_view *v)
 {
 	const char *cs = nl_langinfo(CODESET);
-	struct term t = {out, v->color, cs && !strcmp(cs, "UTF-8")};
+	struct term t = {out, v->color, cs && !strcmp(cs, "UTF-8"), 100};
+	struct winsize ws;
+
+	if (isatty(fileno(out)) && !ioctl(fileno(out), TIOCGWINSZ, &ws) && ws.ws_col >= 60)
+		t.width = ws.ws_col < 160 ? ws.ws_col : 160;
 
 	header(&t, v);
 	findings(&t, v);
