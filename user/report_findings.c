@@ -612,7 +612,7 @@ static void sync_heavy(const struct report_stats *st, struct findings *out)
 	     SYNC_MIN);
 	evidence(f, "%s syncs for %s written (%s per sync); syncs took %s, %s of write+sync time",
 		 human_count(a, t->syncs), human_bytes(b, t->bytes_written),
-		 human_bytes(c, (uint64_t)per_sync), human_ns(d, t->io_ns[CLS_SYNC]),
+		 human_bytes(c, clamp_u64(per_sync)), human_ns(d, t->io_ns[CLS_SYNC]),
 		 human_pct(e, share));
 	top_files(st, f, m_syncs, "syncs");
 	metric(f, "syncs", t->syncs);

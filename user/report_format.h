@@ -8,6 +8,12 @@
 
 #define HUMAN_MAX 32
 
+/* A double as uint64_t, clamped (NaN and negatives: 0). */
+static inline uint64_t clamp_u64(double v)
+{
+	return v >= 18446744073709549568.0 ? UINT64_MAX : v > 0 ? (uint64_t)v : 0;
+}
+
 /* Each returns buf (HUMAN_MAX bytes). */
 char *human_bytes(char *buf, uint64_t bytes);
 char *human_ns(char *buf, uint64_t ns);

@@ -162,6 +162,8 @@ static void summary(FILE *f, const struct report_view *v)
 
 		card(f, human_pct(b, frac(rs_thread_io(t), rs_thread_wall(st, t))),
 		     "of the training thread's time in I/O");
+		card(f, human_pct(b, frac(t->scope_ns[SCOPE_OTHER], rs_thread_wall(st, t))),
+		     "of it waiting on pipes and sockets (e.g. DataLoader workers)");
 	}
 	fprintf(f, "</div><h3>Traces</h3><div class=\"scroll\"><table><thead><tr>"
 		   "<th class=\"l\">file</th><th class=\"l\">host</th><th class=\"l\">start</th>"
@@ -254,18 +256,18 @@ static const char *label_rate(char *b, double v)
 {
 	char t[HUMAN_MAX];
 
-	snprintf(b, HUMAN_MAX, "%s/s", human_bytes(t, (uint64_t)v));
+	snprintf(b, HUMAN_MAX, "%s/s", human_bytes(t, clamp_u64(v)));
 	return b;
 }
 
 static const char *label_count(char *b, double v)
 {
-	return human_count(b, (uint64_t)v);
+	return human_count(b, clamp_u64(v));
 }
 
 static const char *label_ns(char *b, double v)
 {
-	return human_ns(b, (uint64_t)v);
+	return human_ns(b, clamp_u64(v));
 }
 
 static void timeline_chart(FILE *f, const struct report_stats *st)
@@ -331,7 +333,7 @@ static void timeline_chart(FILE *f, const struct report_stats *st)
 	for (int i = 0; i <= 4; i++)
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>",
 			x0 + w * i / 4, CHART_H - 12,
-			human_ns(b, (uint64_t)((double)n * st->tl_width * i / 4)));
+			human_ns(b, clamp_u64((double)n * st->tl_width * i / 4)));
 	fprintf(f, "</svg><div class=\"legend\"><span><i style=\"background:#2f74c0\"></i>read"
 		   "</span><span><i style=\"background:#d9822b\"></i>write</span><span><i "
 		   "style=\"background:#f3d6d6\"></i>write burst (checkpoint)</span></div>");
@@ -448,7 +450,7 @@ static void time_section(FILE *f, const struct report_view *v)
 		td_num(f, cls[0], human_ns(a, cls[0]));
 		td_num(f, cls[1], human_ns(a, cls[1]));
 		td_num(f, cls[2], human_ns(a, cls[2]));
-		td_num(f, (uint64_t)(frac(io, wall) * 1e6), human_pct(a, frac(io, wall)));
+		td_num(f, clamp_u64(frac(io, wall) * 1e6), human_pct(a, frac(io, wall)));
 		td_num(f, p->app_bytes_read, human_bytes(a, p->app_bytes_read));
 		td_num(f, p->app_bytes_written, human_bytes(a, p->app_bytes_written));
 		fprintf(f, "</tr>");
@@ -474,7 +476,7 @@ static void time_section(FILE *f, const struct report_view *v)
 		td_num(f, t->io_ns[0], human_ns(a, t->io_ns[0]));
 		td_num(f, t->io_ns[1], human_ns(a, t->io_ns[1]));
 		td_num(f, t->io_ns[2], human_ns(a, t->io_ns[2]));
-		td_num(f, (uint64_t)(frac(io, wall) * 1e6), human_pct(a, frac(io, wall)));
+		td_num(f, clamp_u64(frac(io, wall) * 1e6), human_pct(a, frac(io, wall)));
 		td_num(f, t->app_bytes_read, human_bytes(a, t->app_bytes_read));
 		fprintf(f, "</tr>");
 	}
@@ -614,7 +616,7 @@ static void files(FILE *f, const struct report_view *v)
 		td_num(f, x->max_byte_read + 1,
 		       x->max_byte_read >= 0 ? human_count(a, (uint64_t)x->max_byte_read) : "-");
 		snprintf(a, sizeof(a), "%.2f", x->passes);
-		td_num(f, (uint64_t)(x->passes * 1000), a);
+		td_num(f, clamp_u64(x->passes * 1000), a);
 		td_num(f, x->reread_within_open, human_bytes(a, x->reread_within_open));
 		td_num(f, io, human_ns(a, io));
 		fprintf(f, "</tr>");
@@ -712,11 +714,11 @@ static void balance(FILE *f, const struct report_view *v)
 			fprintf(f, "</td><td>%u</td>", x->members);
 			td_num(f, x->bytes_min, human_bytes(a, x->bytes_min));
 			td_num(f, x->bytes_max, human_bytes(a, x->bytes_max));
-			td_num(f, (uint64_t)(x->bytes_imbalance * 1e6),
+			td_num(f, clamp_u64(x->bytes_imbalance * 1e6),
 			       human_pct(b, x->bytes_imbalance));
 			td_num(f, x->io_min, human_ns(a, x->io_min));
 			td_num(f, x->io_max, human_ns(a, x->io_max));
-			td_num(f, (uint64_t)(x->time_imbalance * 1e6),
+			td_num(f, clamp_u64(x->time_imbalance * 1e6),
 			       human_pct(b, x->time_imbalance));
 			fprintf(f, "<td>%u</td></tr>", st->procs[x->slowest].pid);
 		}

@@ -15,7 +15,8 @@
  *                lost_events, syscalls, failed_syscalls
  *   time         io_ns{data,metadata,sync,total} (all files),
  *                training_thread{pid,tid,name,wall_ns,io_ns,data_ns,metadata_ns,
- *                sync_ns,io_share,app_read_ns,burst_blocked_ns} (or null),
+ *                sync_ns,io_share,app_io_ns,env_io_ns,other_io_ns,app_read_ns,
+ *                burst_blocked_ns} (or null; other: pipes, sockets),
  *                processes[]{pid,ppid,host,command,threads,wall_ns,io_ns,data_ns,
  *                metadata_ns,sync_ns,io_share,app_io_ns,env_io_ns,calls,failed,
  *                app_bytes_read,app_bytes_written},
@@ -334,6 +335,9 @@ static void time_section(struct jw *w, const struct report_view *v)
 
 		OBJ(w, "training_thread");
 		thread_fields(w, st, t);
+		u64(w, "app_io_ns", t->scope_ns[SCOPE_APP]);
+		u64(w, "env_io_ns", t->scope_ns[SCOPE_ENV]);
+		u64(w, "other_io_ns", t->scope_ns[SCOPE_OTHER]);
 		u64(w, "app_read_ns", t->app_read_ns);
 		u64(w, "burst_blocked_ns", t->burst_blocked_ns);
 		END_OBJ(w);

@@ -768,8 +768,7 @@ static void syscall_event(struct report_stats *st, const struct trace_event *ev)
 	th->calls++;
 	pr->io_ns[scope][cls] += dur;
 	pr->calls++;
-	if (scope == SCOPE_APP)
-		th->app_io_ns += dur;
+	th->scope_ns[scope] += dur;
 
 	sc = &st->sys[scope][k];
 	sc->calls++;

@@ -79,8 +79,9 @@ struct rs_thread {
 	uint32_t comm; /* string id or NONE32 */
 	uint64_t first_ns, last_ns;
 	bool started, exited;
-	uint64_t io_ns[CLS_COUNT]; /* all scopes */
-	uint64_t app_io_ns, calls;
+	uint64_t io_ns[CLS_COUNT];	/* all scopes */
+	uint64_t scope_ns[SCOPE_COUNT]; /* time in calls on application, environment, other files */
+	uint64_t calls;
 	uint64_t app_read_ns, app_bytes_read, app_reads;
 	/* the write burst in progress */
 	bool b_on;

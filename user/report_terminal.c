@@ -125,6 +125,21 @@ static void time_row(const struct term *t, const char *label, uint64_t wall, uin
 		human_pct(p, share(io, wall)));
 }
 
+/* Where the training thread's I/O time went: its files, the environment, pipes. */
+static void time_split(const struct term *t, const struct report_stats *st,
+		       const struct rs_thread *th)
+{
+	uint64_t wall = rs_thread_wall(st, th);
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX];
+
+	fprintf(t->f,
+		"  %s  of its wall time: %s in application files, %s in the environment, %s in "
+		"pipes and sockets (e.g. batches from DataLoader workers)%s\n",
+		DIM(t), human_pct(a, share(th->scope_ns[SCOPE_APP], wall)),
+		human_pct(b, share(th->scope_ns[SCOPE_ENV], wall)),
+		human_pct(c, share(th->scope_ns[SCOPE_OTHER], wall)), RESET(t));
+}
+
 static void time_section(const struct term *t, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
@@ -144,6 +159,7 @@ static void time_section(const struct term *t, const struct report_view *v)
 		snprintf(label, sizeof(label), "training thread %u (%s)", th->tid, name);
 		time_row(t, label, rs_thread_wall(st, th), th->io_ns[CLS_DATA], th->io_ns[CLS_META],
 			 th->io_ns[CLS_SYNC]);
+		time_split(t, st, th);
 	}
 	order = rs_sorted(st->nprocs, key_proc_io, st);
 	for (uint32_t k = 0; order && k < st->nprocs && k < TERM_ROWS; k++) {
@@ -468,10 +484,10 @@ static void timeline(const struct term *t, const struct report_view *v)
 	heading(t, "Timeline (application bytes)");
 	fprintf(t->f, "  read  |");
 	sparkline(t, st->tl_read + first, n);
-	fprintf(t->f, "| peak %s/s\n", human_bytes(a, (uint64_t)(peak_r * 1e9 / st->tl_width)));
+	fprintf(t->f, "| peak %s/s\n", human_bytes(a, clamp_u64(peak_r * 1e9 / st->tl_width)));
 	fprintf(t->f, "  write |");
 	sparkline(t, st->tl_write + first, n);
-	fprintf(t->f, "| peak %s/s\n", human_bytes(a, (uint64_t)(peak_w * 1e9 / st->tl_width)));
+	fprintf(t->f, "| peak %s/s\n", human_bytes(a, clamp_u64(peak_w * 1e9 / st->tl_width)));
 	fprintf(t->f, "  %sfrom the job's first event, 0 .. %s, %s per column%s\n", DIM(t),
 		human_ns(a, st->wall_ns), human_ns(b, st->tl_width * ((n + 63) / 64)), RESET(t));
 	fprintf(t->f,
