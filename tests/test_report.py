@@ -114,13 +114,14 @@ def tearDownModule():
     shutil.rmtree(_tmp, ignore_errors=True)
 
 
-def recorded(name, cmd, setup=None):
-    """Trace cmd once for the whole module; returns (trace path, workload stdout)."""
+def recorded(name, cmd, setup=None, layers=False):
+    """Trace cmd once for the whole module; returns (trace path, workload stdout).
+    Only the syscall layer unless layers (it attaches faster)."""
     if name not in _traces:
         if setup:
             setup()
         out = os.path.join(_tmp, name + '.json')
-        res, _ = trace_command(cmd, out)
+        res, _ = trace_command(cmd, out, () if layers else ('--layers', 'syscall'))
         _traces[name] = (out, res.stdout.decode())
     return _traces[name]
 
@@ -157,10 +158,19 @@ WORKLOADS = {
 }
 
 
+# traced with every capture layer the kernel offers
+ALL_LAYERS = ('single-reader',)
+
+
 def pattern_trace(mode):
     args = WORKLOADS[mode]
     cmd = [PATTERNS, args[0]] + [a if a.isdigit() else data(a) for a in args[1:]]
-    return recorded(mode, cmd, make_inputs)[0]
+    return recorded(mode, cmd, make_inputs, mode in ALL_LAYERS)[0]
+
+
+def trace_events(path):
+    with open(path) as f:
+        return [json.loads(line[1:]) for line in f if line.startswith(',{')]
 
 
 class ExactCountsTest(unittest.TestCase):
@@ -251,8 +261,7 @@ class ExactCountsTest(unittest.TestCase):
         self.assertTrue(a['exact'])
 
     def test_latency_quantiles_follow_the_trace(self):
-        with open(self.trace) as f:
-            events = [json.loads(line[1:]) for line in f if line.startswith(',{')]
+        events = trace_events(self.trace)
         durs = defaultdict(list)
         for ev in io_events(events, under=self.data_dir):
             durs[ev['name']].append(round(ev['dur'] * 1000))
@@ -392,8 +401,7 @@ class FindingsTest(unittest.TestCase):
 
     def test_failed_syscalls(self):
         rep, f = self.check('enoent', 'failed_syscalls', 'warn')
-        with open(pattern_trace('enoent')) as fh:
-            events = [json.loads(line[1:]) for line in fh if line.startswith(',{')]
+        events = trace_events(pattern_trace('enoent'))
         failed = [e for e in io_events(events) if e['args'].get('ret') == -1]
         self.assertEqual(f['metrics']['failed'], len(failed))
         missing = [e for e in failed if '/missing-' in e['args']['path']]
@@ -404,6 +412,28 @@ class FindingsTest(unittest.TestCase):
         _, f = self.check('single-reader', 'low_read_parallelism')
         self.assertEqual(f['metrics']['idle_peers'], 3)
         self.assertEqual(f['metrics']['reader_bytes'], 64 * MIB)
+
+    def test_other_capture_layers(self):
+        """With every layer: the syscall figures are the same, the others are summed."""
+        trace = pattern_trace('single-reader')
+        rep = report_json(trace)
+        events = trace_events(trace)
+        layers = rep['layers']
+        self.assertTrue(layers['active'].startswith('syscall'))
+        p = rep['pattern']
+        self.assertEqual((p['reads'], p['bytes_read']), (1025, 64 * MIB))
+        in64 = next(f for f in rep['files']['list'] if f['path'] == data('in64'))
+        misses = sum(e['args'].get('cache_miss_bytes', 0) for e in io_events(events)
+                     if e['args'].get('path') == data('in64'))
+        self.assertEqual(in64['cache_miss_bytes'], misses)
+        if 'cache' in layers['active'].split(','):
+            # its pages were dropped before the reads: they came from the disk
+            self.assertGreater(misses, 0)
+        faults = [e for e in events if e.get('cat') == 'mmap' and e['ph'] == 'i']
+        self.assertEqual(sum(layers['page_faults'].values()), len(faults))
+        blocks = [e for e in events if e.get('cat') == 'block' and e['ph'] == 'b']
+        self.assertEqual(layers['block']['reads'] + layers['block']['writes'] +
+                         layers['block']['other'], len(blocks))
 
 
 class DamagedInputTest(unittest.TestCase):

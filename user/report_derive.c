@@ -445,6 +445,8 @@ static void derive_job(struct report_stats *st)
 	for (uint32_t i = 0; i < st->nprocs; i++) {
 		struct rs_proc *p = &st->procs[i];
 
+		if (p->threads)
+			st->nprocs_active++;
 		if (p->trace < st->ntraces) {
 			st->traces[p->trace].app_bytes += proc_app_bytes(p);
 			st->traces[p->trace].app_io_ns += proc_app_io(p);

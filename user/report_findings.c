@@ -502,6 +502,16 @@ static void reread_fits_in_ram(const struct report_stats *st, const struct findi
 	evidence(f, "RAM %s: %s",
 		 opt->ram_from_option ? "(--ram)" : "of the machine making this report",
 		 human_bytes(a, opt->ram_bytes));
+	if (st->layers.cache_reads) {
+		uint64_t miss = 0;
+
+		for (uint32_t i = 0; i < st->nfiles; i++)
+			if (st->files[i].scope == SCOPE_APP && st->files[i].passes >= REREAD_PASSES)
+				miss += st->files[i].cache_miss;
+		evidence(f, "of the %s read from them, %s came from storage (page-cache misses)",
+			 human_bytes(a, read_bytes), human_bytes(b, miss));
+		metric(f, "cache_miss_bytes", miss);
+	}
 	metric(f, "files", nfiles);
 	metric(f, "reread_bytes", reread_bytes);
 	metric(f, "dataset_bytes", st->dataset_bytes);

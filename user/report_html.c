@@ -151,7 +151,7 @@ static void summary(FILE *f, const struct report_view *v)
 	card(f, human_ns(b, st->wall_ns), "wall time");
 	card(f, human_count(b, st->events), "events");
 	card(f, human_count(b, lost), "events lost");
-	card(f, human_count(b, st->nprocs), "processes");
+	card(f, human_count(b, st->nprocs_active), "processes");
 	card(f, human_count(b, st->nthreads), "threads");
 	card(f, human_count(b, st->hosts), "hosts");
 	card(f, human_bytes(b, a->bytes_read), "application bytes read");
@@ -828,6 +828,25 @@ static void environment(FILE *f, const struct report_view *v)
 				(unsigned long long)st->errnos[i].count[2]);
 		}
 		fprintf(f, "</tbody></table>");
+	}
+	if (st->layers.active != NONE32 && strcmp(rs_str(st, st->layers.active), "syscall")) {
+		const struct rs_layers *l = &st->layers;
+
+		fprintf(f, "<h3>Other capture layers (");
+		esc_id(f, st, l->active);
+		fprintf(f, ")</h3><div class=\"cards\">");
+		card(f, human_count(a, l->faults[SCOPE_APP]), "page faults on application files");
+		card(f, human_count(a, l->faults[SCOPE_ENV]), "page faults on the environment");
+		if (l->cache_reads)
+			card(f, human_bytes(a, l->cache_miss[SCOPE_APP]),
+			     "application bytes read from storage (page-cache misses)");
+		card(f, human_count(a, l->block_requests[0]), "block reads");
+		card(f, human_bytes(a, l->block_bytes[0]), "block bytes read");
+		card(f, human_count(a, l->block_requests[1]), "block writes");
+		card(f, human_bytes(a, l->block_bytes[1]), "block bytes written");
+		card(f, human_ns(a, sketch_quantile(&l->block_lat, 0.99)), "block latency p99");
+		card(f, human_count(a, l->uring_requests), "io_uring requests");
+		fprintf(f, "</div>");
 	}
 	fprintf(f, "</section>\n");
 }

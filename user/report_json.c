@@ -39,7 +39,8 @@
  *                consec_reads,seq_writes,consec_writes,random_reads,random_writes,
  *                rw_switches,processes,readers,first_ns,last_ns,max_byte_read,
  *                max_byte_written,size,extent,passes,reread_within_open,
- *                concurrent_duplicate_bytes,read_ns,write_ns,metadata_ns,sync_ns,
+ *                concurrent_duplicate_bytes,page_faults,cache_miss_bytes,read_ns,
+ *                write_ns,metadata_ns,sync_ns,
  *                dev,fs}
  *   directories[] path, files, bytes_read, bytes_written, reads, writes,
  *                metadata_calls, failed, io_ns
@@ -55,6 +56,11 @@
  *   environment  calls, failed, bytes_read, bytes_written, io_ns, files,
  *                kinds[]{kind,calls,failed,bytes_read,bytes_written,io_ns,files}
  *   other        calls, failed, bytes_read, bytes_written, io_ns
+ *   layers       active, page_faults{application,environment,other},
+ *                reads_with_cache_info, cache_miss_bytes{application,environment,
+ *                other}, block{reads,writes,other,read_bytes,write_bytes,
+ *                latency_ns{p50,p99,max}}, uring_requests, vfs_events
+ *                (what the other capture layers saw; zeros without them)
  *   errors[]     errno, count, application, environment, other
  *   findings[]   id, level, title, rule, evidence[], metrics{}, recommendation
  */
@@ -254,7 +260,7 @@ static void job(struct jw *w, const struct report_stats *st)
 		failed += st->tot[s].failed;
 	u64(w, "start_ns", st->job_start_ns);
 	u64(w, "wall_ns", st->wall_ns);
-	u64(w, "processes", st->nprocs);
+	u64(w, "processes", st->nprocs_active);
 	u64(w, "threads", st->nthreads);
 	u64(w, "events", st->events);
 	u64(w, "lost_events", lost);
@@ -507,6 +513,8 @@ static void file_entry(struct jw *w, const struct report_stats *st, const struct
 	num(w, "passes", f->passes);
 	u64(w, "reread_within_open", f->reread_within_open);
 	u64(w, "concurrent_duplicate_bytes", f->concurrent_dup_bytes);
+	u64(w, "page_faults", f->faults);
+	u64(w, "cache_miss_bytes", f->cache_miss);
 	u64(w, "read_ns", f->read_ns);
 	u64(w, "write_ns", f->write_ns);
 	u64(w, "metadata_ns", f->io_ns[CLS_META]);
@@ -735,6 +743,39 @@ static void environment(struct jw *w, const struct report_stats *st)
 	END_OBJ(w);
 }
 
+static void layers(struct jw *w, const struct report_stats *st)
+{
+	static const char *const scopes[SCOPE_COUNT] = {"application", "environment", "other"};
+	const struct rs_layers *l = &st->layers;
+
+	OBJ(w, "layers");
+	sid(w, "active", st, l->active);
+	OBJ(w, "page_faults");
+	for (int s = 0; s < SCOPE_COUNT; s++)
+		u64(w, scopes[s], l->faults[s]);
+	END_OBJ(w);
+	u64(w, "reads_with_cache_info", l->cache_reads);
+	OBJ(w, "cache_miss_bytes");
+	for (int s = 0; s < SCOPE_COUNT; s++)
+		u64(w, scopes[s], l->cache_miss[s]);
+	END_OBJ(w);
+	OBJ(w, "block");
+	u64(w, "reads", l->block_requests[0]);
+	u64(w, "writes", l->block_requests[1]);
+	u64(w, "other", l->block_requests[2]);
+	u64(w, "read_bytes", l->block_bytes[0]);
+	u64(w, "write_bytes", l->block_bytes[1]);
+	OBJ(w, "latency_ns");
+	u64(w, "p50", sketch_quantile(&l->block_lat, 0.5));
+	u64(w, "p99", sketch_quantile(&l->block_lat, 0.99));
+	u64(w, "max", l->block_lat.max);
+	END_OBJ(w);
+	END_OBJ(w);
+	u64(w, "uring_requests", l->uring_requests);
+	u64(w, "vfs_events", l->vfs_events);
+	END_OBJ(w);
+}
+
 static void errors(struct jw *w, const struct report_stats *st)
 {
 	ARR(w, "errors");
@@ -798,6 +839,7 @@ void report_json(FILE *out, const struct report_view *v)
 	timeline(&w, v->st);
 	bursts(&w, v->st);
 	environment(&w, v->st);
+	layers(&w, v->st);
 	errors(&w, v->st);
 	findings(&w, v->fi);
 	END_OBJ(&w);

@@ -50,6 +50,8 @@ void rs_init(struct report_stats *st)
 			sketch_init(&st->sys[s][k].size);
 			sketch_init(&st->sys[s][k].lat);
 		}
+	sketch_init(&st->layers.block_lat);
+	st->layers.active = NONE32;
 	st->tl_width = 1000000; /* 1 ms, doubled as needed */
 	st->training_thread = NONE32;
 	st->cache_thread_key = UINT64_MAX;
@@ -62,6 +64,7 @@ void rs_free(struct report_stats *st)
 			sketch_free(&st->sys[s][k].size);
 			sketch_free(&st->sys[s][k].lat);
 		}
+	sketch_free(&st->layers.block_lat);
 	string_index_free(&st->strings);
 	u64_index_free(&st->proc_ix);
 	u64_index_free(&st->thread_ix);
@@ -829,6 +832,13 @@ static void syscall_event(struct report_stats *st, const struct trace_event *ev)
 	f = &st->files[fi];
 	f->calls++;
 	f->io_ns[cls] += dur;
+	if (ev->has & TE_CACHE_MISS) {
+		uint64_t miss = ev->cache_miss > VALUE_MAX ? VALUE_MAX : ev->cache_miss;
+
+		f->cache_miss += miss;
+		st->layers.cache_miss[scope] += miss;
+		st->layers.cache_reads++;
+	}
 	if (start < f->first_ns)
 		f->first_ns = start;
 	if (end > f->last_ns)
@@ -997,6 +1007,54 @@ static void process_event(struct report_stats *st, const struct trace_event *ev)
 	}
 }
 
+/* Events of the other capture layers: counted, page faults per file. */
+static void layer_event(struct report_stats *st, const struct trace_event *ev)
+{
+	struct rs_layers *l = &st->layers;
+	const struct trace_str *nm = &ev->event_name;
+	enum env_kind env;
+	uint8_t scope;
+
+	switch (ev->cat) {
+	case 'f':
+		if (ev->ph != 'i')
+			return;
+		scope = path_scope(ev->path.s, ev->path.len, &env);
+		l->faults[scope]++;
+		if (scope != SCOPE_OTHER) {
+			uint32_t fi = file_get(st, &ev->path, scope, env,
+					       (uint64_t)st->traces[st->cur].offset_ns + ev->ts_ns);
+
+			if (fi != NONE32)
+				st->files[fi].faults++;
+		}
+		return;
+	case 'b':
+		if (ev->ph == 'b') {
+			int op = nm->len == 4 && !memcmp(nm->s, "read", 4)    ? 0
+				 : nm->len == 5 && !memcmp(nm->s, "write", 5) ? 1
+									      : 2;
+
+			l->block_requests[op]++;
+			if (op < 2 && (ev->has & TE_BYTES))
+				l->block_bytes[op] += ev->bytes > VALUE_MAX ? VALUE_MAX : ev->bytes;
+		} else if (ev->ph == 'e' && (ev->has & TE_LATENCY)) {
+			sketch_add(&l->block_lat,
+				   ev->latency_ns >> 60 ? 1ull << 60 : ev->latency_ns);
+		}
+		return;
+	case 'u':
+		if (ev->ph == 'b')
+			l->uring_requests++;
+		return;
+	case 'v':
+		l->vfs_events++;
+		return;
+	default:
+		return;
+	}
+}
+
 static void header_event(struct report_stats *st, const struct trace_event *ev)
 {
 	struct rs_trace *t = &st->traces[st->cur];
@@ -1007,6 +1065,8 @@ static void header_event(struct report_stats *st, const struct trace_event *ev)
 	t->version = intern(st, &ev->version);
 	t->start_wall = intern(st, &ev->start_wall);
 	t->start_wall_ns = ev->start_wall_ns;
+	if (st->layers.active == NONE32 && ev->layers.len)
+		st->layers.active = intern(st, &ev->layers);
 	if (!st->origin_set)
 		rs_set_origin(st, ev->start_wall_ns);
 	t->offset_ns =
@@ -1065,6 +1125,9 @@ void rs_event(void *ctx, const struct trace_event *ev)
 		}
 		return;
 	case TEV_OTHER:
+		return;
+	case TEV_LAYER:
+		layer_event(st, ev);
 		return;
 	default:
 		process_event(st, ev);

@@ -101,6 +101,7 @@ struct rs_file {
 	int64_t max_byte_read, max_byte_written; /* -1: none */
 	uint64_t file_size;			 /* largest size seen at an open */
 	uint64_t reread_within_open;		 /* bytes read again while the file stayed open */
+	uint64_t faults, cache_miss; /* mmap page faults; bytes reads brought into the cache */
 	uint64_t io_ns[CLS_COUNT], read_ns, write_ns;
 	uint64_t first_ns, last_ns;
 	uint32_t procs, readers, first_pair;
@@ -179,6 +180,18 @@ struct rs_group {		 /* processes compared for balance */
 	double bytes_imbalance, time_imbalance;
 };
 
+/* What the other capture layers saw (when the trace has them). */
+struct rs_layers {
+	uint32_t active;		  /* the header's "layers" (string id), first trace */
+	uint64_t faults[SCOPE_COUNT];	  /* page faults on file mappings, by scope */
+	uint64_t cache_reads;		  /* reads that carry cache_miss_bytes */
+	uint64_t cache_miss[SCOPE_COUNT]; /* bytes reads brought into the page cache */
+	uint64_t block_requests[3];	  /* read, write, other */
+	uint64_t block_bytes[2];	  /* read, write */
+	struct quantile_sketch block_lat; /* ns */
+	uint64_t uring_requests, vfs_events;
+};
+
 struct report_stats {
 	struct string_index strings;
 	struct rs_trace *traces;
@@ -211,6 +224,7 @@ struct report_stats {
 	uint64_t errnos_other;
 
 	uint64_t events, syscalls, unknown_syscalls, process_events;
+	struct rs_layers layers;
 	uint64_t last_ns; /* latest event end, report time */
 
 	/* timeline of application bytes (report time: ns since the origin) */
@@ -232,6 +246,7 @@ struct report_stats {
 	uint32_t *group_members;
 	uint32_t ngroups;
 	uint32_t hosts;
+	uint32_t nprocs_active;	    /* processes with a thread seen (not device tracks) */
 	uint64_t job_start_ns;	    /* the first event of the job's processes */
 	uint64_t wall_ns;	    /* from the first to the last event of the job's processes */
 	uint64_t traces_end_ns;	    /* the end of the last trace */

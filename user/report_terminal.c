@@ -104,8 +104,9 @@ static void header(const struct term *t, const struct report_view *v)
 			tr->start_wall != NONE32 ? rs_str(st, tr->start_wall) : "",
 			shown(st, tr->target, buf, sizeof(buf), 90));
 	}
-	fprintf(t->f, "  %u processes, %u threads, %s file syscalls (%s failed)\n", st->nprocs,
-		st->nthreads, human_count(a, st->syscalls), human_count(d, failed));
+	fprintf(t->f, "  %u processes, %u threads, %s file syscalls (%s failed)\n",
+		st->nprocs_active, st->nthreads, human_count(a, st->syscalls),
+		human_count(d, failed));
 	for (uint32_t i = 0; i < st->ntraces; i++) {
 		int n = report_trace_warnings(st, i, lines);
 
@@ -541,6 +542,39 @@ static void environment(const struct term *t, const struct report_view *v)
 	}
 }
 
+static void layers(const struct term *t, const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	const struct rs_layers *l = &st->layers;
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], g[HUMAN_MAX];
+
+	if (l->active == NONE32 || !strcmp(rs_str(st, l->active), "syscall"))
+		return;
+	heading(t, "Other capture layers");
+	fprintf(t->f, "  layers traced: %s\n", rs_str(st, l->active));
+	fprintf(t->f,
+		"  page faults on mapped files: %s on application files, %s on the environment\n",
+		human_count(a, l->faults[SCOPE_APP]), human_count(b, l->faults[SCOPE_ENV]));
+	if (l->cache_reads)
+		fprintf(
+		    t->f,
+		    "  page-cache misses: %s of the %s read from application files came from "
+		    "storage (%s)\n",
+		    human_bytes(a, l->cache_miss[SCOPE_APP]),
+		    human_bytes(b, st->tot[SCOPE_APP].bytes_read),
+		    human_pct(c, share(l->cache_miss[SCOPE_APP], st->tot[SCOPE_APP].bytes_read)));
+	if (l->block_requests[0] + l->block_requests[1] + l->block_requests[2])
+		fprintf(t->f,
+			"  block devices: %s reads (%s), %s writes (%s); latency p50 %s, p99 %s\n",
+			human_count(a, l->block_requests[0]), human_bytes(b, l->block_bytes[0]),
+			human_count(c, l->block_requests[1]), human_bytes(d, l->block_bytes[1]),
+			human_ns(e, sketch_quantile(&l->block_lat, 0.5)),
+			human_ns(g, sketch_quantile(&l->block_lat, 0.99)));
+	if (l->uring_requests)
+		fprintf(t->f, "  io_uring requests: %s (not in the figures above)\n",
+			human_count(a, l->uring_requests));
+}
+
 void report_terminal(FILE *out, const struct report_view *v)
 {
 	const char *cs = nl_langinfo(CODESET);
@@ -558,4 +592,5 @@ void report_terminal(FILE *out, const struct report_view *v)
 	balance(&t, v);
 	timeline(&t, v);
 	environment(&t, v);
+	layers(&t, v);
 }

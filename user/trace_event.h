@@ -26,6 +26,7 @@ enum trace_event_type {
 	TEV_THREAD_EXIT,   /* "thread_exit" */
 	TEV_PROCESS_NAME,  /* M "process_name" (args.name: the command line) */
 	TEV_THREAD_NAME,   /* M "thread_name" (args.name: comm) */
+	TEV_LAYER, /* an event of another capture layer: cat mmap, cache, block, uring, vfs */
 };
 
 struct trace_str {
@@ -56,12 +57,17 @@ struct trace_str {
 #define TE_TRUNCATED  (1u << 19)
 #define TE_LENGTH     (1u << 20)
 #define TE_LOST_BYTES (1u << 21)
+#define TE_CACHE_MISS (1u << 22)
+#define TE_BYTES      (1u << 23)
+#define TE_LATENCY    (1u << 24)
 
 struct trace_event {
 	enum trace_event_type type;
 	int sys;  /* DL_SYS_* for TEV_SYSCALL, -1 if the name is unknown */
-	char cat; /* 'd'ata, 'm'etadata, 's'ync, 'p'rocess, 0 other */
-	char ph;  /* 'X', 'M', 'i', ... */
+	char cat; /* 'd'ata, 'm'etadata, 's'ync, 'p'rocess; layers: 'f' (mmap faults),
+		     'c'ache, 'b'lock, 'u'ring, 'v'fs; 0 other */
+	struct trace_str event_name; /* "name" */
+	char ph;		     /* 'X', 'M', 'i', ... */
 	uint32_t has;
 	uint64_t ts_ns, dur_ns; /* ts and dur (microseconds in the file) in ns */
 	uint32_t pid, tid;
@@ -76,6 +82,9 @@ struct trace_event {
 	uint64_t size;
 	struct trace_str whence, flags, dev, fs;
 	uint64_t file_size;
+	uint64_t cache_miss; /* cache layer: bytes a read brought into the page cache */
+	uint64_t bytes;	     /* block layer: request size */
+	uint64_t latency_ns; /* block layer: latency_us of a request's end */
 
 	/* process events and metadata */
 	int64_t child, parent, exit_code, signal;
@@ -83,7 +92,7 @@ struct trace_event {
 	struct trace_str cmdline; /* exec */
 
 	/* header (TEV_HEADER) */
-	struct trace_str format, version, kernel, hostname, target, start_wall;
+	struct trace_str format, version, kernel, hostname, target, start_wall, layers;
 	int64_t start_wall_ns;
 	uint64_t start_mono_ns;
 

@@ -432,7 +432,13 @@ static int parse_arg(struct cursor *c, const struct trace_str *k, struct trace_e
 	} while (0)
 
 	switch (k->s[0]) {
+	case 'b':
+		if (KEY(k, "bytes"))
+			NUM(TE_BYTES, bytes, n.neg ? 0 : n.u);
+		break;
 	case 'c':
+		if (KEY(k, "cache_miss_bytes"))
+			NUM(TE_CACHE_MISS, cache_miss, n.neg ? 0 : n.u);
 		if (KEY(k, "child_pid") || KEY(k, "child_tid"))
 			NUM(TE_CHILD, child, n.i);
 		if (KEY(k, "creator_tid"))
@@ -477,6 +483,10 @@ static int parse_arg(struct cursor *c, const struct trace_str *k, struct trace_e
 			return str_value(c, &ev->kernel);
 		break;
 	case 'l':
+		if (KEY(k, "latency_us"))
+			NUM(TE_LATENCY, latency_ns, n.us_ns);
+		if (KEY(k, "layers"))
+			return str_value(c, &ev->layers);
 		if (KEY(k, "length"))
 			NUM(TE_LENGTH, offset, n.i);
 		if (KEY(k, "lost_events"))
@@ -639,6 +649,8 @@ static enum trace_event_type classify(const struct trace_str *nm, char cat, char
 	}
 	if (cat == 'd' || cat == 'm' || cat == 's')
 		return ph == 'X' ? TEV_SYSCALL : TEV_OTHER;
+	if (cat && cat != 'p')
+		return TEV_LAYER;
 	if (cat != 'p')
 		return TEV_OTHER;
 	if (KEY(nm, "fork"))
@@ -668,6 +680,16 @@ static char category(const struct trace_str *cat)
 		return 's';
 	if (KEY(cat, "process"))
 		return 'p';
+	if (KEY(cat, "mmap"))
+		return 'f';
+	if (KEY(cat, "cache"))
+		return 'c';
+	if (KEY(cat, "block"))
+		return 'b';
+	if (KEY(cat, "uring"))
+		return 'u';
+	if (KEY(cat, "vfs"))
+		return 'v';
 	return 0;
 }
 
@@ -769,6 +791,7 @@ done:
 	ev->cat = category(&cat);
 	ev->ph = ph.len == 1 ? ph.s[0] : 0;
 	ev->type = classify(&name, ev->cat, ev->ph);
+	ev->event_name = name;
 	if (ev->type == TEV_SYSCALL)
 		ev->sys = trace_syscall_kind(name.s, name.len);
 	return 0;
