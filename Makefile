@@ -20,7 +20,7 @@ USER_SRCS := $(wildcard user/*.c)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(USER_SRCS))
 USER_HDRS := $(wildcard user/*.h)
 
-.PHONY: all clean install vmlinux test test-asan valgrind demo deps-build deps-test deps-demo workloads
+.PHONY: all clean install vmlinux test test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz
 all: $(BUILD)/dltrace
 
 PYTHON ?= /usr/bin/python3
@@ -68,6 +68,28 @@ $(BUILD)/tests/%: tests/workloads/%.c
 test: deps-test
 	$(MAKE) all workloads
 	$(PYTHON) tests/run_tests.py $(TESTS)
+
+# Fuzzing the trace reader of `dltrace report` (libFuzzer, ASan, UBSan), built
+# from dltrace's own sources.  FUZZ_SECONDS=600 by default; new inputs stay in
+# build/fuzz/corpus, the seeds in tests/fuzz/corpus.
+FUZZ_SECONDS ?= 600
+FUZZ_SRCS := $(addprefix user/,trace_reader.c trace_line_parser.c syscall_table.c json_string.c \
+	string_index.c u64_index.c quantile_sketch.c path_scope.c report_stats.c report_derive.c \
+	report_findings.c report_format.c report_warnings.c report_lists.c report_json.c \
+	report_terminal.c report_html.c)
+FUZZ_TARGET := $(BUILD)/fuzz/trace_reader_fuzz
+
+$(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -DDLTRACE_VERSION=\"$(VERSION)\" \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) -o $@ -lz -lm
+
+fuzz: $(FUZZ_TARGET)
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/crashes
+	$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+		-dict=tests/fuzz/trace.dict -artifact_prefix=$(BUILD)/fuzz/crashes/ \
+		-print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
 
 $(BUILD):
 	mkdir -p $@

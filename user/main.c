@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "report_main.h"
 #include "trace_options.h"
 #include "trace_session.h"
 
@@ -16,6 +17,8 @@ int main(int argc, char **argv)
 		return daemon_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "ctl"))
 		return ctl_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return report_main(argc - 1, argv + 1);
 
 	rc = trace_options_parse(&o, argc, argv);
 	if (rc == 1)

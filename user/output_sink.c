@@ -104,6 +104,8 @@ static int sink_emit(struct output_sink *s, int zflush)
 	off_t end = last_mark(s).end;
 	int err = 0;
 
+	if (s->copy && s->len)
+		s->copy(s->copy_ctx, s->buf, s->len);
 	if (!s->gzip) {
 		size_t done = 0;
 

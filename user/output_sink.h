@@ -39,6 +39,9 @@ struct output_sink {
 	bool tail_lost;	   /* not even the closing bytes could be written */
 	int error;	   /* errno of the first failed write, 0 if none */
 	uint64_t bytes_in; /* uncompressed bytes accepted */
+	/* optional: also given each chunk of uncompressed text as it is written */
+	void (*copy)(void *ctx, const void *text, size_t len);
+	void *copy_ctx;
 };
 
 /* Take ownership of fd. level: zlib level when gzip. */

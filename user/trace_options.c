@@ -18,7 +18,7 @@ void trace_usage(FILE *out)
 		"Usage: dltrace [OPTIONS] --pid PID\n"
 		"       dltrace [OPTIONS] --cgroup CGROUP\n"
 		"       dltrace [OPTIONS] -- COMMAND [ARGS...]\n"
-		"       dltrace report TRACE... [--json | --html FILE]\n"
+		"       dltrace report [--json] [--html FILE] TRACE...\n"
 		"\n"
 		"Trace the file I/O of a process tree with eBPF and write a Chrome trace\n"
 		"(JSON) that opens in Perfetto (https://ui.perfetto.dev).\n"

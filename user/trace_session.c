@@ -31,6 +31,7 @@
 #include "probe_loader.h"
 #include "proc_scan.h"
 #include "record_decoder.h"
+#include "report_main.h"
 #include "system_checks.h"
 #include "version.h"
 
@@ -98,6 +99,7 @@ struct session {
 	char layers_off[1024]; /* "vfs: reason; ..." */
 	char err[2 * PATH_MAX + 256];
 	const char *stop_reason;
+	struct report_session *report; /* --report */
 };
 
 static int ring_record(void *ctx, void *data, size_t size)
@@ -370,6 +372,18 @@ static int finish(struct session *s)
 	return err ? 1 : 0;
 }
 
+/* --report: the summary, on standard output unless the trace went there. */
+static void print_report(struct session *s)
+{
+	bool to_stdout = strcmp(s->output, "-") != 0;
+
+	if (!s->report)
+		s->report = report_session_new();
+	if (s->report)
+		report_session_print(s->report, to_stdout ? s->output : NULL,
+				     to_stdout ? stdout : stderr);
+}
+
 int trace_run(const struct trace_options *o)
 {
 	struct session *s = calloc(1, sizeof(*s));
@@ -392,6 +406,12 @@ int trace_run(const struct trace_options *o)
 	install_signals();
 	if (prepare(s))
 		goto fail;
+	if (o->report && !strcmp(s->output, "-")) {
+		/* the trace cannot be read back from standard output: summarize it as written */
+		s->report = report_session_new();
+		s->sink.copy = s->report ? report_session_feed : NULL;
+		s->sink.copy_ctx = s->report;
+	}
 	if (o->command) {
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
 		if (command_prepare(&s->cmd, o->command, s->err, sizeof(s->err)))
@@ -446,6 +466,8 @@ int trace_run(const struct trace_options *o)
 		if (rc == 0)
 			rc = command_exit_code(s->cmd_status);
 	}
+	if (o->report)
+		print_report(s);
 	goto out;
 
 fail:
@@ -460,6 +482,7 @@ fail:
 	}
 	rc = 1;
 out:
+	report_session_free(s->report);
 	probes_release_and_exit_soon(&s->probes);
 	probes_destroy(&s->probes);
 	decoder_free(&s->decoder);

@@ -1,5 +1,6 @@
 #!/bin/sh
-# make demo: trace the PyTorch example end to end and say where the trace is.
+# make demo: trace the PyTorch example end to end, say where the trace is, and
+# print its report (also written as an HTML page).
 # Usage: run_demo.sh DLTRACE PYTHON OUTDIR
 set -eu
 dltrace=$1
@@ -18,3 +19,9 @@ echo "demo: training a small CNN for 2 epochs under dltrace (4 DataLoader worker
 echo
 echo "demo: trace written to $out/train.json.gz"
 echo "demo: open https://ui.perfetto.dev and use 'Open trace file' to load it"
+echo
+echo "demo: the I/O report (dltrace report --html $out/report.html $out/train.json.gz):"
+echo
+"$dltrace" report --html "$out/report.html" "$out/train.json.gz"
+echo
+echo "demo: HTML report written to $out/report.html (open it in a browser)"

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libFuzzer target for `dltrace report`'s input side: the trace reader
+ * (gzip detection, line splitting, the event parser) and everything the
+ * events flow into (the figures, the findings and the three renderings),
+ * built from the same sources as dltrace.  `make fuzz` runs it.
+ *
+ * The input is fed in pieces whose sizes come from its first byte, so that
+ * lines and gzip streams are split at arbitrary places.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "report_findings.h"
+#include "report_output.h"
+#include "report_stats.h"
+#include "trace_reader.h"
+
+static FILE *sink;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct report_stats *st = malloc(sizeof(*st));
+	struct findings *fi = malloc(sizeof(*fi));
+	struct finding_options fo = {1ull << 34, 1};
+	struct trace_reader r;
+	size_t piece = size ? 1 + data[0] % 61 : 1, pos = 0;
+	int rc = 0;
+
+	if (!sink)
+		sink = fopen("/dev/null", "w");
+	if (!st || !fi || !sink)
+		abort();
+	rs_init(st);
+	rs_begin_trace(st, "fuzz");
+	trace_reader_init(&r, rs_event, st);
+	while (pos < size && !rc) {
+		size_t n = size - pos < piece ? size - pos : piece;
+
+		rc = trace_reader_feed(&r, data + pos, n);
+		pos += n;
+		piece = piece * 7 % 4093 + 1;
+	}
+	if (!rc)
+		rc = trace_reader_finish(&r);
+	rs_end_trace(st, &r.st);
+	trace_reader_free(&r);
+	if (!rc) {
+		struct report_view v;
+
+		rs_derive(st);
+		report_findings(st, &fo, fi);
+		v = (struct report_view){st, fi, 20, true, "fuzz"};
+		report_json(sink, &v);
+		report_terminal(sink, &v);
+		report_html(sink, &v);
+	}
+	rs_free(st);
+	free(st);
+	free(fi);
+	return 0;
+}

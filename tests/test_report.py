@@ -1,0 +1,679 @@
+"""dltrace report: exact Darshan-style counters of known workloads, each finding
+on a workload made to trigger it (and none on a clean, large, sequential one),
+--json, the HTML page in headless Chromium, --report, and damaged input.
+
+Expected numbers come from the workloads themselves: io_sequence logs every
+call it makes, report_patterns does a fixed number of accesses of fixed
+sizes (see its header), and the Darshan definitions are applied to those
+calls here, independently of the C code.
+"""
+import gzip
+import json
+import math
+import os
+import pty
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+from collections import Counter, defaultdict
+
+from dltrace_harness import (DLTRACE, io_events, parse_log, scratch_dir, trace_command,
+                             workload)
+
+MIB = 1 << 20
+PATTERNS = workload('report_patterns')
+CHROMIUM = '/usr/bin/chromium'
+READS = ('read', 'pread64', 'readv', 'preadv', 'preadv2', 'sendfile', 'copy_file_range')
+WRITES = ('write', 'pwrite64', 'writev', 'pwritev', 'pwritev2')
+SIZED = READS + WRITES
+BIN_UPPER = [100, 1024, 10240, 102400, 1048576, 4194304, 10485760, 104857600, 1073741824]
+
+
+def size_bin(n):
+    """Darshan's bucket of a byte count (upper bounds inclusive)."""
+    for i, upper in enumerate(BIN_UPPER):
+        if n <= upper:
+            return i
+    return len(BIN_UPPER)
+
+
+def nearest_rank(values, q):
+    values = sorted(values)
+    return values[max(1, math.ceil(q * len(values))) - 1]
+
+
+def run_report(args, check=True, **kw):
+    res = subprocess.run([DLTRACE, 'report'] + list(args), capture_output=True, timeout=120,
+                         **kw)
+    if check and res.returncode != 0:
+        raise AssertionError('dltrace report %s failed (%d): %s' %
+                             (args, res.returncode, res.stderr.decode()))
+    return res
+
+
+def report_json(*traces, extra=()):
+    return json.loads(run_report(['--json', '--top', '1000'] + list(extra) + list(traces)).stdout)
+
+
+def write_file(path, size):
+    block = bytes(range(256)) * 4096
+    with open(path, 'wb') as f:
+        while size > 0:
+            f.write(block[:min(size, len(block))])
+            size -= len(block)
+
+
+class Darshan:
+    """Darshan's per-file, per-process counters, applied to a list of accesses."""
+
+    def __init__(self):
+        self.state = {}
+        self.files = defaultdict(Counter)
+
+    def access(self, pid, path, direction, offset, nbytes):
+        s = self.state.setdefault((pid, path), {'r': 0, 'w': 0, 'last': None, 'first_r': True,
+                                                'first_w': True})
+        c = self.files[path]
+        name = 'reads' if direction == 'r' else 'writes'
+        c[name] += 1
+        c['bytes_read' if direction == 'r' else 'bytes_written'] += nbytes
+        if s['last'] and s['last'] != direction:
+            c['rw_switches'] += 1
+        s['last'] = direction
+        if offset is None:
+            return
+        suffix = name
+        seq = offset > s[direction]
+        if seq:
+            c['seq_' + suffix] += 1
+        if offset == s[direction] + 1:
+            c['consec_' + suffix] += 1
+        if not seq and not (s['first_' + direction] and offset == 0):
+            c['random_' + suffix] += 1
+        s['first_' + direction] = False
+        s[direction] = offset + nbytes - 1
+
+
+def finding(rep, fid):
+    found = [f for f in rep['findings'] if f['id'] == fid]
+    return found[0] if found else None
+
+
+_traces = {}
+_tmp = None
+
+
+def setUpModule():
+    global _tmp
+    _tmp = scratch_dir()
+
+
+def tearDownModule():
+    shutil.rmtree(_tmp, ignore_errors=True)
+
+
+def recorded(name, cmd, setup=None, layers=False):
+    """Trace cmd once for the whole module; returns (trace path, workload stdout).
+    Only the syscall layer unless layers (it attaches faster)."""
+    if name not in _traces:
+        if setup:
+            setup()
+        out = os.path.join(_tmp, name + '.json')
+        res, _ = trace_command(cmd, out, () if layers else ('--layers', 'syscall'))
+        _traces[name] = (out, res.stdout.decode())
+    return _traces[name]
+
+
+def data(name):
+    return os.path.join(_tmp, name)
+
+
+def make_inputs():
+    if os.path.exists(data('in64')):
+        return
+    for name, size in (('in4', 4 * MIB), ('in16', 16 * MIB), ('in32', 32 * MIB),
+                       ('in64', 64 * MIB)):
+        write_file(data(name), size)
+    os.mkdir(data('small'))
+    for i in range(1200):
+        write_file(os.path.join(data('small'), 'f%d' % i), 4096)
+
+
+WORKLOADS = {
+    'clean': ['clean', 'in64', 'out.bin'],
+    'small-reads': ['small-reads', 'in4'],
+    'random-reads': ['random-reads', 'in64'],
+    'reread-open': ['reread-open', 'in4'],
+    'concurrent': ['concurrent', 'in16'],
+    'metadata': ['metadata', 'in4'],
+    'small-files': ['small-files', 'small', '1200'],
+    'reread-epochs': ['reread-epochs', 'in32'],
+    'imbalance': ['imbalance', 'in16'],
+    'sync-heavy': ['sync-heavy', 'sync.out'],
+    'checkpoint': ['checkpoint', 'ckpt.out'],
+    'enoent': ['enoent', 'small'],
+    'single-reader': ['single-reader', 'in64'],
+}
+
+
+# traced with every capture layer the kernel offers
+ALL_LAYERS = ('single-reader',)
+
+
+def pattern_trace(mode):
+    args = WORKLOADS[mode]
+    cmd = [PATTERNS, args[0]] + [a if a.isdigit() else data(a) for a in args[1:]]
+    return recorded(mode, cmd, make_inputs, mode in ALL_LAYERS)[0]
+
+
+def trace_events(path):
+    with open(path) as f:
+        return [json.loads(line[1:]) for line in f if line.startswith(',{')]
+
+
+class ExactCountsTest(unittest.TestCase):
+    """io_sequence: every count of the report against the workload's own log."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.data_dir = data('ioseq')
+        os.makedirs(cls.data_dir, exist_ok=True)
+        cls.trace, out = recorded('io_sequence', [workload('io_sequence'), cls.data_dir,
+                                                  workload('exec_helper')])
+        cls.log = [e for e in parse_log(out) if e['path'] and
+                   (e['path'] == cls.data_dir or e['path'].startswith(cls.data_dir + '/'))]
+        cls.rep = report_json(cls.trace)
+
+    def accesses(self):
+        """(pid, path, direction, offset, bytes) of each read and write in the log."""
+        out = []
+        for e in self.log:
+            if e['ret'] < 0:
+                continue
+            if e['sys'] in READS:
+                out.append((e['pid'], e['path'], 'r', e['offset'], e['ret']))
+                if 'out_path' in e:  # sendfile, copy_file_range: a write of unknown offset
+                    out.append((e['pid'], e['out_path'], 'w', None, e['ret']))
+            elif e['sys'] in WRITES:
+                out.append((e['pid'], e['path'], 'w', e['offset'], e['ret']))
+        return out
+
+    def test_calls_bytes_and_sizes_per_syscall(self):
+        got = {s['name']: s for s in self.rep['syscalls']['application']}
+        expected = defaultdict(lambda: {'calls': 0, 'failed': 0, 'bytes': 0, 'sizes': []})
+        for e in self.log:
+            x = expected[e['sys']]
+            x['calls'] += 1
+            if e['ret'] < 0:
+                x['failed'] += 1
+            elif e['sys'] in SIZED:
+                x['bytes'] += e['ret']
+                x['sizes'].append(e['ret'])
+            elif e['sys'] == 'mmap':
+                x['sizes'].append(e['size'])
+        self.assertEqual(sorted(got), sorted(expected))
+        for name, x in expected.items():
+            s = got[name]
+            self.assertEqual((s['calls'], s['failed'], s['bytes']),
+                             (x['calls'], x['failed'], x['bytes']), name)
+            if x['sizes']:
+                want = (min(x['sizes']), nearest_rank(x['sizes'], 0.25),
+                        nearest_rank(x['sizes'], 0.5), nearest_rank(x['sizes'], 0.75),
+                        max(x['sizes']))
+                z = s['size']
+                self.assertEqual((z['min'], z['p25'], z['median'], z['p75'], z['max']), want,
+                                 name)
+                self.assertAlmostEqual(z['mean'], sum(x['sizes']) / len(x['sizes']), places=3)
+
+    def test_darshan_counters_per_file(self):
+        d = Darshan()
+        for a in self.accesses():
+            d.access(*a)
+        files = {f['path']: f for f in self.rep['files']['list']}
+        keys = ('reads', 'writes', 'bytes_read', 'bytes_written', 'seq_reads', 'consec_reads',
+                'seq_writes', 'consec_writes', 'random_reads', 'random_writes', 'rw_switches')
+        self.assertEqual(set(d.files), {p for p, f in files.items() if f['reads'] or f['writes']})
+        for path, c in d.files.items():
+            self.assertEqual({k: files[path][k] for k in keys}, {k: c[k] for k in keys}, path)
+        totals = self.rep['pattern']
+        for k in keys:
+            self.assertEqual(totals[k], sum(c[k] for c in d.files.values()), k)
+        # and what the pattern section counts besides
+        a_bin = files[self.data_dir + '/a.bin']
+        self.assertEqual((a_bin['seeks'], a_bin['syncs']), (2, 3))
+        self.assertEqual(totals['seeks'], 2)
+        self.assertEqual(totals['mmaps'], 1)
+        self.assertEqual(a_bin['processes'], 3)  # the workload, its child, the exec'd helper
+        self.assertEqual(a_bin['max_byte_read'], 16383)  # the short pread at 16000
+
+    def test_size_histograms_and_common_sizes(self):
+        hist = {'r': [0] * 10, 'w': [0] * 10}
+        sizes = Counter()
+        for _, _, direction, _, n in self.accesses():
+            hist[direction][size_bin(n)] += 1
+            sizes[n] += 1
+        a = self.rep['access_sizes']
+        self.assertEqual((a['read'], a['write']), (hist['r'], hist['w']))
+        common = sorted(sizes.items(), key=lambda kv: (-kv[1], kv[0]))[:4]
+        self.assertEqual([(c['size'], c['count']) for c in a['common']], common)
+        self.assertTrue(a['exact'])
+
+    def test_latency_quantiles_follow_the_trace(self):
+        events = trace_events(self.trace)
+        durs = defaultdict(list)
+        for ev in io_events(events, under=self.data_dir):
+            durs[ev['name']].append(round(ev['dur'] * 1000))
+        for s in self.rep['syscalls']['application']:
+            ns = durs[s['name']]
+            self.assertEqual(len(ns), s['calls'], s['name'])
+            lat = s['latency_ns']
+            self.assertEqual(lat['max'], max(ns))
+            for q, key in ((0.5, 'p50'), (0.99, 'p99')):
+                true = nearest_rank(ns, q)
+                # a log-linear sketch: exact below 512 ns, never more than 1/256 below
+                self.assertLessEqual(lat[key], true, s['name'])
+                self.assertGreaterEqual(lat[key], true - true // 256 - 1, s['name'])
+
+    def test_terminal_report_shows_the_json_numbers(self):
+        text = run_report([self.trace], env=dict(os.environ, NO_COLOR='1')).stdout.decode()
+        p = self.rep['pattern']
+        m = re.search(r'reads\s+([\d,]+), .*: ([\d,]+) sequential, ([\d,]+) consecutive, '
+                      r'([\d,]+) random', text)
+        self.assertEqual([int(g.replace(',', '')) for g in m.groups()],
+                         [p['reads'], p['seq_reads'], p['consec_reads'], p['random_reads']])
+        for s in self.rep['syscalls']['application']:
+            row = re.search(r'^  %s\s+([\d,]+)\s+([\d,]+)' % s['name'], text, re.M)
+            self.assertEqual((int(row.group(1).replace(',', '')), int(row.group(2))),
+                             (s['calls'], s['failed']), s['name'])
+        self.assertNotIn('\x1b[', text)
+
+
+class FindingsTest(unittest.TestCase):
+    """Each finding on the workload made for it; none on the clean workload."""
+
+    def report(self, mode, extra=()):
+        return report_json(pattern_trace(mode), extra=extra)
+
+    def check(self, mode, fid, level=None):
+        rep = self.report(mode)
+        f = finding(rep, fid)
+        self.assertIsNotNone(f, '%s: no %s finding in %s' %
+                             (mode, fid, [x['id'] for x in rep['findings']]))
+        self.assertIn(f['level'], ('info', 'warn', 'high'))
+        if level:
+            self.assertEqual(f['level'], level)
+        self.assertRegex(f['rule'], r'\d')  # the rule states its threshold
+        self.assertTrue(f['evidence'] and all(f['evidence']))
+        self.assertGreater(len(f['recommendation']), 40)
+        return rep, f
+
+    def test_clean_sequential_workload_has_no_finding(self):
+        rep = self.report('clean')
+        self.assertEqual(rep['findings'], [])
+        p = rep['pattern']
+        # 16 reads of 4 MiB and the read at the end of the file; 8 writes of 4 MiB
+        self.assertEqual((p['reads'], p['seq_reads'], p['consec_reads'], p['random_reads']),
+                         (17, 16, 16, 0))
+        self.assertEqual((p['writes'], p['seq_writes'], p['consec_writes']), (8, 7, 7))
+        self.assertEqual((p['bytes_read'], p['bytes_written']), (64 * MIB, 32 * MIB))
+        self.assertEqual(rep['access_sizes']['read'], [1, 0, 0, 0, 0, 16, 0, 0, 0, 0])
+        self.assertEqual(rep['access_sizes']['write'], [0, 0, 0, 0, 0, 8, 0, 0, 0, 0])
+        self.assertEqual(rep['access_sizes']['common'][0], {'size': 4 * MIB, 'count': 24})
+        files = {os.path.basename(f['path']): f for f in rep['files']['list']}
+        self.assertEqual((files['in64']['passes'], files['in64']['size']), (1, 64 * MIB))
+        self.assertEqual(files['out.bin']['syncs'], 1)
+        # the output was written by the second thread, in one burst, off the training thread
+        self.assertEqual(rep['bursts']['count'], 1)
+        self.assertEqual(rep['bursts']['list'][0]['bytes'], 32 * MIB)
+        self.assertFalse(rep['bursts']['list'][0]['training_thread'])
+        tt = rep['time']['training_thread']
+        self.assertEqual(tt['tid'], tt['pid'])
+        self.assertEqual(rep['job']['threads'], 2)
+
+    def test_small_reads(self):
+        _, f = self.check('small-reads', 'small_reads', 'high')
+        # 4 MiB in 1 KiB reads, and the read that finds the end of the file
+        self.assertEqual((f['metrics']['small'], f['metrics']['total']), (4097, 4097))
+
+    def test_random_reads(self):
+        x, offsets = 88172645463325252, []
+        for _ in range(4000):
+            x ^= (x << 13) & (2**64 - 1)
+            x ^= x >> 7
+            x ^= (x << 17) & (2**64 - 1)
+            offsets.append((x % 16384) * 4096)
+        d = Darshan()
+        for off in offsets:
+            d.access(1, 'f', 'r', off, 4096)
+        _, f = self.check('random-reads', 'random_reads', 'high')
+        self.assertEqual(f['metrics']['random'], d.files['f']['random_reads'])
+        self.assertEqual(f['metrics']['total'], 4000)
+
+    def test_redundant_reads_within_an_open(self):
+        rep, f = self.check('reread-open', 'redundant_reads', 'high')
+        # three passes over 4 MiB in one open: 8 MiB were read again
+        self.assertEqual(f['metrics']['reread_within_open_bytes'], 8 * MIB)
+        self.assertEqual(f['metrics']['bytes_read'], 12 * MIB)
+        self.assertIsNone(finding(rep, 'reread_fits_in_ram'))
+
+    def test_redundant_reads_by_concurrent_processes(self):
+        rep, f = self.check('concurrent', 'redundant_reads', 'high')
+        # 4 processes read the same 16 MiB at the same time: 3 of them were redundant
+        self.assertEqual(f['metrics']['concurrent_duplicate_bytes'], 3 * 16 * MIB)
+        self.assertIsNone(finding(rep, 'reread_fits_in_ram'))
+
+    def test_metadata_heavy(self):
+        _, f = self.check('metadata', 'metadata_heavy')
+        self.assertEqual((f['metrics']['stats'], f['metrics']['opens']), (5000, 1001))
+
+    def test_many_small_files(self):
+        rep, f = self.check('small-files', 'many_small_files')
+        self.assertEqual(f['metrics']['small_files'], 1200)
+        self.assertEqual(f['metrics']['median_size'], 4096)
+        self.assertEqual(rep['files']['size_bins'][2], 1200)  # 1K-10K
+
+    def test_reread_fits_in_ram(self):
+        rep, f = self.check('reread-epochs', 'reread_fits_in_ram')
+        self.assertEqual((f['metrics']['files'], f['metrics']['passes']), (1, 3))
+        self.assertEqual(f['metrics']['dataset_bytes'], 32 * MIB)
+        # on a machine with 32 MiB of RAM the data would not fit in half of it
+        small = self.report('reread-epochs', ['--ram', '32M'])
+        self.assertIsNone(finding(small, 'reread_fits_in_ram'))
+
+    def test_imbalance(self):
+        rep, f = self.check('imbalance', 'imbalance')
+        self.assertEqual((f['metrics']['bytes_min'], f['metrics']['bytes_max']),
+                         (4 * MIB, 16 * MIB))
+        self.assertEqual(f['metrics']['members'], 4)
+        self.assertAlmostEqual(f['metrics']['bytes_imbalance'], 0.75)
+
+    def test_sync_heavy(self):
+        _, f = self.check('sync-heavy', 'sync_heavy')
+        self.assertEqual((f['metrics']['syncs'], f['metrics']['bytes_written']), (200, 200 * 4096))
+
+    def test_checkpoint_stall(self):
+        rep, f = self.check('checkpoint', 'checkpoint_stall')
+        # three checkpoints 20 ms apart: one burst of 192 MiB on the training thread
+        self.assertEqual((f['metrics']['bursts'], f['metrics']['burst_bytes']), (1, 192 * MIB))
+        self.assertTrue(rep['bursts']['list'][0]['training_thread'])
+
+    def test_failed_syscalls(self):
+        rep, f = self.check('enoent', 'failed_syscalls', 'warn')
+        events = trace_events(pattern_trace('enoent'))
+        failed = [e for e in io_events(events) if e['args'].get('ret') == -1]
+        self.assertEqual(f['metrics']['failed'], len(failed))
+        missing = [e for e in failed if '/missing-' in e['args']['path']]
+        self.assertEqual(len(missing), 3000)
+        self.assertEqual({e['args']['errno'] for e in missing}, {'ENOENT'})
+
+    def test_low_read_parallelism(self):
+        _, f = self.check('single-reader', 'low_read_parallelism')
+        self.assertEqual(f['metrics']['idle_peers'], 3)
+        self.assertEqual(f['metrics']['reader_bytes'], 64 * MIB)
+
+    def test_other_capture_layers(self):
+        """With every layer: the syscall figures are the same, the others are summed."""
+        trace = pattern_trace('single-reader')
+        rep = report_json(trace)
+        events = trace_events(trace)
+        layers = rep['layers']
+        self.assertTrue(layers['active'].startswith('syscall'))
+        p = rep['pattern']
+        self.assertEqual((p['reads'], p['bytes_read']), (1025, 64 * MIB))
+        in64 = next(f for f in rep['files']['list'] if f['path'] == data('in64'))
+        misses = sum(e['args'].get('cache_miss_bytes', 0) for e in io_events(events)
+                     if e['args'].get('path') == data('in64'))
+        self.assertEqual(in64['cache_miss_bytes'], misses)
+        if 'cache' in layers['active'].split(','):
+            # its pages were dropped before the reads: they came from the disk
+            self.assertGreater(misses, 0)
+        faults = [e for e in events if e.get('cat') == 'mmap' and e['ph'] == 'i']
+        self.assertEqual(sum(layers['page_faults'].values()), len(faults))
+        blocks = [e for e in events if e.get('cat') == 'block' and e['ph'] == 'b']
+        self.assertEqual(layers['block']['reads'] + layers['block']['writes'] +
+                         layers['block']['other'], len(blocks))
+
+
+class DamagedInputTest(unittest.TestCase):
+    """What a crash leaves is summarized with a warning; what is not a trace is an error."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.trace = pattern_trace('small-reads')
+        with open(cls.trace, 'rb') as f:
+            cls.text = f.read()
+        cls.dir = tempfile.mkdtemp(prefix='dltrace-report-')
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def write(self, name, data):
+        path = os.path.join(self.dir, name)
+        with open(path, 'wb') as f:
+            f.write(data)
+        return path
+
+    def expect_error(self, path, message):
+        res = run_report([path], check=False)
+        self.assertEqual(res.returncode, 1, res.stderr)
+        err = res.stderr.decode()
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertIn(message, err)
+        self.assertEqual(res.stdout, b'')
+
+    def expect_truncated(self, path, why):
+        res = run_report(['--json', path], check=False)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn('warning: ', res.stderr.decode())
+        self.assertIn(why, res.stderr.decode())
+        rep = json.loads(res.stdout)
+        self.assertFalse(rep['traces'][0]['complete'])
+        self.assertTrue(any(why in w for w in rep['traces'][0]['warnings']))
+        return rep
+
+    def test_missing_closing_bracket(self):
+        text = self.text[:self.text.rindex(b'\n]')]
+        rep = self.expect_truncated(self.write('no-bracket.json', text), "no closing ']'")
+        full = report_json(self.trace)
+        self.assertEqual(rep['pattern'], full['pattern'])
+
+    def test_cut_in_the_middle_of_an_event(self):
+        cut = self.text.index(b'\n,{"name":"read"', len(self.text) // 2) + 40
+        rep = self.expect_truncated(self.write('cut.json', self.text[:cut]),
+                                    'the last event is cut')
+        whole_lines = self.text[:cut].count(b'\n')  # the header line and complete events
+        self.assertEqual(rep['traces'][0]['events'], whole_lines)
+
+    def test_cut_gzip_stream(self):
+        gz = gzip.compress(self.text)
+        rep = self.expect_truncated(self.write('cut.json.gz', gz[:len(gz) // 2]),
+                                    'the gzip stream ends early')
+        self.assertGreater(rep['pattern']['reads'], 0)
+
+    def test_empty_file(self):
+        self.expect_error(self.write('empty.json', b''), 'empty file')
+
+    def test_garbage(self):
+        self.expect_error(self.write('garbage.json', b'\x00' + os.urandom(8191)),
+                          'not a dltrace trace')
+        self.expect_error(self.write('text.json', b'hello world\n' * 100),
+                          'not a dltrace trace')
+
+    def test_other_chrome_traces(self):
+        other = [{'name': 'step', 'ph': 'X', 'ts': 1, 'dur': 2, 'pid': 1, 'tid': 1}]
+        self.expect_error(self.write('array.json', json.dumps(other).encode()),
+                          "without dltrace's metadata event")
+        self.expect_error(self.write('object.json', json.dumps({'traceEvents': other}).encode()),
+                          'a JSON object')
+
+    def test_corrupt_gzip(self):
+        gz = bytearray(gzip.compress(self.text))
+        for i in range(len(gz) // 3, len(gz) // 3 + 64):
+            gz[i] ^= 0x5a
+        self.expect_error(self.write('corrupt.json.gz', bytes(gz)), 'corrupt gzip data')
+
+    def test_missing_file(self):
+        self.expect_error(os.path.join(self.dir, 'nope.json'), 'cannot open')
+
+    def test_gzip_input_gives_the_same_report(self):
+        gz = self.write('t.json.gz', gzip.compress(self.text))
+        a, b = report_json(self.trace), report_json(gz)
+        for rep in (a, b):
+            rep['traces'][0].pop('file')
+        self.assertEqual(a, b)
+
+
+class HtmlReportTest(unittest.TestCase):
+    """The page is self-contained, opens in Chromium without errors, and draws its charts."""
+
+    FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+             '--disable-component-update', '--disable-sync', '--no-first-run',
+             '--enable-logging=stderr', '--v=0']
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix='dltrace-html-')
+        cls.html = os.path.join(cls.dir, 'report.html')
+        run_report(['-q', '--html', cls.html, pattern_trace('clean')])
+        with open(cls.html, encoding='utf-8') as f:
+            cls.page = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def chromium(self, *args, page=None):
+        profile = tempfile.mkdtemp(prefix='profile-', dir=self.dir)
+        res = subprocess.run([CHROMIUM] + self.FLAGS + ['--user-data-dir=' + profile] +
+                             list(args) + ['file://' + (page or self.html)],
+                             capture_output=True, timeout=120)
+        return res.stdout.decode('utf-8', 'replace'), res.stderr.decode('utf-8', 'replace')
+
+    @staticmethod
+    def console_errors(log):
+        return [l for l in log.splitlines() if 'CONSOLE' in l and
+                ('Uncaught' in l or ':ERROR:' in l or 'Error' in l)]
+
+    def test_self_contained(self):
+        self.assertNotRegex(self.page, r'(?i)\b(src|href)\s*=')
+        self.assertNotRegex(self.page, r'(?i)@import|url\(')
+        self.assertIn("default-src 'none'", self.page)
+
+    def test_opens_without_console_errors_and_charts_render(self):
+        dom, log = self.chromium('--dump-dom')
+        self.assertEqual(self.console_errors(log), [])
+        self.assertRegex(dom, r'<body[^>]*data-ready="1"')
+        charts = re.findall(r'<svg data-chart="([\w-]+)"', self.page)
+        self.assertEqual(sorted(charts), ['file-sizes', 'sizes', 'time', 'timeline'])
+        self.assertRegex(dom, r'<body[^>]*data-charts="%d"' % len(charts))
+        for chart in re.findall(r'<svg data-chart=.*?</svg>', dom, re.S):
+            self.assertRegex(chart, r'class="(bar|pt)"', chart[:60])
+        # the size chart has a bar per bin and series: reads in 1M-4M have the highest
+        self.assertEqual(len(re.findall(r'class="bar"', re.search(
+            r'<svg data-chart="sizes".*?</svg>', dom, re.S).group(0))), 20)
+        self.assertIn('class="burst"', dom)
+        self.assertIn('No finding', dom)
+
+    def test_console_errors_are_noticed(self):
+        """The check above can fail: a page with a script error is caught."""
+        bad = os.path.join(self.dir, 'bad.html')
+        with open(bad, 'w') as f:
+            f.write('<!DOCTYPE html><html><body><script>undefined_function();</script>'
+                    '</body></html>')
+        _, log = self.chromium('--dump-dom', page=bad)
+        self.assertNotEqual(self.console_errors(log), [])
+
+    def test_screenshot(self):
+        png = os.path.join(self.dir, 'report.png')
+        self.chromium('--screenshot=' + png, '--window-size=1280,2400', '--hide-scrollbars')
+        with open(png, 'rb') as f:
+            image = f.read()
+        self.assertEqual(image[:8], b'\x89PNG\r\n\x1a\n')
+        self.assertGreater(len(image), 50000)  # a drawn page, not a blank one
+
+
+class CommandLineTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = scratch_dir()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_report_when_tracing_ends(self):
+        make_inputs()
+        out = os.path.join(self.dir, 't.json')
+        res = subprocess.run([DLTRACE, '-q', '-o', out, '--report', '--', PATTERNS,
+                              'small-reads', data('in4')], capture_output=True, timeout=120)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        text = res.stdout.decode()
+        self.assertIn('dltrace report', text)
+        self.assertIn('Many small reads', text)
+        self.assertEqual(report_json(out)['pattern']['reads'], 4097)
+
+    def test_report_when_the_trace_goes_to_standard_output(self):
+        make_inputs()
+        res = subprocess.run([DLTRACE, '-q', '-o', '-', '--report', '--', PATTERNS,
+                              'small-reads', data('in4')], capture_output=True, timeout=120)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        events = json.loads(res.stdout)
+        self.assertEqual(events[0]['name'], 'dltrace')
+        err = res.stderr.decode()
+        self.assertIn('Many small reads', err)
+        self.assertIn('reads  4,097, 4.00 MiB', err)
+
+    def test_colors_only_on_a_terminal(self):
+        trace = pattern_trace('small-reads')
+
+        def on_tty(env):
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execve(DLTRACE, [DLTRACE, 'report', trace], env)
+            chunks = []
+            while True:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            os.waitpid(pid, 0)
+            return b''.join(chunks)
+
+        env = {k: v for k, v in os.environ.items() if k != 'NO_COLOR'}
+        self.assertIn(b'\x1b[', on_tty(env))
+        self.assertNotIn(b'\x1b[', on_tty(dict(env, NO_COLOR='1')))
+        self.assertNotIn(b'\x1b[', run_report([trace], env=env).stdout)
+
+    def test_usage(self):
+        res = run_report(['--help'])
+        self.assertIn(b'Usage: dltrace report', res.stdout)
+        for args in ([], ['--bogus', 'x.json'], ['--top', '0', 'x.json'], ['--html']):
+            res = run_report(args, check=False)
+            self.assertEqual(res.returncode, 2, args)
+            self.assertIn(b'dltrace report: ', res.stderr)
+
+    def test_several_traces_are_combined(self):
+        """Two nodes: the second trace is the first one renamed to another host."""
+        first = pattern_trace('imbalance')
+        with open(first, 'rb') as f:
+            text = f.read()
+        second = os.path.join(self.dir, 'node2.json')
+        with open(second, 'wb') as f:
+            f.write(re.sub(rb'"hostname":"[^"]*"', b'"hostname":"node2"', text, count=1))
+        one, two = report_json(first), report_json(first, second)
+        self.assertEqual(len(two['job']['hosts']), 2)
+        self.assertIn('node2', two['job']['hosts'])
+        self.assertEqual(two['job']['processes'], 2 * one['job']['processes'])
+        self.assertEqual(two['job']['events'], 2 * one['job']['events'])
+        self.assertEqual(two['pattern']['bytes_read'], 2 * one['pattern']['bytes_read'])
+        self.assertEqual([h['bytes'] for h in two['balance']['hosts']],
+                         [one['balance']['hosts'][0]['bytes']] * 2)
+        self.assertEqual(len(two['balance']['groups']), 2 * len(one['balance']['groups']))
+
+
+if __name__ == '__main__':
+    unittest.main()

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Parser of one trace event: the JSON object on one line of a dltrace trace.
+ * Hand-written for speed (a trace has millions of lines), strict enough to
+ * reject what is not one JSON object (then the caller reports the line as
+ * malformed), and safe on any input: it never reads outside the given bytes
+ * and never recurses deeper than a fixed limit.
+ */
+#ifndef TRACE_LINE_PARSER_H
+#define TRACE_LINE_PARSER_H
+
+#include <stddef.h>
+
+#include "trace_event.h"
+
+/*
+ * Parse the object at text[0..len) (the line without its leading '[' or ','
+ * and without the newline; trailing blanks allowed).  scratch must hold
+ * TRACE_SCRATCH(len) bytes: the strings of *ev are unescaped into it.  Returns 0, or -1 with a
+ * short reason in *why.
+ */
+/* Unescaped strings never outgrow their text; decoded hex adds at most half. */
+#define TRACE_SCRATCH(len) (2 * (len) + 16)
+
+int trace_parse_event(const char *text, size_t len, char *scratch, struct trace_event *ev,
+		      const char **why);
+
+/* The same for the first object of text; *used: bytes up to the text after it. */
+int trace_parse_first_event(const char *text, size_t len, char *scratch, struct trace_event *ev,
+			    const char **why, size_t *used);
+
+/* DL_SYS_* of a syscall name as written in traces, or -1. */
+int trace_syscall_kind(const char *name, size_t len);
+
+#endif
