@@ -52,6 +52,9 @@ valgrind: all workloads
 deps-demo:
 	tools/install-deps.sh build demo
 
+deps-bench:
+	tools/install-deps.sh build demo bench
+
 # The README's first command: trace the PyTorch example end to end.
 DEMO_OUT ?= examples/out
 demo: deps-demo
@@ -68,6 +71,29 @@ $(BUILD)/tests/%: tests/workloads/%.c
 test: deps-test
 	$(MAKE) all workloads
 	$(PYTHON) tests/run_tests.py $(TESTS)
+
+# The overhead benchmark's programs (bench/).
+.PHONY: deps-bench bench-build
+BENCH := $(BUILD)/bench
+BENCH_BINS := $(patsubst bench/workloads/%.c,$(BENCH)/%,$(wildcard bench/workloads/*.c)) \
+	$(BENCH)/floor_loader $(BENCH)/floor_probes.bpf.o
+bench-build: $(BENCH_BINS)
+
+$(BENCH)/%: bench/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lpthread
+
+$(BENCH)/floor_loader: bench/floor_loader.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
+
+# The floor's empty programs: one per program in dltrace's object.
+$(BENCH)/floor_probe_list.h: $(BUILD)/dltrace.bpf.o bench/probe_list.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) bench/probe_list.py $< > $@.tmp && mv $@.tmp $@
+
+$(BENCH)/floor_probes.bpf.o: bench/floor_probes.bpf.c $(BENCH)/floor_probe_list.h
+	$(CLANG) $(BPF_CFLAGS) -I$(BENCH) -c $< -o $@
 
 $(BUILD):
 	mkdir -p $@
