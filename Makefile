@@ -72,11 +72,16 @@ test: deps-test
 	$(MAKE) all workloads
 	$(PYTHON) tests/run_tests.py $(TESTS)
 
-# The overhead benchmark's programs (bench/).
-.PHONY: deps-bench bench-build
+# The overhead benchmark (bench/, several minutes; not part of `make test`).
+# BENCH_QUICK=1: fewer repetitions and smaller sizes, for a smoke run.
+.PHONY: deps-bench bench bench-build
 BENCH := $(BUILD)/bench
 BENCH_BINS := $(patsubst bench/workloads/%.c,$(BENCH)/%,$(wildcard bench/workloads/*.c)) \
 	$(BENCH)/floor_loader $(BENCH)/floor_probes.bpf.o
+bench: deps-bench
+	$(MAKE) all bench-build
+	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
+
 bench-build: $(BENCH_BINS)
 
 $(BENCH)/%: bench/workloads/%.c
