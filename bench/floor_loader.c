@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Attach the floor's empty programs system-wide, as dltrace attaches its
- * own, and keep them until SIGTERM or SIGINT.  Tracepoints this kernel
- * lacks are skipped, as dltrace skips them.
+ * own, and keep them until SIGTERM or SIGINT.  Only the programs named on
+ * the command line are loaded: the benchmark names those dltrace attached
+ * on this kernel with its default options.
  *
- * Usage: floor_loader FLOOR_BPF_OBJECT
+ * Usage: floor_loader FLOOR_BPF_OBJECT PROGRAM...
  * Prints "ready N" (N programs attached) once everything is attached.
  */
 #define _GNU_SOURCE
@@ -18,21 +19,17 @@
 
 #define TRACEFS "/sys/kernel/tracing"
 
-static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+static int warnings_only(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
 }
 
-/* "tracepoint/CATEGORY/NAME": does tracefs list it? */
-static int tracepoint_missing(const char *section)
+static int named(const char *name, int argc, char **argv)
 {
-	char category[64], name[128], path[512];
-
-	if (strncmp(section, "tracepoint/", 11) ||
-	    sscanf(section + 11, "%63[^/]/%127s", category, name) != 2)
-		return 0;
-	snprintf(path, sizeof(path), TRACEFS "/events/%s/%s/id", category, name);
-	return access(path, F_OK) != 0;
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], name))
+			return 1;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -42,11 +39,11 @@ int main(int argc, char **argv)
 	sigset_t stop;
 	int attached = 0, sig;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: floor_loader FLOOR_BPF_OBJECT\n");
+	if (argc < 3) {
+		fprintf(stderr, "usage: floor_loader FLOOR_BPF_OBJECT PROGRAM...\n");
 		return 2;
 	}
-	libbpf_set_print(silent);
+	libbpf_set_print(warnings_only);
 	if (access(TRACEFS "/events", F_OK))
 		mount("nodev", TRACEFS, "tracefs", 0, NULL);
 	sigemptyset(&stop);
@@ -59,10 +56,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "floor_loader: cannot open %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	bpf_object__for_each_program (prog, obj) {
-		if (tracepoint_missing(bpf_program__section_name(prog)))
-			bpf_program__set_autoload(prog, false);
+	for (int i = 2; i < argc; i++) {
+		if (!bpf_object__find_program_by_name(obj, argv[i])) {
+			fprintf(stderr, "floor_loader: no program %s in %s (rebuild it)\n", argv[i],
+				argv[1]);
+			return 1;
+		}
 	}
+	bpf_object__for_each_program (prog, obj)
+		bpf_program__set_autoload(prog, named(bpf_program__name(prog), argc, argv));
 	if (bpf_object__load(obj)) {
 		fprintf(stderr, "floor_loader: the kernel refused the programs\n");
 		return 1;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The floor: one empty program on every hook dltrace attaches, with the
- * same section (attach type) and name as dltrace's program there.  The
- * list is generated from dltrace's object (bench/probe_list.py).
+ * The floor: an empty program for every program of dltrace, with the same
+ * section (attach type) and name; the list is generated from dltrace's
+ * object (bench/probe_list.py).  floor_loader attaches the ones dltrace
+ * attaches.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

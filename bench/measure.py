@@ -149,8 +149,8 @@ def trace_summary(path, count=None):
     return summary
 
 
-def program_ids(pid):
-    """Ids of the BPF programs a process holds."""
+def program_ids(pid, attached=False):
+    """Ids of the BPF programs a process holds (attached: through a link)."""
     ids = set()
     fdinfo = '/proc/%d/fdinfo' % pid
     for fd in os.listdir(fdinfo):
@@ -159,9 +159,14 @@ def program_ids(pid):
                 text = f.read()
         except OSError:
             continue
-        if 'prog_type:' in text:
+        if ('link_type:' if attached else 'prog_type:') in text and 'prog_id:' in text:
             ids.add(int(text.split('prog_id:')[1].split()[0]))
     return ids
+
+
+def program_names(ids):
+    names = _program_names()
+    return sorted(names.get(i, 'prog_%d' % i) for i in ids)
 
 
 def wait_programs_gone(ids, timeout=120):

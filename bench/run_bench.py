@@ -129,6 +129,9 @@ def run(args, results):
     os.makedirs(args.out, exist_ok=True)
     with measure.job_cgroup('dltrace-bench-%d' % os.getpid()) as cgroup:
         job = tracers.Job(ROOT, args.out, cgroup, syscalls, args.keep_traces)
+        job.hooks, said = tracers.dltrace_hooks(job)
+        results['dltrace_hooks'] = {'programs': job.hooks, 'dltrace_says': said}
+        log('dltrace attaches %d programs here: %s' % (len(job.hooks), ' / '.join(said)))
         conditions = pick(tracers.all_conditions(), args.conditions, 'conditions')
         unavailable = {}
         for c in conditions:

@@ -23,6 +23,7 @@ class Job:
         self.cgroup = cgroup
         self.syscalls = syscalls  # [(tracepoint name, syscall name)]
         self.keep_traces = keep_traces
+        self.hooks = []  # names of the programs dltrace attaches, for the floor
         self.launcher = os.path.join(root, 'bench', 'run_in_cgroup.sh')
         # the same user in every condition: dltrace would drop to SUDO_UID
         self.env = {k: v for k, v in os.environ.items() if not k.startswith('SUDO_')}
@@ -111,8 +112,8 @@ class Floor(Condition):
 
     def run(self, job, argv, trace_base, stats=False):
         loader = subprocess.Popen([os.path.join(job.build, 'bench', 'floor_loader'),
-                                   os.path.join(job.build, 'bench', 'floor_probes.bpf.o')],
-                                  stdout=subprocess.PIPE, text=True, env=job.env)
+                                   os.path.join(job.build, 'bench', 'floor_probes.bpf.o')]
+                                  + job.hooks, stdout=subprocess.PIPE, text=True, env=job.env)
         programs = set()
         try:
             ready = loader.stdout.readline().split()
@@ -158,7 +159,7 @@ class Dltrace(Condition):
         result = {'status': status, 'lines': lines, 'stderr': stderr, 'wall_s': wall,
                   'rss_max_kib': max(filter(None, [rss_max, seen.get('hwm')]), default=None),
                   'rss_samples': seen['sampler'].samples, 'detach_wait_s': detach_wait}
-        probes = re.search(r'\((\d+) probes', stderr)
+        probes = re.search(r'(\d+) probes', stderr)
         result['programs'] = int(probes.group(1)) if probes else None
         if 'bpf' in seen:
             result['bpf'] = seen['bpf']
@@ -222,6 +223,26 @@ class PerfTrace(Condition):
         cmd = ['perf', 'trace', '-o', trace, '-e', names, '--']
         return _external(job, cmd + job.in_cgroup(argv), trace, rb'^ *[\d.]+ \( *[\d.]+ ms\)',
                          rb'LOST (\d+) events')
+
+
+def dltrace_hooks(job):
+    """The programs dltrace attaches here by default, and what it says about them."""
+    seen = {}
+
+    def on_hold(pid):
+        seen['names'] = measure.program_names(measure.program_ids(pid, attached=True))
+        seen['ids'] = measure.program_ids(pid)
+
+    trace = os.path.join(job.out_dir, 'hooks.json')
+    cmd = [os.path.join(job.build, 'dltrace'), '-o', trace, '--']
+    status, _, stderr, _ = execute(job, cmd + job.in_cgroup(['true'], hold=True),
+                                   on_hold=on_hold)
+    measure.wait_programs_gone(seen.get('ids', set()))
+    _remove(job, trace)
+    if status != 0 or not seen.get('names'):
+        raise RuntimeError('dltrace did not start: %s' % stderr.strip())
+    return seen['names'], [line for line in stderr.splitlines() if 'probes' in line or
+                           'layers' in line]
 
 
 def _runs(argv):
