@@ -49,6 +49,16 @@ def memory_kib(pid, field):
     return None
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of a process (all its threads), or None."""
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
 class RssSampler:
     """Samples a process's VmRSS every `interval` seconds while it lives."""
 

@@ -39,6 +39,9 @@ def summarize(runs, workloads, conditions):
             rates = [r['events'] / (r['elapsed_s'] if r.get('calls') else r['wall_s'])
                      for r in ok if r.get('events')]
             s['events_per_s'] = statistics.median(rates) if rates else None
+            cpu = [r['tracer_cpu_s'] * 1e9 / r['events'] for r in ok
+                   if r.get('events') and r.get('tracer_cpu_s') is not None]
+            s['cpu_ns_per_event'] = round(statistics.median(cpu)) if cpu else None
             sizes = [r['trace_bytes'] / r['events'] for r in ok if r.get('events')]
             s['bytes_per_event'] = round(statistics.median(sizes), 2) if sizes else None
             per[c.name] = s
@@ -98,9 +101,9 @@ def table(machine, config, summary, titles, labels, bpf, sustained, unavailable)
             '%s %d programs' % (labels[c], n) for c, n in sorted(hooks.items())))
     for name, why in unavailable.items():
         lines.append('not measured: %s: %s' % (labels.get(name, name), why))
-    head = '%-18s %-26s %9s %8s %9s %11s %8s %8s %8s' % (
+    head = '%-18s %-26s %9s %8s %9s %11s %8s %8s %8s %8s' % (
         'condition', 'median [min-max]', 'added ns', 'x floor', 'overhead', 'events/s',
-        'lost', 'RSS MiB', 'B/event')
+        'lost', 'RSS MiB', 'B/event', 'CPU/ev')
     for w, per in summary.items():
         unit = next(iter(per.values()))['unit'] if per else ''
         lines += ['', '%s (%s)' % (titles[w], unit), head]
@@ -108,11 +111,11 @@ def table(machine, config, summary, titles, labels, bpf, sustained, unavailable)
         for c, s in per.items():
             m = s['metric']
             cell = '%s [%s-%s]' % (f % m['median'], f % m['min'], f % m['max'])
-            lines.append('%-18s %-26s %9s %8s %9s %11s %8s %8s %8s' % (
+            lines.append('%-18s %-26s %9s %8s %9s %11s %8s %8s %8s %8s' % (
                 labels[c], cell, _fmt(s['added_ns_per_call']), _fmt(s['x_floor'], '%.2f'),
                 _fmt(s['overhead_pct'], '%+.1f%%'), _fmt(s['events_per_s']),
                 _fmt(s['lost'], '%d'), _fmt(s['rss_max_mib'], '%.1f'),
-                _fmt(s['bytes_per_event'], '%.1f')))
+                _fmt(s['bytes_per_event'], '%.1f'), _fmt(s['cpu_ns_per_event'])))
     if bpf:
         lines += ['', 'BPF programs\' own run time (kernel.bpf_stats_enabled=1; one extra run '
                   'each, not in the timings above)',
@@ -136,6 +139,9 @@ def table(machine, config, summary, titles, labels, bpf, sustained, unavailable)
         lines.append('  stalled: %s (longest gap between 1024-call batches %.1f ms); '
                      'slowest second %.0f calls' % ('yes' if s['stalled'] else 'no',
                                                     s['max_gap_ms'], s['slowest_second']))
+        lines.append('  dltrace CPU: %.1f s (%.0f ns per event, %.2f cores)' % (
+            s['dltrace_cpu_s'], s['dltrace_cpu_ns_per_event'],
+            s['dltrace_cpu_s'] / s['seconds']))
         lines.append('  dltrace RSS: max %.1f MiB; per second: %s' % (
             s['rss_max_mib'], ' '.join('%.0f' % v for v in s['rss_mib_per_second'])))
     return '\n'.join(lines)

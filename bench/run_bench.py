@@ -41,7 +41,7 @@ def measure_run(job, workload, condition, rep, stats=False, **extra):
             raise RuntimeError('exit status %s: %s' % (r['status'], r['stderr'][-500:]))
         record.update(workload.parse(r['lines']))
         for key in ('wall_s', 'events', 'lost', 'lost_bytes', 'trace_bytes', 'rss_max_kib',
-                    'programs', 'bpf', 'detach_wait_s'):
+                    'programs', 'bpf', 'detach_wait_s', 'tracer_cpu_s'):
             if r.get(key) is not None:
                 record[key] = r[key]
     except (RuntimeError, ValueError, KeyError, OSError, subprocess.SubprocessError) as e:
@@ -81,6 +81,8 @@ def sustained_test(job, micro2, seconds):
         'trace_preads': preads, 'missing': w['calls'] - preads, 'trace_events': r['events'],
         'lost_events': r['lost'], 'lost_bytes': r['lost_bytes'],
         'events_per_s': r['events'] / elapsed, 'trace_bytes': r['trace_bytes'],
+        'dltrace_cpu_s': r['tracer_cpu_s'],
+        'dltrace_cpu_ns_per_event': r['tracer_cpu_s'] * 1e9 / r['events'],
         'max_gap_ms': w['max_gap_ns'] / 1e6, 'stalled': w['max_gap_ns'] > STALL_NS,
         'rss_max_mib': r['rss_max_kib'] / 1024,
         'rss_mib_per_second': [per_second[t] / 1024 for t in sorted(per_second)],

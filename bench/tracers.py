@@ -43,12 +43,14 @@ def _stop(proc):
             proc.wait()
 
 
-def execute(job, argv, on_hold=None, on_start=None):
+def execute(job, argv, on_hold=None, on_start=None, on_begin=None, on_exit=None):
     """Run argv; returns (exit status, stdout lines, stderr text, seconds).
 
-    With on_hold, the command is expected to print "@@hold STATUS" (see
-    run_in_cgroup.sh --hold) and wait: on_hold(pid) runs then, before it
-    may exit.  on_start(pid) runs once the process exists.
+    on_start(pid) runs once the process exists, on_exit(pid) once it has
+    exited, before it is reaped.  With on_hold, the command is
+    run_in_cgroup.sh --hold: on_begin(pid) runs when the workload starts
+    ("@@start"), on_hold(pid) when it has ended ("@@hold"), before the
+    command may exit.
     """
     err_path = os.path.join(job.out_dir, 'stderr.txt')
     start = time.monotonic()
@@ -61,11 +63,18 @@ def execute(job, argv, on_hold=None, on_start=None):
             if on_start:
                 on_start(proc.pid)
             for line in proc.stdout:
+                if on_hold and line == '@@start\n':
+                    if on_begin:
+                        on_begin(proc.pid)
+                    continue
                 if on_hold and line.startswith('@@hold '):
                     on_hold(proc.pid)
                     proc.stdin.close()
                     continue
                 lines.append(line.rstrip('\n'))
+            if on_exit:
+                os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+                on_exit(proc.pid)
             status = proc.wait(timeout=RUN_TIMEOUT)
         finally:
             _stop(proc)
@@ -144,6 +153,12 @@ class Dltrace(Condition):
         def on_start(pid):
             seen['sampler'] = measure.RssSampler(pid)
 
+        def on_begin(pid):
+            seen['cpu0'] = measure.cpu_seconds(pid)
+
+        def on_exit(pid):  # the drain and the end of the trace included
+            seen['cpu'] = measure.cpu_seconds(pid) - seen['cpu0']
+
         def on_hold(pid):
             seen['hwm'] = measure.memory_kib(pid, 'VmHWM')
             seen['programs'] = measure.program_ids(pid)
@@ -152,13 +167,15 @@ class Dltrace(Condition):
 
         cmd = [os.path.join(job.build, 'dltrace'), '-o', trace, '--']
         status, lines, stderr, wall = execute(job, cmd + job.in_cgroup(argv, hold=True),
-                                              on_hold=on_hold, on_start=on_start)
+                                              on_hold=on_hold, on_start=on_start,
+                                              on_begin=on_begin, on_exit=on_exit)
         rss_max = seen['sampler'].stop()
         # dltrace leaves detaching to a helper; the next run must not pay for it
         detach_wait = measure.wait_programs_gone(seen.get('programs', set()))
         result = {'status': status, 'lines': lines, 'stderr': stderr, 'wall_s': wall,
                   'rss_max_kib': max(filter(None, [rss_max, seen.get('hwm')]), default=None),
-                  'rss_samples': seen['sampler'].samples, 'detach_wait_s': detach_wait}
+                  'rss_samples': seen['sampler'].samples, 'detach_wait_s': detach_wait,
+                  'tracer_cpu_s': seen.get('cpu')}
         probes = re.search(r'(\d+) probes', stderr)
         result['programs'] = int(probes.group(1)) if probes else None
         if 'bpf' in seen:
