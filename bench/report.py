@@ -39,8 +39,9 @@ def summarize(runs, workloads, conditions):
             rates = [r['events'] / (r['elapsed_s'] if r.get('calls') else r['wall_s'])
                      for r in ok if r.get('events')]
             s['events_per_s'] = statistics.median(rates) if rates else None
+            # CPU times come in clock ticks: below 0.1 s they say little
             cpu = [r['tracer_cpu_s'] * 1e9 / r['events'] for r in ok
-                   if r.get('events') and r.get('tracer_cpu_s') is not None]
+                   if r.get('events') and (r.get('tracer_cpu_s') or 0) >= 0.1]
             s['cpu_ns_per_event'] = round(statistics.median(cpu)) if cpu else None
             sizes = [r['trace_bytes'] / r['events'] for r in ok if r.get('events')]
             s['bytes_per_event'] = round(statistics.median(sizes), 2) if sizes else None
