@@ -31,12 +31,12 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
-def measure_run(job, workload, condition, rep, stats=False, **extra):
+def measure_run(job, workload, condition, rep, stats=False):
     base = os.path.join(job.out_dir, 'trace-%s-%s' % (workload.name, condition.name))
     record = {'workload': workload.name, 'condition': condition.name, 'rep': rep,
               'loadavg': os.getloadavg()[0]}
     try:
-        r = condition.run(job, workload.argv(condition.slow), base, stats=stats, **extra)
+        r = condition.run(job, workload.argv(condition.slow), base, stats=stats)
         if r['status'] != 0:
             raise RuntimeError('exit status %s: %s' % (r['status'], r['stderr'][-500:]))
         record.update(workload.parse(r['lines']))
@@ -168,11 +168,15 @@ def run(args, results):
         micro2 = next((w for w in works if w.name == 'micro-2t'), None)
         if not args.no_sustained and micro2:
             log('sustained: micro, 2 threads, %d s under dltrace' % sizes['sustained_s'])
-            results['sustained'] = sustained_test(job, micro2, sizes['sustained_s'])
+            try:
+                results['sustained'] = sustained_test(job, micro2, sizes['sustained_s'])
+            except (RuntimeError, ValueError, KeyError, OSError) as e:
+                results['sustained_error'] = str(e)
+                log('sustained test failed: %s' % e)
         results['summary'] = report.summarize(runs, works, conditions)
         results['bpf_stats'] = report.bpf_summary(
             [r for r in results['bpf_runs'] if 'error' not in r])
-        return works, conditions
+        return works
 
 
 def main():
@@ -183,7 +187,7 @@ def main():
     results = {'machine': machine.describe(os.path.join(ROOT, 'build', 'dltrace'), ROOT),
                'runs': [], 'bpf_runs': [], 'complete': False}
     try:
-        works, conditions = run(args, results)
+        works = run(args, results)
         results['complete'] = True
     finally:
         results['runtime_s'] = round(time.monotonic() - start, 1)
@@ -195,6 +199,8 @@ def main():
     print(report.table(results['machine'], results['config'], results['summary'],
                        {w.name: w.title for w in works}, labels, results['bpf_stats'],
                        results.get('sustained'), results['unavailable']))
+    if 'sustained_error' in results:
+        print('\nsustained test failed: %s' % results['sustained_error'])
     print('\nruntime %.0f s; results in %s' % (results['runtime_s'], args.results))
 
 

@@ -98,7 +98,6 @@ class Condition:
     name = ''
     label = ''
     slow = False  # the workload runs smaller sizes under it
-    traced = True
 
     def available(self, job):
         return None  # or the reason it cannot run here
@@ -108,7 +107,7 @@ class Condition:
 
 
 class Untraced(Condition):
-    name, label, traced = 'untraced', 'untraced', False
+    name, label = 'untraced', 'untraced'
 
     def run(self, job, argv, trace_base, stats=False):
         status, lines, stderr, wall = execute(job, job.in_cgroup(argv))
@@ -157,7 +156,8 @@ class Dltrace(Condition):
             seen['cpu0'] = measure.cpu_seconds(pid)
 
         def on_exit(pid):  # the drain and the end of the trace included
-            seen['cpu'] = measure.cpu_seconds(pid) - seen['cpu0']
+            if 'cpu0' in seen:
+                seen['cpu'] = measure.cpu_seconds(pid) - seen['cpu0']
 
         def on_hold(pid):
             seen['hwm'] = measure.memory_kib(pid, 'VmHWM')
