@@ -52,6 +52,9 @@ valgrind: all workloads
 deps-demo:
 	tools/install-deps.sh build demo
 
+deps-bench:
+	tools/install-deps.sh build demo bench
+
 # The README's first command: trace the PyTorch example end to end.
 DEMO_OUT ?= examples/out
 demo: deps-demo
@@ -90,6 +93,34 @@ fuzz: $(FUZZ_TARGET)
 	$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 		-dict=tests/fuzz/trace.dict -artifact_prefix=$(BUILD)/fuzz/crashes/ \
 		-print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
+
+# The overhead benchmark (bench/, several minutes; not part of `make test`).
+# BENCH_QUICK=1: fewer repetitions and smaller sizes, for a smoke run.
+.PHONY: deps-bench bench bench-build
+BENCH := $(BUILD)/bench
+BENCH_BINS := $(patsubst bench/workloads/%.c,$(BENCH)/%,$(wildcard bench/workloads/*.c)) \
+	$(BENCH)/floor_loader $(BENCH)/floor_probes.bpf.o
+bench: deps-bench
+	$(MAKE) all bench-build
+	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
+
+bench-build: $(BENCH_BINS)
+
+$(BENCH)/%: bench/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lpthread
+
+$(BENCH)/floor_loader: bench/floor_loader.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
+
+# The floor's empty programs: one per program in dltrace's object.
+$(BENCH)/floor_probe_list.h: $(BUILD)/dltrace.bpf.o bench/probe_list.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) bench/probe_list.py $< > $@.tmp && mv $@.tmp $@
+
+$(BENCH)/floor_probes.bpf.o: bench/floor_probes.bpf.c $(BENCH)/floor_probe_list.h
+	$(CLANG) $(BPF_CFLAGS) -I$(BENCH) -c $< -o $@
 
 $(BUILD):
 	mkdir -p $@

@@ -91,7 +91,7 @@ def main():
             total += len(labels)
         torch.save({'epoch': epoch, 'model': net.state_dict(), 'optimizer': opt.state_dict()},
                    os.path.join(args.checkpoints, 'epoch%d.pt' % epoch))
-        print('epoch %d: %.1f s, accuracy %.3f, loss %.3f' %
+        print('epoch %d: %.3f s, accuracy %.3f, loss %.3f' %
               (epoch, time.time() - start, correct / total, loss.item()), flush=True)
 
 

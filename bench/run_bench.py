@@ -1,0 +1,208 @@
+"""make bench: dltrace's overhead against untraced runs, the kernel's floor
+(empty BPF programs on the same hooks), strace, bpftrace and perf trace.
+
+Usage (as root, after `make all bench-build`):
+  run_bench.py [--quick] [--reps N] [--workloads a,b] [--conditions a,b]
+               [--no-sustained] [--no-bpf-stats] [--keep-traces]
+Prints the tables and writes bench/results.json.  See README.md, Performance.
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import machine
+import measure
+import probe_list
+import report
+import tracers
+import workloads
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STATS_RUNS = (('micro-1t', 'floor'), ('micro-1t', 'dltrace-json'), ('metadata', 'floor'),
+              ('metadata', 'dltrace-json'))
+STALL_NS = 500 * 10**6  # no progress for this long counts as a stall
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def measure_run(job, workload, condition, rep, stats=False):
+    base = os.path.join(job.out_dir, 'trace-%s-%s' % (workload.name, condition.name))
+    record = {'workload': workload.name, 'condition': condition.name, 'rep': rep,
+              'loadavg': os.getloadavg()[0]}
+    try:
+        r = condition.run(job, workload.argv(condition.slow), base, stats=stats)
+        if r['status'] != 0:
+            raise RuntimeError('exit status %s: %s' % (r['status'], r['stderr'][-500:]))
+        record.update(workload.parse(r['lines']))
+        for key in ('wall_s', 'events', 'lost', 'lost_bytes', 'trace_bytes', 'rss_max_kib',
+                    'programs', 'bpf', 'detach_wait_s', 'tracer_cpu_s'):
+            if r.get(key) is not None:
+                record[key] = r[key]
+    except (RuntimeError, ValueError, KeyError, OSError, subprocess.SubprocessError) as e:
+        record['error'] = str(e)
+    finally:
+        workload.after_run()
+    unit = workload.metric_unit
+    log('  %-10s %-13s %s' % (workload.name, condition.name,
+                              record.get('error') or '%.3f %s' % (record['metric'], unit)))
+    return record
+
+
+def sustained_test(job, micro2, seconds):
+    """Micro, 2 threads, `seconds` under dltrace's defaults; every pread accounted."""
+    argv = micro2.sustained_argv(seconds)
+    untraced = tracers.execute(job, job.in_cgroup(argv))
+    base_rate = None
+    if untraced[0] == 0:
+        r = workloads.json_result(untraced[1])
+        base_rate = r['calls'] / (r['elapsed_ns'] / 1e9)
+    dl = tracers.Dltrace(False)
+    trace_base = os.path.join(job.out_dir, 'trace-sustained')
+    path_json = json.dumps(micro2.file)[1:-1]
+    r = dl.run(job, argv, trace_base, count={'preads': ('pread64', '"path":"%s"' % path_json)})
+    if r['status'] != 0 or 'events' not in r:
+        raise RuntimeError('the sustained run failed: %s' % r['stderr'][-500:])
+    w = workloads.json_result(r['lines'])
+    elapsed = w['elapsed_ns'] / 1e9
+    per_second = {}
+    for t, kib in r['rss_samples']:
+        per_second.setdefault(int(t), kib)
+    preads = r['counts']['preads']
+    return {
+        'seconds': seconds, 'output': '.json', 'workload_calls': w['calls'],
+        'calls_per_s': w['calls'] / elapsed, 'untraced_calls_per_s': base_rate,
+        'per_second_calls': w['per_second'], 'slowest_second': min(w['per_second'][:seconds]),
+        'trace_preads': preads, 'missing': w['calls'] - preads, 'trace_events': r['events'],
+        'lost_events': r['lost'], 'lost_bytes': r['lost_bytes'],
+        'events_per_s': r['events'] / elapsed, 'trace_bytes': r['trace_bytes'],
+        'dltrace_cpu_s': r['tracer_cpu_s'],
+        'dltrace_cpu_ns_per_event': r['tracer_cpu_s'] * 1e9 / r['events'],
+        'max_gap_ms': w['max_gap_ns'] / 1e6, 'stalled': w['max_gap_ns'] > STALL_NS,
+        'rss_max_mib': r['rss_max_kib'] / 1024,
+        'rss_mib_per_second': [per_second[t] / 1024 for t in sorted(per_second)],
+    }
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--quick', action='store_true', help='fewer repetitions, smaller sizes')
+    ap.add_argument('--reps', type=int, help='repetitions (default 5, quick 2)')
+    ap.add_argument('--workloads', help='comma-separated subset of the workloads')
+    ap.add_argument('--conditions', help='comma-separated subset of the conditions')
+    ap.add_argument('--no-sustained', action='store_true')
+    ap.add_argument('--no-bpf-stats', action='store_true')
+    ap.add_argument('--keep-traces', action='store_true')
+    ap.add_argument('--out', default=os.path.join(ROOT, 'bench', 'out'))
+    ap.add_argument('--results', default=os.path.join(ROOT, 'bench', 'results.json'))
+    return ap.parse_args()
+
+
+def check_setup():
+    if os.geteuid() != 0:
+        sys.exit('run_bench.py: run as root (BPF programs, cgroups, bpf_stats)')
+    for path in ('dltrace', 'bench/floor_loader', 'bench/floor_probes.bpf.o',
+                 'bench/micro_pread'):
+        if not os.path.exists(os.path.join(ROOT, 'build', path)):
+            sys.exit('run_bench.py: build/%s is missing; run `make bench`' % path)
+
+
+def pick(items, names, what):
+    if not names:
+        return items
+    wanted = names.split(',')
+    unknown = set(wanted) - {i.name for i in items}
+    if unknown:
+        sys.exit('run_bench.py: unknown %s: %s' % (what, ', '.join(sorted(unknown))))
+    return [i for i in items if i.name in wanted]
+
+
+def run(args, results):
+    sizes = dict(workloads.QUICK if args.quick else workloads.FULL)
+    if args.reps:
+        sizes['reps'] = args.reps
+    results['config'] = dict(sizes, quick=args.quick)
+    syscalls = probe_list.syscalls(os.path.join(ROOT, 'build', 'dltrace.bpf.o'))
+    os.makedirs(args.out, exist_ok=True)
+    with measure.job_cgroup('dltrace-bench-%d' % os.getpid()) as cgroup:
+        job = tracers.Job(ROOT, args.out, cgroup, syscalls, args.keep_traces)
+        job.hooks, said = tracers.dltrace_hooks(job)
+        results['dltrace_hooks'] = {'programs': job.hooks, 'dltrace_says': said}
+        log('dltrace attaches %d programs here: %s' % (len(job.hooks), ' / '.join(said)))
+        conditions = pick(tracers.all_conditions(), args.conditions, 'conditions')
+        unavailable = {}
+        for c in conditions:
+            why = c.available(job)
+            if why:
+                unavailable[c.name] = why
+                log('not measured: %s: %s' % (c.label, why))
+        conditions = [c for c in conditions if c.name not in unavailable]
+        results['unavailable'] = unavailable
+        works = pick(workloads.all_workloads(job, sizes), args.workloads, 'workloads')
+        log('preparing data in %s' % args.out)
+        for w in works:
+            w.prepare()
+        if measure.bpf_stats_on():
+            log('warning: kernel.bpf_stats_enabled is already 1: BPF timings include it')
+        runs = results['runs']
+        for rep in range(sizes['reps']):
+            log('repetition %d of %d' % (rep + 1, sizes['reps']))
+            for w in works:
+                k = rep % len(conditions)
+                for c in conditions[k:] + conditions[:k]:
+                    runs.append(measure_run(job, w, c, rep))
+        by_name = {c.name: c for c in conditions}
+        if not args.no_bpf_stats:
+            log('BPF program run times (kernel.bpf_stats_enabled=1)')
+            with measure.bpf_stats():
+                for wname, cname in STATS_RUNS:
+                    w = next((w for w in works if w.name == wname), None)
+                    if w and cname in by_name:
+                        results['bpf_runs'].append(
+                            measure_run(job, w, by_name[cname], 'bpf-stats', stats=True))
+        micro2 = next((w for w in works if w.name == 'micro-2t'), None)
+        if not args.no_sustained and micro2:
+            log('sustained: micro, 2 threads, %d s under dltrace' % sizes['sustained_s'])
+            try:
+                results['sustained'] = sustained_test(job, micro2, sizes['sustained_s'])
+            except (RuntimeError, ValueError, KeyError, OSError) as e:
+                results['sustained_error'] = str(e)
+                log('sustained test failed: %s' % e)
+        results['summary'] = report.summarize(runs, works, conditions)
+        results['bpf_stats'] = report.bpf_summary(
+            [r for r in results['bpf_runs'] if 'error' not in r])
+        return works
+
+
+def main():
+    args = parse_args()
+    check_setup()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit('run_bench.py: terminated'))
+    start = time.monotonic()
+    results = {'machine': machine.describe(os.path.join(ROOT, 'build', 'dltrace'), ROOT),
+               'runs': [], 'bpf_runs': [], 'complete': False}
+    try:
+        works = run(args, results)
+        results['complete'] = True
+    finally:
+        results['runtime_s'] = round(time.monotonic() - start, 1)
+        results['machine']['loadavg_at_end'] = os.getloadavg()
+        with open(args.results, 'w') as f:
+            json.dump(results, f, indent=1)
+            f.write('\n')
+    labels = {c.name: c.label for c in tracers.all_conditions()}
+    print(report.table(results['machine'], results['config'], results['summary'],
+                       {w.name: w.title for w in works}, labels, results['bpf_stats'],
+                       results.get('sustained'), results['unavailable']))
+    if 'sustained_error' in results:
+        print('\nsustained test failed: %s' % results['sustained_error'])
+    print('\nruntime %.0f s; results in %s' % (results['runtime_s'], args.results))
+
+
+if __name__ == '__main__':
+    main()

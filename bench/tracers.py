@@ -1,0 +1,294 @@
+"""The measured conditions: untraced, the floor, dltrace (.json, .json.gz),
+strace, bpftrace and perf trace.  Each runs a workload command inside the
+job cgroup and returns what it observed."""
+import os
+import re
+import signal
+import subprocess
+import time
+
+import bpftrace_script
+import measure
+
+RUN_TIMEOUT = 1800  # seconds; a run that takes longer is a failure
+
+
+class Job:
+    """Paths and settings shared by every run."""
+
+    def __init__(self, root, out_dir, cgroup, syscalls, keep_traces=False):
+        self.root = root
+        self.build = os.path.join(root, 'build')
+        self.out_dir = out_dir
+        self.cgroup = cgroup
+        self.syscalls = syscalls  # [(tracepoint name, syscall name)]
+        self.keep_traces = keep_traces
+        self.hooks = []  # names of the programs dltrace attaches, for the floor
+        self.launcher = os.path.join(root, 'bench', 'run_in_cgroup.sh')
+        # the same user in every condition: dltrace would drop to SUDO_UID
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith('SUDO_')}
+
+    def in_cgroup(self, argv, hold=False):
+        return ['/bin/sh', self.launcher, self.cgroup] + (['--hold'] if hold else []) + argv
+
+
+def _stop(proc):
+    """End a process we started (and wait for it), if it still runs."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def execute(job, argv, on_hold=None, on_start=None, on_begin=None, on_exit=None):
+    """Run argv; returns (exit status, stdout lines, stderr text, seconds).
+
+    on_start(pid) runs once the process exists, on_exit(pid) once it has
+    exited, before it is reaped.  With on_hold, the command is
+    run_in_cgroup.sh --hold: on_begin(pid) runs when the workload starts
+    ("@@start"), on_hold(pid) when it has ended ("@@hold"), before the
+    command may exit.
+    """
+    err_path = os.path.join(job.out_dir, 'stderr.txt')
+    start = time.monotonic()
+    with open(err_path, 'w+') as err:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err,
+                                stdin=subprocess.PIPE if on_hold else subprocess.DEVNULL,
+                                env=job.env, text=True)
+        lines = []
+        try:
+            if on_start:
+                on_start(proc.pid)
+            for line in proc.stdout:
+                if on_hold and line == '@@start\n':
+                    if on_begin:
+                        on_begin(proc.pid)
+                    continue
+                if on_hold and line.startswith('@@hold '):
+                    on_hold(proc.pid)
+                    proc.stdin.close()
+                    continue
+                lines.append(line.rstrip('\n'))
+            if on_exit:
+                os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+                on_exit(proc.pid)
+            status = proc.wait(timeout=RUN_TIMEOUT)
+        finally:
+            _stop(proc)
+        err.seek(0)
+        stderr = err.read()
+    return status, lines, stderr, time.monotonic() - start
+
+
+def _remove(job, path):
+    if not job.keep_traces and os.path.exists(path):
+        os.unlink(path)
+
+
+def _count_lines(path, pattern):
+    regex = re.compile(pattern)
+    with open(path, 'rb') as f:
+        return sum(1 for line in f if regex.match(line))
+
+
+class Condition:
+    name = ''
+    label = ''
+    slow = False  # the workload runs smaller sizes under it
+
+    def available(self, job):
+        return None  # or the reason it cannot run here
+
+    def run(self, job, argv, trace_base, stats=False):
+        raise NotImplementedError
+
+
+class Untraced(Condition):
+    name, label = 'untraced', 'untraced'
+
+    def run(self, job, argv, trace_base, stats=False):
+        status, lines, stderr, wall = execute(job, job.in_cgroup(argv))
+        return {'status': status, 'lines': lines, 'stderr': stderr, 'wall_s': wall}
+
+
+class Floor(Condition):
+    """Empty programs on every hook dltrace uses (bench/floor_probes.bpf.c)."""
+    name, label = 'floor', 'floor (empty BPF)'
+
+    def run(self, job, argv, trace_base, stats=False):
+        loader = subprocess.Popen([os.path.join(job.build, 'bench', 'floor_loader'),
+                                   os.path.join(job.build, 'bench', 'floor_probes.bpf.o')]
+                                  + job.hooks, stdout=subprocess.PIPE, text=True, env=job.env)
+        programs = set()
+        try:
+            ready = loader.stdout.readline().split()
+            if ready[:1] != ['ready']:
+                raise RuntimeError('the floor loader failed to attach its programs')
+            programs = measure.program_ids(loader.pid)
+            status, lines, stderr, wall = execute(job, job.in_cgroup(argv))
+            result = {'status': status, 'lines': lines, 'stderr': stderr, 'wall_s': wall,
+                      'programs': int(ready[1])}
+            if stats:
+                result['bpf'] = measure.bpf_programs(loader.pid)
+        finally:
+            _stop(loader)
+        result['detach_wait_s'] = measure.wait_programs_gone(programs)
+        return result
+
+
+class Dltrace(Condition):
+    def __init__(self, gzip):
+        self.suffix = '.json.gz' if gzip else '.json'
+        self.name = 'dltrace-gz' if gzip else 'dltrace-json'
+        self.label = 'dltrace ' + self.suffix
+
+    def run(self, job, argv, trace_base, stats=False, count=None):
+        trace = trace_base + self.suffix
+        seen = {}
+
+        def on_start(pid):
+            seen['sampler'] = measure.RssSampler(pid)
+
+        def on_begin(pid):
+            seen['cpu0'] = measure.cpu_seconds(pid)
+
+        def on_exit(pid):  # the drain and the end of the trace included
+            if 'cpu0' in seen:
+                seen['cpu'] = measure.cpu_seconds(pid) - seen['cpu0']
+
+        def on_hold(pid):
+            seen['hwm'] = measure.memory_kib(pid, 'VmHWM')
+            seen['programs'] = measure.program_ids(pid)
+            if stats:
+                seen['bpf'] = measure.bpf_programs(pid)
+
+        cmd = [os.path.join(job.build, 'dltrace'), '-o', trace, '--']
+        status, lines, stderr, wall = execute(job, cmd + job.in_cgroup(argv, hold=True),
+                                              on_hold=on_hold, on_start=on_start,
+                                              on_begin=on_begin, on_exit=on_exit)
+        rss_max = seen['sampler'].stop()
+        # dltrace leaves detaching to a helper; the next run must not pay for it
+        detach_wait = measure.wait_programs_gone(seen.get('programs', set()))
+        result = {'status': status, 'lines': lines, 'stderr': stderr, 'wall_s': wall,
+                  'rss_max_kib': max(filter(None, [rss_max, seen.get('hwm')]), default=None),
+                  'rss_samples': seen['sampler'].samples, 'detach_wait_s': detach_wait,
+                  'tracer_cpu_s': seen.get('cpu')}
+        probes = re.search(r'(\d+) probes', stderr)
+        result['programs'] = int(probes.group(1)) if probes else None
+        if 'bpf' in seen:
+            result['bpf'] = seen['bpf']
+        if os.path.exists(trace):
+            summary = measure.trace_summary(trace, count)
+            result.update(events=summary['events'], lost=summary['lost_events'],
+                          lost_bytes=summary['lost_bytes'], counts=summary['counts'],
+                          trace_bytes=os.path.getsize(trace))
+            _remove(job, trace)
+        return result
+
+
+class Strace(Condition):
+    name, label, slow = 'strace', 'strace -f', True
+
+    def available(self, job):
+        return None if _runs(['strace', '-V']) else 'strace is not installed'
+
+    def run(self, job, argv, trace_base, stats=False):
+        trace = trace_base + '.strace'
+        names = ','.join(sorted({name for _, name in job.syscalls}))
+        cmd = ['strace', '-f', '-qq', '-ttt', '-T', '-e', 'trace=' + names, '-o', trace, '--']
+        return _external(job, cmd + job.in_cgroup(argv), trace,
+                         rb'^\d+ +[\d.]+ [a-z_0-9]+\(', None)
+
+
+class Bpftrace(Condition):
+    name, label, slow = 'bpftrace', 'bpftrace script', True
+
+    def available(self, job):
+        return None if _runs(['bpftrace', '--version']) else 'bpftrace is not installed'
+
+    def _script(self, job):
+        path = os.path.join(job.out_dir, 'record_io.bt')
+        text = bpftrace_script.script([tp for tp, _ in job.syscalls], '/sys/kernel/tracing',
+                                      job.cgroup)
+        with open(path, 'w') as f:
+            f.write(text)
+        return path
+
+    def run(self, job, argv, trace_base, stats=False):
+        trace = trace_base + '.bpftrace'
+        command = job.in_cgroup(argv)
+        if any(' ' in a for a in command):
+            raise RuntimeError('bpftrace -c cannot pass arguments with spaces: %s' % command)
+        cmd = ['bpftrace', '-o', trace, self._script(job), '-c', ' '.join(command)]
+        return _external(job, cmd, trace, rb'^\d+ \d+ ', rb'Lost (\d+) events')
+
+
+class PerfTrace(Condition):
+    name, label, slow = 'perf-trace', 'perf trace', True
+
+    def available(self, job):
+        if _runs(['perf', 'trace', '-o', os.devnull, '-e', 'close', '--', 'true']):
+            return None
+        return '`perf trace` does not run here (perf missing or unsupported)'
+
+    def run(self, job, argv, trace_base, stats=False):
+        trace = trace_base + '.perf'
+        names = ','.join(sorted({name for _, name in job.syscalls}))
+        cmd = ['perf', 'trace', '-o', trace, '-e', names, '--']
+        return _external(job, cmd + job.in_cgroup(argv), trace, rb'^ *[\d.]+ \( *[\d.]+ ms\)',
+                         rb'LOST (\d+) events')
+
+
+def dltrace_hooks(job):
+    """The programs dltrace attaches here by default, and what it says about them."""
+    seen = {}
+
+    def on_hold(pid):
+        seen['names'] = measure.program_names(measure.program_ids(pid, attached=True))
+        seen['ids'] = measure.program_ids(pid)
+
+    trace = os.path.join(job.out_dir, 'hooks.json')
+    cmd = [os.path.join(job.build, 'dltrace'), '-o', trace, '--']
+    status, _, stderr, _ = execute(job, cmd + job.in_cgroup(['true'], hold=True),
+                                   on_hold=on_hold)
+    measure.wait_programs_gone(seen.get('ids', set()))
+    _remove(job, trace)
+    if status != 0 or not seen.get('names'):
+        raise RuntimeError('dltrace did not start: %s' % stderr.strip())
+    return seen['names'], [line for line in stderr.splitlines() if 'probes' in line or
+                           'layers' in line]
+
+
+def _runs(argv):
+    try:
+        return subprocess.run(argv, capture_output=True, timeout=120).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def _external(job, cmd, trace, event_pattern, lost_pattern):
+    """Run a tracer that writes a text log; count its events and losses."""
+    seen = {}
+    status, lines, stderr, wall = execute(
+        job, cmd, on_start=lambda pid: seen.update(sampler=measure.RssSampler(pid)))
+    result = {'status': status, 'lines': lines, 'stderr': stderr, 'wall_s': wall,
+              'rss_max_kib': seen['sampler'].stop()}
+    if os.path.exists(trace):
+        result['events'] = _count_lines(trace, event_pattern)
+        result['trace_bytes'] = os.path.getsize(trace)
+        lost = 0
+        if lost_pattern:
+            with open(trace, 'rb') as f:
+                text = f.read()
+            lost = sum(int(n) for n in re.findall(lost_pattern, text + stderr.encode()))
+        result['lost'] = lost
+        _remove(job, trace)
+    return result
+
+
+def all_conditions():
+    return [Untraced(), Floor(), Dltrace(False), Dltrace(True), Strace(), Bpftrace(),
+            PerfTrace()]
