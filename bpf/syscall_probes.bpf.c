@@ -279,7 +279,8 @@ static __always_inline __u32 dl_name_slot(struct dl_path *p, char *data, __u32 o
 
 	i &= 1;
 	bpf_probe_read_user(&first, 1, user);
-	if (first != '/')
+	/* an empty name (AT_EMPTY_PATH) is the dirfd itself: user space knows its path */
+	if (first != '/' && first != '\0')
 		base = dl_walk_dirfd(dirfd, off, &p->how[i]);
 	name = dl_user_name(data, off + base, user);
 	p->how[i] |= DL_PATH_USER;

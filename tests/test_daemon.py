@@ -151,7 +151,8 @@ class DaemonTest(TraceTest):
             meta = events[0]['args']
             self.assertIn('job %d' % jobid, meta['target'])
             self.assertEqual(meta['hostname'], HOST)
-            reads = [e for e in events if e.get('name') == 'read' and e['args']['ret'] > 0 and
+            reads = [e for e in events if e.get('name') == 'read' and e.get('cat') == 'data' and
+                     e['args']['ret'] > 0 and
                      e['args'].get('path', '').startswith(self.dir)]
             self.assertEqual([(e['pid'], e['args']['path'], e['args']['ret']) for e in reads],
                              [(pid, path, os.path.getsize(path))])

@@ -4,6 +4,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -265,6 +266,14 @@ void probes_release_and_exit_soon(struct probes *p)
 	pid = fork();
 	if (pid == 0) {
 		if (fork() == 0) {
+			int null = open("/dev/null", O_RDWR);
+
+			/* hold no one's pipe: readers of dltrace's output see EOF at its exit */
+			if (null >= 0) {
+				dup2(null, 0);
+				dup2(null, 1);
+				dup2(null, 2);
+			}
 			setsid();
 			close(hold[1]);
 			while (read(hold[0], &c, 1) > 0)

@@ -205,6 +205,9 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 		p2 = slot_path(rec, size, 1, &off);
 		names.path = p1;
 		names.path2 = p2;
+		/* fstatat(fd, "", AT_EMPTY_PATH): the file is the descriptor's */
+		if (!p1 && rec->how[0] && !rec->name_len[0] && !rec->base_len[0] && io->h.fd >= 0)
+			names.path = fd_path(p, io->h.fd);
 	} else if (io->h.kind != DL_SYS_CLOSE_RANGE) {
 		names.path = fd_path(p, io->h.fd);
 		if (io->h.kind == DL_SYS_SENDFILE || io->h.kind == DL_SYS_COPY_FILE_RANGE)
