@@ -28,6 +28,10 @@ struct dl_task {
 	__u32 cache_pages; /* cache layer: page-cache pages added during the syscall */
 	__u8 pending_slot; /* joins this job slot at its next exec */
 	__u8 pad[3];
+	__u32 tgid; /* the task's ids, kept here to spare a helper call per event */
+	__u32 tid;
+	__u32 nrec; /* records emitted: the backlog is checked every 64 */
+	__u32 pad2;
 	/* vfs layer: the VFS call in flight */
 	__u64 vfs_ts;
 	__u64 vfs_file; /* struct file * */

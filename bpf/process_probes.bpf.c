@@ -31,6 +31,8 @@ int BPF_PROG(dl_fork, struct task_struct *parent, struct task_struct *child)
 	c->slot = p->slot;
 	c->job_id = p->job_id;
 	c->sys = 0;
+	c->tgid = child->tgid;
+	c->tid = child->pid;
 
 	e = dl_reserve(sizeof(*e), p->slot);
 	if (!e)
@@ -77,6 +79,8 @@ int dl_exec(struct trace_event_raw_sched_process_exec *ctx)
 			return 0;
 	}
 	t->sys = 0; /* the execve in flight is not reported */
+	/* a thread that execs takes over its process's id */
+	t->tid = (__u32)bpf_get_current_pid_tgid();
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return 0;

@@ -431,7 +431,11 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 	e = dl_reserve(sizeof(*e), t->slot);
 	if (!e)
 		return 0;
-	dl_fill_hdr(&e->h, t->ts, kind, t->slot);
+	e->h.ts = t->ts;
+	e->h.tgid = t->tgid;
+	e->h.tid = t->tid;
+	e->h.kind = kind;
+	e->h.job = t->slot;
 	e->h.flags = t->flags;
 	e->dur = now - t->ts;
 	e->ret = ctx->ret;
@@ -441,7 +445,8 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 		e->arg = t->cache_pages;
 		e->h.flags |= DL_F_CACHE;
 	}
-	dl_submit(e);
+	/* the reader's backlog is looked at every 64 records of a task */
+	bpf_ringbuf_submit(e, ++t->nrec & 63 ? BPF_RB_NO_WAKEUP : dl_wakeup_flag());
 	return 0;
 }
 

@@ -42,7 +42,8 @@ static __always_inline __u32 dl_match_cgroup(void)
  */
 static __noinline struct dl_task *dl_evaluate(struct task_struct *task, struct dl_task *t)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
 	__u32 slot = 0, pending = 0, job_id = 0;
 
 	if (tgid != self_tgid) {
@@ -81,6 +82,8 @@ static __noinline struct dl_task *dl_evaluate(struct task_struct *task, struct d
 	t->gen = dl_gen;
 	t->slot = slot;
 	t->job_id = job_id;
+	t->tgid = tgid;
+	t->tid = (__u32)id;
 	t->pending_slot = pending;
 	t->sys = 0;
 	return slot && job_id ? t : NULL;

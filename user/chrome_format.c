@@ -92,8 +92,8 @@ char *put_path(char *p, const char *key, const struct path_ref *path)
 }
 
 /* Start a line: separator, then {"name":..,"cat":..,"ph":..,"ts":..,"pid":..,"tid":.. */
-char *line_begin(struct chrome_writer *w, char *p, const char *name, const char *cat, char ph,
-		 uint64_t ts, uint32_t pid, uint32_t tid)
+char *line_begin_head(struct chrome_writer *w, char *p, const char *head, size_t head_len,
+		      uint64_t ts, uint32_t pid, uint32_t tid)
 {
 	uint64_t rel = ts > w->t0 ? ts - w->t0 : 0;
 
@@ -101,19 +101,26 @@ char *line_begin(struct chrome_writer *w, char *p, const char *name, const char 
 		w->map_ids(w->map_ctx, &pid, &tid);
 	if (w->events)
 		PUT(p, "\n,");
-	PUT(p, "{\"name\":\"");
-	p = stpcpy(p, name);
-	PUT(p, "\",\"cat\":\"");
-	p = stpcpy(p, cat);
-	PUT(p, "\",\"ph\":\"");
-	*p++ = ph;
-	PUT(p, "\",\"ts\":");
+	memcpy(p, head, head_len);
+	p += head_len;
 	p = fmt_us(p, rel);
 	PUT(p, ",\"pid\":");
 	p = fmt_u64(p, pid);
 	PUT(p, ",\"tid\":");
-	p = fmt_u64(p, tid);
-	return p;
+	return fmt_u64(p, tid);
+}
+
+size_t line_head(char *out, const char *name, const char *cat, char ph)
+{
+	return sprintf(out, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"%c\",\"ts\":", name, cat, ph);
+}
+
+char *line_begin(struct chrome_writer *w, char *p, const char *name, const char *cat, char ph,
+		 uint64_t ts, uint32_t pid, uint32_t tid)
+{
+	char head[256];
+
+	return line_begin_head(w, p, head, line_head(head, name, cat, ph), ts, pid, tid);
 }
 
 void line_end(struct chrome_writer *w, char *start, char *p)

@@ -47,6 +47,10 @@ char *put_identity(char *p, uint64_t ino, uint32_t dev, uint32_t fs_magic);
  */
 char *line_begin(struct chrome_writer *w, char *p, const char *name, const char *cat, char ph,
 		 uint64_t ts, uint32_t pid, uint32_t tid);
+/* The same with a head made once by line_head() (hot paths). */
+size_t line_head(char *out, const char *name, const char *cat, char ph);
+char *line_begin_head(struct chrome_writer *w, char *p, const char *head, size_t head_len,
+		      uint64_t ts, uint32_t pid, uint32_t tid);
 void line_end(struct chrome_writer *w, char *start, char *p);
 
 #endif

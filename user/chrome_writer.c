@@ -174,9 +174,15 @@ void cw_syscall(struct chrome_writer *w, const struct dl_io *io, const struct io
 	const bool opens = si->opens;
 	char *start, *p;
 
+	static char heads[DL_SYS_COUNT][64];
+	static uint8_t head_len[DL_SYS_COUNT];
+
+	if (!head_len[io->h.kind])
+		head_len[io->h.kind] =
+		    line_head(heads[io->h.kind], si->name, io_class_name(si->io_class), 'X');
 	start = p = sink_space(w->sink, LINE_MAX_BYTES);
-	p = line_begin(w, p, si->name, io_class_name(si->io_class), 'X', io->h.ts, io->h.tgid,
-		       io->h.tid);
+	p = line_begin_head(w, p, heads[io->h.kind], head_len[io->h.kind], io->h.ts, io->h.tgid,
+			    io->h.tid);
 	PUT(p, ",\"dur\":");
 	p = fmt_us(p, io->dur);
 	PUT(p, ",\"args\":{");

@@ -160,7 +160,12 @@ static void update_fds(struct process *p, const struct dl_io *io, const struct d
 
 static struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h)
 {
-	struct process *p = proc_find(&d->procs, h->tgid);
+	struct process *p;
+
+	/* most records come from the thread of the one before */
+	if (d->last_proc && d->last_tid == h->tid && d->last_proc->pid == h->tgid)
+		return d->last_proc;
+	p = proc_find(&d->procs, h->tgid);
 
 	if (!p) {
 		/* first sight of a process (e.g. traced by cgroup): name it from /proc */
@@ -177,6 +182,8 @@ static struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h
 			t->comm[strcspn(t->comm, "\n")] = '\0';
 		p->threads++;
 	}
+	d->last_proc = p;
+	d->last_tid = h->tid;
 	return p;
 }
 
@@ -239,6 +246,7 @@ static void handle_fork(struct record_decoder *d, const struct dl_proc *e)
 	} else {
 		struct process *old = proc_find(&d->procs, e->h.tgid), *c;
 
+		d->last_proc = NULL;
 		if (old) { /* pid reused, or its exit was lost */
 			name_process(d, old);
 			proc_forget(&d->procs, e->h.tgid);
@@ -315,6 +323,7 @@ static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
 
 	memcpy(comm, e->comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';
+	d->last_proc = NULL;
 	cw_exit(d->writer, e->h.ts, e->h.tgid, e->h.tid, e->exit_code, group_dead);
 	cw_thread_name(d->writer, e->h.tgid, e->h.tid, comm);
 	if (t) {

@@ -25,7 +25,9 @@ struct record_decoder {
 	int64_t user_uid;		 /* first non-root uid among the processes (-1: none yet) */
 	uint64_t records;		 /* records decoded */
 	uint64_t by_kind[DL_KIND_COUNT]; /* records per kind */
-	uint64_t malformed;		 /* records too short for their kind */
+	uint64_t malformed;
+	struct process *last_proc; /* the process and thread of the last record */
+	uint32_t last_tid;	   /* records too short for their kind */
 };
 
 void decoder_init(struct record_decoder *d, struct chrome_writer *w);
