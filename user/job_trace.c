@@ -5,8 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-int job_trace_start(struct job_trace *jt, int fd, bool gzip, int level, uint64_t size_cap,
-		    const struct trace_meta *meta)
+int job_trace_init(struct job_trace *jt, int fd, bool gzip, int level, uint64_t size_cap)
 {
 	int err;
 
@@ -16,11 +15,34 @@ int job_trace_start(struct job_trace *jt, int fd, bool gzip, int level, uint64_t
 		return err;
 	jt->size_cap = size_cap;
 	decoder_init(&jt->decoder, &jt->writer);
+	jt->ready = true;
+	return 0;
+}
+
+void job_trace_begin(struct job_trace *jt, const struct trace_meta *meta)
+{
 	cw_begin(&jt->writer, &jt->sink, meta);
-	/* the header is its own chunk: a later write error cannot take it away */
 	sink_flush(&jt->sink);
 	jt->open = true;
-	return 0;
+}
+
+int job_trace_start(struct job_trace *jt, int fd, bool gzip, int level, uint64_t size_cap,
+		    const struct trace_meta *meta)
+{
+	int err = job_trace_init(jt, fd, gzip, level, size_cap);
+
+	if (!err)
+		job_trace_begin(jt, meta);
+	return err;
+}
+
+void job_trace_abandon(struct job_trace *jt)
+{
+	if (!jt->ready)
+		return;
+	sink_close(&jt->sink, "", 0);
+	decoder_free(&jt->decoder);
+	jt->ready = jt->open = false;
 }
 
 void job_trace_record(struct job_trace *jt, const void *data, size_t size)
@@ -53,6 +75,6 @@ int job_trace_finish(struct job_trace *jt, struct trace_summary *sum)
 	cw_end(&jt->writer, sum, tail, &tail_len, sizeof(tail));
 	err = sink_close(&jt->sink, tail, tail_len);
 	decoder_free(&jt->decoder);
-	jt->open = false;
+	jt->open = jt->ready = false;
 	return err;
 }

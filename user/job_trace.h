@@ -21,12 +21,19 @@ struct job_trace {
 	struct record_decoder decoder;
 	uint64_t size_cap; /* stop writing events past this many bytes (0: none) */
 	uint64_t capped;   /* events not written because of the cap */
-	bool open;
+	bool ready;	   /* initialized */
+	bool open;	   /* header written */
 };
 
-/* Start a trace on fd (taken over): header written and flushed. 0 or -errno. */
+/* Take over fd: the sink and the decoder are ready (for seeding), no byte written. */
+int job_trace_init(struct job_trace *jt, int fd, bool gzip, int level, uint64_t size_cap);
+/* Write the header, as its own chunk (a later write error cannot take it away). */
+void job_trace_begin(struct job_trace *jt, const struct trace_meta *meta);
+/* Both. 0 or -errno. */
 int job_trace_start(struct job_trace *jt, int fd, bool gzip, int level, uint64_t size_cap,
 		    const struct trace_meta *meta);
+/* Give up before job_trace_begin(): close the file, free everything. */
+void job_trace_abandon(struct job_trace *jt);
 /* One ring-buffer record of this job. */
 void job_trace_record(struct job_trace *jt, const void *data, size_t size);
 /*

@@ -25,6 +25,7 @@
 
 #include "cgroup_lookup.h"
 #include "chrome_writer.h"
+#include "job_trace.h"
 #include "command_launcher.h"
 #include "output_file.h"
 #include "output_sink.h"
@@ -85,9 +86,7 @@ static uint64_t now_ns(clockid_t clock)
 struct session {
 	const struct trace_options *opt;
 	struct probes probes;
-	struct record_decoder decoder;
-	struct chrome_writer writer;
-	struct output_sink sink;
+	struct job_trace trace;
 	struct command cmd;
 	int cmd_status;
 	bool cmd_reaped;
@@ -106,7 +105,7 @@ static int ring_record(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
 
-	decoder_handle(&s->decoder, data, size);
+	job_trace_record(&s->trace, data, size);
 	return 0;
 }
 
@@ -181,7 +180,7 @@ static int prepare(struct session *s)
 	fd = output_open(s->output, &owner, 0600, s->err, sizeof(s->err));
 	if (fd < 0)
 		return -1;
-	if (sink_init(&s->sink, fd, output_wants_gzip(s->output), o->gzip_level)) {
+	if (job_trace_init(&s->trace, fd, output_wants_gzip(s->output), o->gzip_level, 0)) {
 		snprintf(s->err, sizeof(s->err), "out of memory");
 		return -1;
 	}
@@ -192,21 +191,21 @@ static void seed_pid(pid_t pid, void *ctx)
 {
 	struct session *s = ctx;
 
-	if (proc_find(&s->decoder.procs, pid))
+	if (proc_find(&s->trace.decoder.procs, pid))
 		return;
 	probes_add_process(&s->probes, pid, JOB_SLOT);
-	decoder_seed_process(&s->decoder, pid);
+	decoder_seed_process(&s->trace.decoder, pid);
 }
 
 /* --pid: the processes and their descendants, rescanned until stable. */
 static void seed_targets(struct session *s)
 {
 	for (int round = 0; round < 3; round++) {
-		uint32_t before = s->decoder.procs.procs.count;
+		uint32_t before = s->trace.decoder.procs.procs.count;
 
 		for (int i = 0; i < s->opt->npids; i++)
 			proc_for_each_descendant(s->opt->pids[i], seed_pid, s);
-		if (round && s->decoder.procs.procs.count == before)
+		if (round && s->trace.decoder.procs.procs.count == before)
 			break;
 	}
 }
@@ -226,9 +225,7 @@ static void start_trace(struct session *s, uint64_t t0, int64_t wall0)
 	m.start_mono_ns = t0;
 	m.start_wall_ns = wall0;
 	m.tracer_pid = getpid();
-	cw_begin(&s->writer, &s->sink, &m);
-	/* the header is its own chunk: a later write error cannot take it away */
-	sink_flush(&s->sink);
+	job_trace_begin(&s->trace, &m);
 }
 
 /* Reap children (dltrace is their subreaper); remember the command's status. */
@@ -249,7 +246,7 @@ static void reap(struct session *s)
 /* Traced processes that vanished without an exit record (e.g. lost). */
 static void sweep(struct session *s, uint32_t *suspects)
 {
-	struct id_map *m = &s->decoder.procs.procs;
+	struct id_map *m = &s->trace.decoder.procs.procs;
 	uint32_t key, dead = 0;
 	void *v;
 
@@ -265,7 +262,7 @@ static void sweep(struct session *s, uint32_t *suspects)
 			struct process *p = v;
 
 			if (p->live && !proc_exists(p->pid))
-				proc_mark_exited(&s->decoder.procs, p, 0);
+				proc_mark_exited(&s->trace.decoder.procs, p, 0);
 		}
 	}
 	*suspects = dead;
@@ -292,7 +289,7 @@ static void run_loop(struct session *s, uint64_t t0)
 			s->stop_reason = "ring buffer error";
 			break;
 		}
-		if (s->sink.error) {
+		if (s->trace.sink.error) {
 			s->stop_reason = "output write error";
 			break;
 		}
@@ -325,7 +322,7 @@ static void run_loop(struct session *s, uint64_t t0)
 			next_sweep = now + SWEEP_NS;
 			sweep(s, &suspects);
 		}
-		if (s->decoder.procs.live_procs == 0 && (!o->command || s->cmd_reaped)) {
+		if (s->trace.decoder.procs.live_procs == 0 && (!o->command || s->cmd_reaped)) {
 			s->stop_reason = "target exited";
 			break;
 		}
@@ -335,8 +332,7 @@ static void run_loop(struct session *s, uint64_t t0)
 static int finish(struct session *s)
 {
 	struct trace_summary sum = {0};
-	char tail[2048];
-	size_t tail_len;
+	uint64_t events;
 	int err;
 
 	/* Stop recording: no task belongs to the job any more. */
@@ -345,20 +341,16 @@ static int finish(struct session *s)
 	while (probes_drain(&s->probes) > 0)
 		;
 	probes_lost(&s->probes, JOB_SLOT, &sum.lost_events, &sum.lost_bytes);
-	decoder_finish(&s->decoder);
-	sum.end_mono_ns = now_ns(CLOCK_MONOTONIC);
-	sum.end_wall_ns = now_ns(CLOCK_REALTIME);
 	sum.stop_reason = s->stop_reason;
-	sum.output_error = s->sink.error != 0;
-	cw_end(&s->writer, &sum, tail, &tail_len, sizeof(tail));
-	err = sink_close(&s->sink, tail, tail_len);
+	err = job_trace_finish(&s->trace, &sum);
+	events = s->trace.writer.events + 1; /* with the summary event */
 	if (err) {
 		fprintf(stderr,
 			"dltrace: writing %s failed: %s; tracing stopped, the trace holds what "
 			"was written before\n",
 			s->output, strerror(-err));
 	} else {
-		say(s, "wrote %llu events to %s (%s)", (unsigned long long)s->writer.events + 1,
+		say(s, "wrote %llu events to %s (%s)", (unsigned long long)events,
 		    strcmp(s->output, "-") ? s->output : "standard output",
 		    s->stop_reason ? s->stop_reason : "done");
 		if (strcmp(s->output, "-"))
@@ -409,8 +401,8 @@ int trace_run(const struct trace_options *o)
 	if (o->report && !strcmp(s->output, "-")) {
 		/* the trace cannot be read back from standard output: summarize it as written */
 		s->report = report_session_new();
-		s->sink.copy = s->report ? report_session_feed : NULL;
-		s->sink.copy_ctx = s->report;
+		s->trace.sink.copy = s->report ? report_session_feed : NULL;
+		s->trace.sink.copy_ctx = s->report;
 	}
 	if (o->command) {
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -420,7 +412,6 @@ int trace_run(const struct trace_options *o)
 
 	t0 = now_ns(CLOCK_MONOTONIC);
 	wall0 = now_ns(CLOCK_REALTIME);
-	decoder_init(&s->decoder, &s->writer);
 	if (probes_load(&s->probes, &po, ring_record, s, s->err, sizeof(s->err)) ||
 	    probes_attach(&s->probes, s->err, sizeof(s->err)))
 		goto fail;
@@ -437,7 +428,7 @@ int trace_run(const struct trace_options *o)
 	if (o->command) {
 		/* the held child joins at its exec: its remaining dltrace code is not traced */
 		probes_add_process(&s->probes, s->cmd.pid, JOB_SLOT | DL_SEED_AT_EXEC);
-		decoder_seed_process(&s->decoder, s->cmd.pid);
+		decoder_seed_process(&s->trace.decoder, s->cmd.pid);
 		if (command_release(&s->cmd, s->err, sizeof(s->err))) {
 			fprintf(stderr, "dltrace: %s\n", s->err);
 			waitpid(s->cmd.pid, &s->cmd_status, 0);
@@ -474,9 +465,9 @@ fail:
 	fprintf(stderr, "dltrace: %s\n", s->err);
 	if (s->cmd.pid > 0)
 		command_abort(&s->cmd);
-	if (s->sink.buf) {
+	if (s->trace.ready && !s->trace.open) {
 		/* leave no half-written file behind on a start-up failure */
-		sink_close(&s->sink, "", 0);
+		job_trace_abandon(&s->trace);
 		if (strcmp(s->output, "-"))
 			unlink(s->output);
 	}
@@ -485,7 +476,8 @@ out:
 	report_session_free(s->report);
 	probes_release_and_exit_soon(&s->probes);
 	probes_destroy(&s->probes);
-	decoder_free(&s->decoder);
+	if (s->trace.ready) /* a failure after the header: close it as it is */
+		job_trace_finish(&s->trace, &(struct trace_summary){.stop_reason = "error"});
 	if (s->cgroup_fd >= 0)
 		close(s->cgroup_fd);
 	free(s);
