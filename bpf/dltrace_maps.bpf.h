@@ -37,6 +37,8 @@ struct dl_task {
 	__u64 vfs_file; /* struct file * */
 	__u64 vfs_pos;
 	__u64 vfs_size;
+	__u64 vfs_open_path; /* kprobe on vfs_open: its arguments, for the return */
+	__u64 vfs_open_file;
 	__u32 vfs_op; /* enum dl_vfs_op + 1, 0 when none */
 	__u32 vfs_write;
 };

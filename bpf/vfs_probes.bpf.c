@@ -125,60 +125,40 @@ static __always_inline void vfs_opened(const struct path *path, struct file *fil
 	dl_output(p, sizeof(*p) + used, t->slot);
 }
 
-/* fentry/fexit */
-SEC("fentry/vfs_read")
-int BPF_PROG(vfs_fentry_read, struct file *file, char *buf, size_t count, loff_t *pos)
-{
-	vfs_enter(DL_VFS_READ, file, pos, count, 0);
-	return 0;
-}
-SEC("fexit/vfs_read")
-int BPF_PROG(vfs_fexit_read, struct file *file, char *buf, size_t count, loff_t *pos, long ret)
-{
-	vfs_exit(DL_VFS_READ, ret);
-	return 0;
-}
-SEC("fentry/vfs_write")
-int BPF_PROG(vfs_fentry_write, struct file *file, const char *buf, size_t count, loff_t *pos)
-{
-	vfs_enter(DL_VFS_WRITE, file, pos, count, 1);
-	return 0;
-}
-SEC("fexit/vfs_write")
-int BPF_PROG(vfs_fexit_write, struct file *file, const char *buf, size_t count, loff_t *pos,
-	     long ret)
-{
-	vfs_exit(DL_VFS_WRITE, ret);
-	return 0;
-}
-SEC("fentry/vfs_iter_read")
-int BPF_PROG(vfs_fentry_iter_read, struct file *file, struct iov_iter *iter, loff_t *pos)
-{
-	vfs_enter(DL_VFS_ITER_READ, file, pos, BPF_CORE_READ(iter, count), 0);
-	return 0;
-}
-SEC("fexit/vfs_iter_read")
-int BPF_PROG(vfs_fexit_iter_read, struct file *file, struct iov_iter *iter, loff_t *pos, int flags,
-	     long ret)
-{
-	vfs_exit(DL_VFS_ITER_READ, ret);
-	return 0;
-}
-SEC("fentry/vfs_iter_write")
-int BPF_PROG(vfs_fentry_iter_write, struct file *file, struct iov_iter *iter, loff_t *pos)
-{
-	vfs_enter(DL_VFS_ITER_WRITE, file, pos, BPF_CORE_READ(iter, count), 1);
-	return 0;
-}
-SEC("fexit/vfs_iter_write")
-int BPF_PROG(vfs_fexit_iter_write, struct file *file, struct iov_iter *iter, loff_t *pos, int flags,
-	     long ret)
-{
-	vfs_exit(DL_VFS_ITER_WRITE, ret);
-	return 0;
-}
-SEC("fentry/vfs_fsync_range")
-int BPF_PROG(vfs_fentry_fsync, struct file *file, loff_t start, loff_t end)
+#define UNPAREN(...) __VA_ARGS__
+
+/*
+ * Four programs per VFS function: fentry/fexit and kprobe/kretprobe, the
+ * same work at entry (`enter`, which may use the parameters of `proto`,
+ * the function's whole parameter list) and at return.
+ */
+#define VFS_HOOK(fn, name, op, proto, enter)                                                       \
+	SEC("fentry/" #fn)                                                                         \
+	int BPF_PROG(vfs_fentry_##name, UNPAREN proto)                                             \
+	{                                                                                          \
+		enter;                                                                             \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC("fexit/" #fn)                                                                          \
+	int BPF_PROG(vfs_fexit_##name, UNPAREN proto, long ret)                                    \
+	{                                                                                          \
+		vfs_exit(op, ret);                                                                 \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC("kprobe/" #fn)                                                                         \
+	int BPF_KPROBE(vfs_kprobe_##name, UNPAREN proto)                                           \
+	{                                                                                          \
+		enter;                                                                             \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC("kretprobe/" #fn)                                                                      \
+	int BPF_KRETPROBE(vfs_kretprobe_##name, long ret)                                          \
+	{                                                                                          \
+		vfs_exit(op, ret);                                                                 \
+		return 0;                                                                          \
+	}
+
+static __always_inline void vfs_fsync_enter(struct file *file, loff_t start, loff_t end)
 {
 	struct dl_task *t;
 
@@ -186,97 +166,64 @@ int BPF_PROG(vfs_fentry_fsync, struct file *file, loff_t start, loff_t end)
 	t = dl_traced_task();
 	if (t && t->vfs_op == DL_VFS_FSYNC + 1)
 		t->vfs_pos = start;
-	return 0;
 }
-SEC("fexit/vfs_fsync_range")
-int BPF_PROG(vfs_fexit_fsync, struct file *file, loff_t start, loff_t end, int datasync, int ret)
-{
-	vfs_exit(DL_VFS_FSYNC, ret);
-	return 0;
-}
+
+VFS_HOOK(vfs_read, read, DL_VFS_READ, (struct file * file, char *buf, size_t count, loff_t *pos),
+	 vfs_enter(DL_VFS_READ, file, pos, count, 0))
+VFS_HOOK(vfs_write, write, DL_VFS_WRITE,
+	 (struct file * file, const char *buf, size_t count, loff_t *pos),
+	 vfs_enter(DL_VFS_WRITE, file, pos, count, 1))
+VFS_HOOK(vfs_iter_read, iter_read, DL_VFS_ITER_READ,
+	 (struct file * file, struct iov_iter *iter, loff_t *pos, int flags),
+	 vfs_enter(DL_VFS_ITER_READ, file, pos, BPF_CORE_READ(iter, count), 0))
+VFS_HOOK(vfs_iter_write, iter_write, DL_VFS_ITER_WRITE,
+	 (struct file * file, struct iov_iter *iter, loff_t *pos, int flags),
+	 vfs_enter(DL_VFS_ITER_WRITE, file, pos, BPF_CORE_READ(iter, count), 1))
+VFS_HOOK(vfs_fsync_range, fsync, DL_VFS_FSYNC,
+	 (struct file * file, loff_t start, loff_t end, int datasync),
+	 vfs_fsync_enter(file, start, end))
+
+/* entry only: any read/write request, also those that are no syscall of the task */
 SEC("fentry/rw_verify_area")
 int BPF_PROG(vfs_fentry_rw_check, int write, struct file *file, const loff_t *ppos, size_t count)
 {
 	vfs_rw_check(write, file, ppos, count);
 	return 0;
 }
+SEC("kprobe/rw_verify_area")
+int BPF_KPROBE(vfs_kprobe_rw_check, int write, struct file *file, const loff_t *ppos, size_t count)
+{
+	vfs_rw_check(write, file, ppos, count);
+	return 0;
+}
+
+/* the opened file: fexit sees the arguments with the result; kprobes save them */
 SEC("fexit/vfs_open")
 int BPF_PROG(vfs_fexit_open, const struct path *path, struct file *file, int ret)
 {
 	vfs_opened(path, file, ret);
 	return 0;
 }
+SEC("kprobe/vfs_open")
+int BPF_KPROBE(vfs_kprobe_open, const struct path *path, struct file *file)
+{
+	struct dl_task *t = dl_traced_task();
 
-/* kprobe/kretprobe fallback: the same work, arguments saved at entry */
-SEC("kprobe/vfs_read")
-int BPF_KPROBE(vfs_kprobe_read, struct file *file, char *buf, size_t count, loff_t *pos)
-{
-	vfs_enter(DL_VFS_READ, file, pos, count, 0);
+	if (t) {
+		t->vfs_open_path = (__u64)path;
+		t->vfs_open_file = (__u64)file;
+	}
 	return 0;
 }
-SEC("kretprobe/vfs_read")
-int BPF_KRETPROBE(vfs_kretprobe_read, long ret)
+SEC("kretprobe/vfs_open")
+int BPF_KRETPROBE(vfs_kretprobe_open, long ret)
 {
-	vfs_exit(DL_VFS_READ, ret);
-	return 0;
-}
-SEC("kprobe/vfs_write")
-int BPF_KPROBE(vfs_kprobe_write, struct file *file, const char *buf, size_t count, loff_t *pos)
-{
-	vfs_enter(DL_VFS_WRITE, file, pos, count, 1);
-	return 0;
-}
-SEC("kretprobe/vfs_write")
-int BPF_KRETPROBE(vfs_kretprobe_write, long ret)
-{
-	vfs_exit(DL_VFS_WRITE, ret);
-	return 0;
-}
-SEC("kprobe/vfs_iter_read")
-int BPF_KPROBE(vfs_kprobe_iter_read, struct file *file, struct iov_iter *iter, loff_t *pos)
-{
-	vfs_enter(DL_VFS_ITER_READ, file, pos, BPF_CORE_READ(iter, count), 0);
-	return 0;
-}
-SEC("kretprobe/vfs_iter_read")
-int BPF_KRETPROBE(vfs_kretprobe_iter_read, long ret)
-{
-	vfs_exit(DL_VFS_ITER_READ, ret);
-	return 0;
-}
-SEC("kprobe/vfs_iter_write")
-int BPF_KPROBE(vfs_kprobe_iter_write, struct file *file, struct iov_iter *iter, loff_t *pos)
-{
-	vfs_enter(DL_VFS_ITER_WRITE, file, pos, BPF_CORE_READ(iter, count), 1);
-	return 0;
-}
-SEC("kretprobe/vfs_iter_write")
-int BPF_KRETPROBE(vfs_kretprobe_iter_write, long ret)
-{
-	vfs_exit(DL_VFS_ITER_WRITE, ret);
-	return 0;
-}
-SEC("kprobe/vfs_fsync_range")
-int BPF_KPROBE(vfs_kprobe_fsync, struct file *file, loff_t start, loff_t end)
-{
-	struct dl_task *t;
+	struct dl_task *t = dl_traced_task();
 
-	vfs_enter(DL_VFS_FSYNC, file, NULL, end - start, 1);
-	t = dl_traced_task();
-	if (t && t->vfs_op == DL_VFS_FSYNC + 1)
-		t->vfs_pos = start;
-	return 0;
-}
-SEC("kretprobe/vfs_fsync_range")
-int BPF_KRETPROBE(vfs_kretprobe_fsync, long ret)
-{
-	vfs_exit(DL_VFS_FSYNC, ret);
-	return 0;
-}
-SEC("kprobe/rw_verify_area")
-int BPF_KPROBE(vfs_kprobe_rw_check, int write, struct file *file, const loff_t *ppos, size_t count)
-{
-	vfs_rw_check(write, file, ppos, count);
+	if (t && t->vfs_open_file) {
+		vfs_opened((void *)t->vfs_open_path, (void *)t->vfs_open_file, ret);
+		t->vfs_open_file = 0;
+	}
 	return 0;
 }
 

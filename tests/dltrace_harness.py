@@ -149,6 +149,46 @@ def parse_log(text):
     return [json.loads(l) for l in text.splitlines() if l.startswith('{')]
 
 
+def cgroup2_root():
+    """The cgroup v2 mount (/sys/fs/cgroup, or /sys/fs/cgroup/unified on hybrid systems)."""
+    with open('/proc/self/mountinfo') as f:
+        mounts = [l.split() for l in f]
+    roots = [m[4] for m in mounts if m[m.index('-') + 1] == 'cgroup2']
+    for c in ('/sys/fs/cgroup/unified', '/sys/fs/cgroup'):
+        if c in roots:
+            return c
+    return roots[0]
+
+
+def remove_cgroup(path, timeout=10):
+    """rmdir a cgroup, retrying while its last processes leave; True when gone."""
+    def gone():
+        try:
+            os.rmdir(path)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return False
+        return True
+    return wait_for(gone, timeout=timeout)
+
+
+def start_in_cgroup(cgroup, argv, user=None, **kw):
+    """Start argv with its pid already in cgroup (joined as root, then as `user`)."""
+    import pwd
+    procs = os.path.join(cgroup, 'cgroup.procs')
+    pw = pwd.getpwnam(user) if user else None
+
+    def enter():
+        with open(procs, 'w') as f:
+            f.write(str(os.getpid()))
+        if pw:
+            os.setgroups([])
+            os.setgid(pw.pw_gid)
+            os.setuid(pw.pw_uid)
+    return subprocess.Popen(argv, preexec_fn=enter, stdout=subprocess.PIPE, **kw)
+
+
 def wait_for(predicate, timeout=30, step=0.05):
     end = time.time() + timeout
     while time.time() < end:

@@ -12,8 +12,8 @@ import subprocess
 import time
 import unittest
 
-from dltrace_harness import DLTRACE, TraceTest, load_trace, wait_for, workload
-from test_targets import cgroup2_root
+from dltrace_harness import (DLTRACE, TraceTest, cgroup2_root, load_trace, remove_cgroup,
+                             start_in_cgroup, wait_for)
 
 HOST = socket.gethostname()
 
@@ -66,30 +66,13 @@ class Daemon:
         return path
 
     def run_in(self, cgroup, argv, user):
-        """Start argv as user inside the job's task cgroup (joined first, as root)."""
-        task = os.path.join(cgroup, 'step_0', 'user', 'task_0', 'cgroup.procs')
-        pw = pwd.getpwnam(user)
-
-        def enter():
-            with open(task, 'w') as f:
-                f.write(str(os.getpid()))
-            os.setgroups([])
-            os.setgid(pw.pw_gid)
-            os.setuid(pw.pw_uid)
-        return subprocess.Popen(argv, preexec_fn=enter, stdout=subprocess.PIPE)
+        """Start argv as user inside the job's task cgroup."""
+        return start_in_cgroup(os.path.join(cgroup, 'step_0', 'user', 'task_0'), argv, user)
 
     def remove_job(self, cgroup):
         for sub in ('step_0/user/task_0', 'step_0/user', 'step_0', ''):
             d = os.path.join(cgroup, sub)
-            assert wait_for(lambda: self._rmdir(d), timeout=10), d
-
-    @staticmethod
-    def _rmdir(d):
-        try:
-            os.rmdir(d)
-            return True
-        except OSError:
-            return False
+            assert remove_cgroup(d), d
 
     def day_dir(self):
         return os.path.join(self.log_dir, time.strftime('%Y/%m/%d'))
@@ -101,7 +84,7 @@ class Daemon:
         self.err.close()
         # whatever a failed test left: job cgroups bottom-up, then the test root
         for top, dirs, _ in os.walk(self.root, topdown=False):
-            wait_for(lambda: self._rmdir(top) or not os.path.exists(top), timeout=10)
+            remove_cgroup(top)
 
 
 class DaemonTest(TraceTest):

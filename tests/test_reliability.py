@@ -7,9 +7,8 @@ import subprocess
 import time
 import unittest
 
-from dltrace_harness import (DLTRACE, Tracer, TraceTest, io_events, load_trace, summary,
+from dltrace_harness import (Tracer, TraceTest, cgroup2_root, io_events, load_trace, summary,
                              wait_for, workload)
-from test_targets import cgroup2_root
 
 
 def loaded_programs():

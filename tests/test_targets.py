@@ -5,20 +5,8 @@ import subprocess
 import time
 import unittest
 
-from dltrace_harness import (DLTRACE, Tracer, TraceTest, io_events, load_trace, summary,
-                             wait_for, workload)
-
-CGROUP_ROOT_CANDIDATES = ('/sys/fs/cgroup/unified', '/sys/fs/cgroup')
-
-
-def cgroup2_root():
-    with open('/proc/self/mountinfo') as f:
-        mounts = [l.split() for l in f]
-    roots = [m[4] for m in mounts if m[m.index('-') + 1] == 'cgroup2']
-    for c in CGROUP_ROOT_CANDIDATES:
-        if c in roots:
-            return c
-    return roots[0]
+from dltrace_harness import (DLTRACE, Tracer, TraceTest, cgroup2_root, io_events, load_trace,
+                             remove_cgroup, start_in_cgroup, summary, workload)
 
 
 def write_file(path, size):
@@ -122,26 +110,8 @@ class CgroupTargetTest(TraceTest):
 
     def tearDown(self):
         for d in (self.child_cg, self.cg):
-            if os.path.isdir(d):
-                wait_for(lambda: self._rmdir(d), timeout=10)
+            remove_cgroup(d)
         super().tearDown()
-
-    @staticmethod
-    def _rmdir(d):
-        try:
-            os.rmdir(d)
-            return True
-        except OSError:
-            return False
-
-    def run_in_cgroup(self, cgroup, argv):
-        """Start argv with its pid already in cgroup (no shell involved)."""
-        procs = os.path.join(cgroup, 'cgroup.procs')
-
-        def join():
-            with open(procs, 'w') as f:
-                f.write(str(os.getpid()))
-        return subprocess.Popen(argv, preexec_fn=join, stdout=subprocess.PIPE)
 
     def test_cgroup_and_descendants_only(self):
         inside, outside = self.path('inside.bin'), self.path('outside.bin')
@@ -150,7 +120,7 @@ class CgroupTargetTest(TraceTest):
         # by name, searched under the cgroup v2 mount
         tracer = Tracer(['--cgroup', self.name], self.path('trace.json')).wait_ready()
         self.assertIn('cgroup ' + self.cg, tracer.stderr)
-        job = self.run_in_cgroup(self.child_cg, ['cat', inside])
+        job = start_in_cgroup(self.child_cg, ['cat', inside])
         other = subprocess.Popen(['cat', outside], stdout=subprocess.PIPE)
         job_out, _ = job.communicate()
         other.communicate()
