@@ -24,6 +24,7 @@
 #define DL_MAX_JOBS 64	 /* job slots (daemon); slot 0 means "not traced" */
 #define DL_MAX_IOV  16	 /* iovec entries summed for readv/writev */
 #define DL_WALK_MAX 1024 /* path components walked (bpf_loop bound) */
+#define DL_BATCH    8	 /* data records a task gathers before one ring write */
 
 /*
  * Record kinds.  The syscall kinds are dltrace's own dense numbering, the
@@ -123,6 +124,7 @@ static inline int dl_kind_has_path(unsigned int kind)
 #define DL_F_GROUP_DEAD	 0x08 /* exit: the last thread of the process */
 #define DL_F_SHARE_FILES 0x10 /* fork: child shares the fd table */
 #define DL_F_CACHE	 0x20 /* read kinds: dl_io.arg = page-cache pages added (misses) */
+#define DL_F_BATCH	 0x40 /* sent in a batch: the ring record holds several dl_io */
 
 struct dl_hdr {
 	__u64 ts;   /* CLOCK_MONOTONIC ns: syscall entry, or the event time */

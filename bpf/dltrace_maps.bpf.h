@@ -30,8 +30,10 @@ struct dl_task {
 	__u8 pad[3];
 	__u32 tgid; /* the task's ids, kept here to spare a helper call per event */
 	__u32 tid;
-	__u32 nrec; /* records emitted: the backlog is checked every 64 */
+	__u32 nbatch; /* records in batch */
 	__u32 pad2;
+	/* data records gathered for one ring write (see ring_output.bpf.h) */
+	struct dl_io batch[DL_BATCH];
 	/* vfs layer: the VFS call in flight */
 	__u64 vfs_ts;
 	__u64 vfs_file; /* struct file * */

@@ -46,8 +46,10 @@ static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void
 static __always_inline void emit_fault(struct dl_task *t, __u64 address, __u64 offset, __u64 ino,
 				       __u32 dev, __u32 flags)
 {
-	struct dl_fault *e = dl_reserve(sizeof(*e), t->slot);
+	struct dl_fault *e;
 
+	dl_flush(t);
+	e = dl_reserve(sizeof(*e), t->slot);
 	if (!e)
 		return;
 	dl_fill_hdr(&e->h, bpf_ktime_get_ns(), DL_EV_FAULT, t->slot);

@@ -22,6 +22,7 @@ int BPF_PROG(dl_fork, struct task_struct *parent, struct task_struct *child)
 	(void)ctx;
 	if (!p)
 		return 0;
+	dl_flush(p); /* the parent's data records come before the fork */
 	c = bpf_task_storage_get(&tasks, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!c) {
 		dl_count_lost(p->slot, sizeof(*e));
@@ -79,6 +80,7 @@ int dl_exec(struct trace_event_raw_sched_process_exec *ctx)
 			return 0;
 	}
 	t->sys = 0; /* the execve in flight is not reported */
+	dl_flush(t);
 	/* a thread that execs takes over its process's id */
 	t->tid = (__u32)bpf_get_current_pid_tgid();
 	s = bpf_map_lookup_elem(&scratch, &zero);
@@ -121,6 +123,7 @@ int dl_exit(void *ctx __attribute__((unused)))
 
 	if (!t)
 		return 0;
+	dl_flush(t);
 	e = dl_reserve(sizeof(*e), t->slot);
 	if (!e)
 		return 0;
@@ -148,6 +151,24 @@ int dl_cgroup_attach(void *ctx __attribute__((unused)))
 {
 	if (cgroup_slots)
 		__sync_fetch_and_add(&dl_gen, 1);
+	return 0;
+}
+
+/*
+ * End of tracing: send every task's gathered data records.  User space runs
+ * this iterator once the programs are idle (no task belongs to a job).
+ */
+SEC("iter/task")
+int dl_flush_batches(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct dl_task *t;
+
+	if (!task)
+		return 0;
+	t = bpf_task_storage_get(&tasks, task, 0, 0);
+	if (t)
+		dl_flush(t);
 	return 0;
 }
 

@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Getting records to user space.  Records are reserved in the shared ring
- * buffer and submitted without a wakeup; the reader drains on a short timer
- * and is woken early only when the backlog passes `wakeup_bytes`.  This
- * avoids one wakeup per event.  A failed reservation is never silent: it
+ * Getting records to user space.  Records go through the shared ring
+ * buffer without a wakeup; the reader drains on a short timer and is woken
+ * early only when the backlog passes `wakeup_bytes`.  This avoids one
+ * wakeup per event.  A record that does not fit is never lost silently: it
  * is counted per job in dl_stats.
+ *
+ * Data syscalls (read, write, lseek, fsync, ...) are not sent one by one:
+ * each task gathers DL_BATCH of them in its storage and sends them in one
+ * ring write (a ring operation costs more than filling a record).  A
+ * task's batch goes out before any other record of that task (so opens,
+ * closes, forks, execs and exits stay in order with its data records),
+ * when it is full, when its first record is DL_BATCH_AGE_NS old at the
+ * task's next syscall, and at the end of tracing (the dl_flush_batches
+ * task iterator).
  */
 #ifndef RING_OUTPUT_BPF_H
 #define RING_OUTPUT_BPF_H
@@ -20,10 +29,15 @@ static __always_inline void dl_count(__u32 slot, __u32 stat, __u64 n)
 		*v += n;
 }
 
+static __always_inline void dl_count_lost_n(__u32 slot, __u64 records, __u64 bytes)
+{
+	dl_count(slot, DL_STAT_LOST, records);
+	dl_count(slot, DL_STAT_LOST_BYTES, bytes);
+}
+
 static __always_inline void dl_count_lost(__u32 slot, __u64 bytes)
 {
-	dl_count(slot, DL_STAT_LOST, 1);
-	dl_count(slot, DL_STAT_LOST_BYTES, bytes);
+	dl_count_lost_n(slot, 1, bytes);
 }
 
 static __always_inline __u64 dl_wakeup_flag(void)
@@ -51,6 +65,22 @@ static __always_inline void dl_output(void *rec, __u64 size, __u32 slot)
 {
 	if (bpf_ringbuf_output(&events, rec, size, dl_wakeup_flag()))
 		dl_count_lost(slot, size);
+}
+
+#define DL_BATCH_AGE_NS 50000000ull /* 50 ms */
+
+/* Send the task's gathered data records, if any. */
+static __always_inline void dl_flush(struct dl_task *t)
+{
+	__u32 n = t->nbatch;
+
+	if (!n)
+		return;
+	if (n > DL_BATCH)
+		n = DL_BATCH;
+	if (bpf_ringbuf_output(&events, t->batch, n * sizeof(struct dl_io), dl_wakeup_flag()))
+		dl_count_lost_n(t->slot, n, n * sizeof(struct dl_io));
+	t->nbatch = 0;
 }
 
 static __always_inline void dl_fill_hdr(struct dl_hdr *h, __u64 ts, __u16 kind, __u32 slot)

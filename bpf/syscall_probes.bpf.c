@@ -415,22 +415,44 @@ static __always_inline int sys_exit_path(struct trace_event_raw_sys_exit *ctx, s
 	return 0;
 }
 
+/*
+ * Data syscalls: they neither name a file nor change the descriptor table,
+ * so they may wait in the task's batch (see ring_output.bpf.h).
+ */
+static __always_inline int dl_kind_batches(enum dl_kind kind)
+{
+	return !dl_kind_has_path(kind) && kind != DL_SYS_CLOSE && kind != DL_SYS_CLOSE_RANGE &&
+	       kind != DL_SYS_DUP && kind != DL_SYS_DUP2 && kind != DL_SYS_DUP3 &&
+	       kind != DL_SYS_FCNTL;
+}
+
 static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum dl_kind kind)
 {
 	struct dl_task *t = dl_traced_task();
 	struct dl_io *e;
+	__u32 i;
 	__u64 now;
 
 	if (!t || t->sys != kind + 1)
 		return 0;
 	t->sys = 0;
 	now = bpf_ktime_get_ns();
-	if (dl_kind_has_path(kind))
-		return sys_exit_path(ctx, t, kind, now);
-
-	e = dl_reserve(sizeof(*e), t->slot);
-	if (!e)
-		return 0;
+	if (!dl_kind_batches(kind)) {
+		/* the data records before it go first: user space sees them in order */
+		dl_flush(t);
+		if (dl_kind_has_path(kind))
+			return sys_exit_path(ctx, t, kind, now);
+		e = dl_reserve(sizeof(*e), t->slot);
+		if (!e)
+			return 0;
+	} else {
+		i = t->nbatch;
+		if (i >= DL_BATCH) {
+			dl_flush(t);
+			i = 0;
+		}
+		e = &t->batch[i & (DL_BATCH - 1)];
+	}
 	e->h.ts = t->ts;
 	e->h.tgid = t->tgid;
 	e->h.tid = t->tid;
@@ -445,8 +467,14 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 		e->arg = t->cache_pages;
 		e->h.flags |= DL_F_CACHE;
 	}
-	/* the reader's backlog is looked at every 64 records of a task */
-	bpf_ringbuf_submit(e, ++t->nrec & 63 ? BPF_RB_NO_WAKEUP : dl_wakeup_flag());
+	if (!dl_kind_batches(kind)) {
+		dl_submit(e);
+		return 0;
+	}
+	e->h.flags |= DL_F_BATCH;
+	t->nbatch = i + 1;
+	if (i + 1 == DL_BATCH || now - t->batch[0].h.ts > DL_BATCH_AGE_NS)
+		dl_flush(t);
 	return 0;
 }
 

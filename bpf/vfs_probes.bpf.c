@@ -59,6 +59,7 @@ static __always_inline void vfs_exit(__u32 op, long ret)
 		return;
 	t->vfs_op = 0;
 	now = bpf_ktime_get_ns();
+	dl_flush(t);
 	e = dl_reserve(sizeof(*e), t->slot);
 	if (!e)
 		return;
@@ -80,6 +81,7 @@ static __always_inline void vfs_rw_check(int write, struct file *file, const lof
 		return;
 	if (ppos)
 		bpf_probe_read_kernel(&pos, sizeof(pos), ppos);
+	dl_flush(t);
 	e = dl_reserve(sizeof(*e), t->slot);
 	if (!e)
 		return;
@@ -104,6 +106,7 @@ static __always_inline void vfs_opened(const struct path *path, struct file *fil
 
 	if (!t)
 		return;
+	dl_flush(t);
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return;

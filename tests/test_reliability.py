@@ -140,6 +140,21 @@ class ProcessStormTest(TraceTest):
         self.assertEqual(opens, [])
 
 
+class OrderingTest(TraceTest):
+    def test_reused_descriptor_named_by_time(self):
+        first, second = self.path('first.txt'), self.path('second.txt')
+        for p, text in ((first, 'first file\n'), (second, 'second file\n')):
+            with open(p, 'w') as f:
+                f.write(text)
+        res, events = self.trace_command([workload('fd_reuse'), first, second])
+        report = json.loads(res.stdout)
+        preads = [e for e in io_events(events, under=self.dir) if e['name'] == 'pread64']
+        got = sorted((e['tid'], e['args']['fd'], e['args']['path'], e['args']['ret'])
+                     for e in preads)
+        self.assertEqual(got, sorted([(report['a_tid'], report['fd'], first, 11),
+                                      (report['main_tid'], report['fd'], second, 12)]))
+
+
 class HostileInputTest(TraceTest):
     def test_every_byte_in_a_file_name(self):
         name = bytes(b for b in range(1, 256) if b != ord('/'))

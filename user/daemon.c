@@ -632,6 +632,7 @@ int daemon_main(int argc, char **argv)
 			struct job *j = &d->jobs[s];
 
 			if (j->used && j->ending && now >= j->end_at) {
+				probes_flush_batches(&d->probes);
 				probes_drain(&d->probes);
 				job_finish(d, j);
 			}

@@ -29,6 +29,8 @@ void fd_table_put(struct fd_table *t)
 		return;
 	for (uint32_t i = 0; i < t->cap; i++)
 		path_put(t->slots[i].path);
+	for (unsigned i = 0; i < FD_PAST; i++)
+		path_put(t->past[i].e.path);
 	free(t->slots);
 	free(t);
 }
@@ -37,7 +39,13 @@ struct fd_table *fd_table_copy(const struct fd_table *src)
 {
 	struct fd_table *t = fd_table_new();
 
-	if (!src || !src->cap)
+	if (!src)
+		return t;
+	memcpy(t->past, src->past, sizeof(t->past));
+	t->past_next = src->past_next;
+	for (unsigned i = 0; i < FD_PAST; i++)
+		path_get(t->past[i].e.path);
+	if (!src->cap)
 		return t;
 	t->slots = malloc(src->cap * sizeof(*t->slots));
 	if (!t->slots)
@@ -54,6 +62,35 @@ const struct fd_entry *fdt_lookup(const struct fd_table *t, int fd)
 	if (!t || fd < 0 || (unsigned)fd >= t->cap || !t->slots[fd].path)
 		return NULL;
 	return &t->slots[fd];
+}
+
+const struct fd_entry *fdt_lookup_at(const struct fd_table *t, int fd, uint64_t ts)
+{
+	const struct fd_entry *now = fdt_lookup(t, fd);
+
+	if (!t || (now && now->since <= ts))
+		return now;
+	/* newest first: what fd meant before it was closed or replaced */
+	for (unsigned n = 0; n < FD_PAST; n++) {
+		const struct fd_past *p = &t->past[(t->past_next - 1 - n) % FD_PAST];
+
+		if (p->e.path && p->fd == fd && p->since <= ts && ts < p->until)
+			return &p->e;
+	}
+	return now;
+}
+
+/* The slot's entry leaves at ts: remember it (the slot keeps its reference). */
+static void retire(struct fd_table *t, int fd, uint64_t ts)
+{
+	struct fd_past *p = &t->past[t->past_next++ % FD_PAST];
+
+	path_put(p->e.path);
+	p->fd = fd;
+	p->since = t->slots[fd].since;
+	p->until = ts;
+	p->e = t->slots[fd];
+	memset(&t->slots[fd], 0, sizeof(t->slots[fd]));
 }
 
 static bool ensure(struct fd_table *t, unsigned fd)
@@ -78,37 +115,33 @@ static bool ensure(struct fd_table *t, unsigned fd)
 
 void fdt_set(struct fd_table *t, int fd, const struct fd_entry *e)
 {
-	struct path_ref *old;
-
 	if (fd < 0 || !ensure(t, fd))
 		return;
-	old = t->slots[fd].path;
-	t->slots[fd] = *e;
 	path_get(e->path);
-	path_put(old);
+	if (t->slots[fd].path)
+		retire(t, fd, e->since);
+	t->slots[fd] = *e;
 }
 
-void fdt_close(struct fd_table *t, int fd)
+void fdt_close(struct fd_table *t, int fd, uint64_t ts)
 {
-	if (fd < 0 || (unsigned)fd >= t->cap)
+	if (fd < 0 || (unsigned)fd >= t->cap || !t->slots[fd].path)
 		return;
-	path_put(t->slots[fd].path);
-	memset(&t->slots[fd], 0, sizeof(t->slots[fd]));
+	retire(t, fd, ts);
 }
 
-void fdt_close_range(struct fd_table *t, unsigned first, unsigned last, bool cloexec_only)
+void fdt_close_range(struct fd_table *t, unsigned first, unsigned last, bool cloexec_only,
+		     uint64_t ts)
 {
-	if (last >= t->cap)
-		last = t->cap ? t->cap - 1 : 0;
 	for (unsigned fd = first; fd <= last && fd < t->cap; fd++) {
 		if (cloexec_only)
 			t->slots[fd].cloexec = true;
 		else
-			fdt_close(t, fd);
+			fdt_close(t, fd, ts);
 	}
 }
 
-void fdt_dup(struct fd_table *t, int oldfd, int newfd, bool cloexec)
+void fdt_dup(struct fd_table *t, int oldfd, int newfd, bool cloexec, uint64_t ts)
 {
 	const struct fd_entry *e = fdt_lookup(t, oldfd);
 	struct fd_entry copy;
@@ -116,19 +149,20 @@ void fdt_dup(struct fd_table *t, int oldfd, int newfd, bool cloexec)
 	if (oldfd == newfd)
 		return;
 	if (!e) {
-		fdt_close(t, newfd);
+		fdt_close(t, newfd, ts);
 		return;
 	}
 	copy = *e;
 	copy.cloexec = cloexec;
+	copy.since = ts;
 	fdt_set(t, newfd, &copy);
 }
 
-void fdt_exec(struct fd_table *t)
+void fdt_exec(struct fd_table *t, uint64_t ts)
 {
 	for (uint32_t fd = 0; fd < t->cap; fd++)
-		if (t->slots[fd].cloexec)
-			fdt_close(t, fd);
+		if (t->slots[fd].cloexec && t->slots[fd].path)
+			fdt_close(t, fd, ts);
 }
 
 unsigned fdt_count(const struct fd_table *t)

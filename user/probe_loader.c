@@ -150,9 +150,11 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 		int layer = layer_of_program(prog);
 		struct bpf_link *link;
 
+		/* iterators are not attached: they run on demand */
 		if (!bpf_program__autoload(prog) ||
 		    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active) ||
-		    (want && !want(prog)) || is_attached(p, prog))
+		    (want && !want(prog)) || is_attached(p, prog) ||
+		    !strncmp(bpf_program__section_name(prog), "iter/", 5))
 			continue;
 		link = bpf_program__attach(prog);
 		if (!link) {
@@ -378,6 +380,26 @@ void probes_lost(struct probes *p, uint32_t slot, uint64_t *events, uint64_t *by
 	free(v);
 	*events = sum[DL_STAT_LOST];
 	*bytes = sum[DL_STAT_LOST_BYTES];
+}
+
+int probes_flush_batches(struct probes *p)
+{
+	struct bpf_link *link = bpf_program__attach_iter(p->skel->progs.dl_flush_batches, NULL);
+	char buf[64];
+	int fd, err = 0;
+
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0)
+		err = -errno;
+	else
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	return err;
 }
 
 int probes_drain(struct probes *p)

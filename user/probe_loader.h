@@ -71,6 +71,11 @@ int probes_remove_process(struct probes *p, pid_t tgid);
 /* Records dropped for slot because the ring buffer was full. */
 void probes_lost(struct probes *p, uint32_t slot, uint64_t *events, uint64_t *bytes);
 
+/*
+ * Send the data records every task has gathered (DL_BATCH) to the ring.
+ * Call when the programs are idle (the jobs' slots cleared), then drain.
+ */
+int probes_flush_batches(struct probes *p);
 /* Drain what is in the ring now. Returns records consumed or -errno. */
 int probes_drain(struct probes *p);
 /* Wait up to timeout_ms for a wakeup, then drain. */

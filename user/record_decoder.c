@@ -82,9 +82,10 @@ static const struct fd_entry *fd_from_proc(struct process *p, int fd)
 	return fdt_lookup(p->fds, fd);
 }
 
-static const struct path_ref *fd_path(struct process *p, int fd)
+/* The file fd meant at time ts (records may arrive after later opens and closes). */
+static const struct path_ref *fd_path(struct process *p, int fd, uint64_t ts)
 {
-	const struct fd_entry *e = fdt_lookup(p->fds, fd);
+	const struct fd_entry *e = fdt_lookup_at(p->fds, fd, ts);
 
 	if (!e)
 		e = fd_from_proc(p, fd);
@@ -115,6 +116,7 @@ static void update_fds(struct process *p, const struct dl_io *io, const struct d
 		       struct path_ref *opened)
 {
 	uint32_t lo = io->arg & 0xffffffff, hi = io->arg >> 32;
+	uint64_t done = io->h.ts + io->dur; /* a new descriptor exists from the exit on */
 
 	if (io->ret < 0)
 		return;
@@ -124,13 +126,14 @@ static void update_fds(struct process *p, const struct dl_io *io, const struct d
 	case DL_SYS_OPENAT2:
 	case DL_SYS_CREAT:
 		if (opened) {
-			struct fd_entry e = {opened, rec->ino, rec->dev, (lo & O_CLOEXEC) != 0};
+			struct fd_entry e = {opened, rec->ino, rec->dev, (lo & O_CLOEXEC) != 0,
+					     done};
 
 			fdt_set(p->fds, io->ret, &e);
 		}
 		break;
 	case DL_SYS_CLOSE:
-		fdt_close(p->fds, io->h.fd);
+		fdt_close(p->fds, io->h.fd, io->h.ts);
 		break;
 	case DL_SYS_CLOSE_RANGE:
 		if (hi & CLOSE_RANGE_UNSHARE && p->fds->refs > 1) {
@@ -139,19 +142,19 @@ static void update_fds(struct process *p, const struct dl_io *io, const struct d
 			fd_table_put(p->fds);
 			p->fds = own;
 		}
-		fdt_close_range(p->fds, io->h.fd, lo, hi & CLOSE_RANGE_CLOEXEC);
+		fdt_close_range(p->fds, io->h.fd, lo, hi & CLOSE_RANGE_CLOEXEC, io->h.ts);
 		break;
 	case DL_SYS_DUP:
-		fdt_dup(p->fds, io->h.fd, io->ret, false);
+		fdt_dup(p->fds, io->h.fd, io->ret, false, done);
 		break;
 	case DL_SYS_DUP2:
-		fdt_dup(p->fds, io->h.fd, io->ret, false);
+		fdt_dup(p->fds, io->h.fd, io->ret, false, done);
 		break;
 	case DL_SYS_DUP3:
-		fdt_dup(p->fds, io->h.fd, io->ret, hi & O_CLOEXEC);
+		fdt_dup(p->fds, io->h.fd, io->ret, hi & O_CLOEXEC, done);
 		break;
 	case DL_SYS_FCNTL:
-		fdt_dup(p->fds, io->h.fd, io->ret, lo == F_DUPFD_CLOEXEC);
+		fdt_dup(p->fds, io->h.fd, io->ret, lo == F_DUPFD_CLOEXEC, done);
 		break;
 	default:
 		break;
@@ -214,11 +217,11 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 		names.path2 = p2;
 		/* fstatat(fd, "", AT_EMPTY_PATH): the file is the descriptor's */
 		if (!p1 && rec->how[0] && !rec->name_len[0] && !rec->base_len[0] && io->h.fd >= 0)
-			names.path = fd_path(p, io->h.fd);
+			names.path = fd_path(p, io->h.fd, io->h.ts);
 	} else if (io->h.kind != DL_SYS_CLOSE_RANGE) {
-		names.path = fd_path(p, io->h.fd);
+		names.path = fd_path(p, io->h.fd, io->h.ts);
 		if (io->h.kind == DL_SYS_SENDFILE || io->h.kind == DL_SYS_COPY_FILE_RANGE)
-			names.path2 = fd_path(p, (int)(io->arg & 0xffffffff));
+			names.path2 = fd_path(p, (int)(io->arg & 0xffffffff), io->h.ts);
 	}
 	cw_syscall(d->writer, io, &names, rec);
 	if (rec && p1 && (rec->ino || rec->dev) && io->ret >= 0)
@@ -297,7 +300,7 @@ static void handle_exec(struct record_decoder *d, const struct dl_proc *e, size_
 		fd_table_put(p->fds);
 		p->fds = own;
 	}
-	fdt_exec(p->fds);
+	fdt_exec(p->fds, e->h.ts);
 	cw_exec(d->writer, e->h.ts, e->h.tgid, e->h.tid, e->data, file_len, p->cmdline);
 }
 
@@ -349,7 +352,8 @@ static void handle_uring(struct record_decoder *d, const struct dl_uring *u)
 {
 	struct process *p = proc_for(d, &u->h);
 
-	cw_uring(d->writer, u, u->h.fd >= 0 ? fd_path(p, u->h.fd) : NULL, ++d->uring_requests);
+	cw_uring(d->writer, u, u->h.fd >= 0 ? fd_path(p, u->h.fd, u->h.ts) : NULL,
+		 ++d->uring_requests);
 }
 
 static void handle_vfs(struct record_decoder *d, const struct dl_vfs *v)
@@ -398,6 +402,13 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 
 	if (size < sizeof(*h) || h->kind >= DL_KIND_COUNT) {
 		d->malformed++;
+		return;
+	}
+	if (h->kind < DL_SYS_COUNT && (h->flags & DL_F_BATCH) && size > sizeof(struct dl_io)) {
+		/* a task's batch of data records */
+		for (size_t off = 0; off + sizeof(struct dl_io) <= size;
+		     off += sizeof(struct dl_io))
+			decoder_handle(d, (const char *)rec + off, sizeof(struct dl_io));
 		return;
 	}
 	d->records++;

@@ -338,6 +338,7 @@ static int finish(struct session *s)
 	/* Stop recording: no task belongs to the job any more. */
 	probes_set_job(&s->probes, JOB_SLOT, 0, -1);
 	usleep(20000); /* let programs already past the filter finish */
+	probes_flush_batches(&s->probes);
 	while (probes_drain(&s->probes) > 0)
 		;
 	probes_lost(&s->probes, JOB_SLOT, &sum.lost_events, &sum.lost_bytes);
