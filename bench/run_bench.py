@@ -89,6 +89,17 @@ def sustained_test(job, micro2, seconds):
     }
 
 
+def report_scale(sizes):
+    """`dltrace report` on a synthetic trace (bench/report_scale.py): time and memory."""
+    n = sizes.get('report_events', 10000000)
+    log('report scale: dltrace report on %d synthetic events' % n)
+    res = subprocess.run([sys.executable, os.path.join(ROOT, 'bench', 'report_scale.py'),
+                          '--events', str(n)], capture_output=True, text=True)
+    line = (res.stdout.strip().splitlines() or [''])[-1]
+    log('  ' + line)
+    return {'events': n, 'status': res.returncode, 'line': line}
+
+
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--quick', action='store_true', help='fewer repetitions, smaller sizes')
@@ -97,6 +108,7 @@ def parse_args():
     ap.add_argument('--conditions', help='comma-separated subset of the conditions')
     ap.add_argument('--no-sustained', action='store_true')
     ap.add_argument('--no-bpf-stats', action='store_true')
+    ap.add_argument('--no-report-scale', action='store_true')
     ap.add_argument('--keep-traces', action='store_true')
     ap.add_argument('--out', default=os.path.join(ROOT, 'bench', 'out'))
     ap.add_argument('--results', default=os.path.join(ROOT, 'bench', 'results.json'))
@@ -155,6 +167,8 @@ def run(args, results):
             for w in works:
                 k = rep % len(conditions)
                 for c in conditions[k:] + conditions[:k]:
+                    if getattr(c, 'only', None) and w.name not in c.only:
+                        continue
                     runs.append(measure_run(job, w, c, rep))
         by_name = {c.name: c for c in conditions}
         if not args.no_bpf_stats:
@@ -173,6 +187,8 @@ def run(args, results):
             except (RuntimeError, ValueError, KeyError, OSError) as e:
                 results['sustained_error'] = str(e)
                 log('sustained test failed: %s' % e)
+        if not args.no_report_scale:
+            results['report_scale'] = report_scale(sizes)
         results['summary'] = report.summarize(runs, works, conditions)
         results['bpf_stats'] = report.bpf_summary(
             [r for r in results['bpf_runs'] if 'error' not in r])
@@ -201,6 +217,8 @@ def main():
                        results.get('sustained'), results['unavailable']))
     if 'sustained_error' in results:
         print('\nsustained test failed: %s' % results['sustained_error'])
+    if results.get('report_scale'):
+        print('\n' + results['report_scale']['line'])
     print('\nruntime %.0f s; results in %s' % (results['runtime_s'], args.results))
 
 

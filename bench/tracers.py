@@ -3,6 +3,7 @@ strace, bpftrace and perf trace.  Each runs a workload command inside the
 job cgroup and returns what it observed."""
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -289,6 +290,76 @@ def _external(job, cmd, trace, event_pattern, lost_pattern):
     return result
 
 
+class DaemonIdle(Condition):
+    """`dltrace daemon` running with no job: what an always-on node pays.
+
+    attached: a job has come and gone and idle_detach_s = -1 keeps the
+    tracing programs attached, so every file syscall of the node runs the
+    filter; detached: the default once idle (only the cgroup programs stay).
+    Measured on the micro workload only.
+    """
+    only = ('micro-1t',)
+
+    def __init__(self, attached):
+        self.attached = attached
+        self.name = 'daemon-idle-att' if attached else 'daemon-idle-det'
+        self.label = 'daemon idle, ' + ('attached' if attached else 'detached')
+
+    def run(self, job, argv, trace_base, stats=False):
+        work = trace_base + '.daemon'
+        os.makedirs(work, exist_ok=True)
+        mount = measure.cgroup2_mount()
+        tag = 'dltrace-bench-idle-%d' % os.getpid()
+        config = os.path.join(work, 'dltrace.conf')
+        with open(config, 'w') as f:
+            f.write('job_cgroup = /%s/job_*\nlog_dir = %s\nsocket = %s\nidle_detach_s = %d\n'
+                    % (tag, os.path.join(work, 'log'), os.path.join(work, 'ctl.sock'),
+                       -1 if self.attached else 0))
+        err = open(os.path.join(work, 'daemon.err'), 'w+')
+        daemon = subprocess.Popen([os.path.join(job.build, 'dltrace'), 'daemon', '--config',
+                                   config, '--foreground'], stderr=err, env=job.env)
+        programs = set()
+        try:
+            if not _wait_log(err, 'started'):
+                raise RuntimeError('the daemon did not start')
+            if self.attached:
+                # one job, come and gone: the tracing programs are attached and stay
+                jobdir = os.path.join(mount, tag, 'job_1')
+                os.makedirs(jobdir)
+                if not _wait_log(err, 'job 1: tracing'):
+                    raise RuntimeError('the daemon did not notice the job')
+                os.rmdir(jobdir)
+                os.rmdir(os.path.dirname(jobdir))
+                if not _wait_log(err, 'job 1: '):
+                    raise RuntimeError('the daemon did not finish the job')
+                time.sleep(0.5)
+            programs = measure.program_ids(daemon.pid)
+            attached = measure.program_ids(daemon.pid, attached=True)
+            status, lines, stderr, wall = execute(job, job.in_cgroup(argv))
+            result = {'status': status, 'lines': lines, 'stderr': stderr, 'wall_s': wall,
+                      'programs': len(attached)}
+        finally:
+            _stop(daemon)
+            err.close()
+            shutil.rmtree(work, ignore_errors=True)
+            for d in (os.path.join(mount, tag, 'job_1'), os.path.join(mount, tag)):
+                if os.path.isdir(d):
+                    os.rmdir(d)
+        result['detach_wait_s'] = measure.wait_programs_gone(programs)
+        return result
+
+
+def _wait_log(f, text, timeout=60):
+    end = time.time() + timeout
+    while time.time() < end:
+        f.flush()
+        f.seek(0)
+        if text in f.read():
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def all_conditions():
     return [Untraced(), Floor(), Dltrace(False), Dltrace(True), Strace(), Bpftrace(),
-            PerfTrace()]
+            PerfTrace(), DaemonIdle(True), DaemonIdle(False)]

@@ -12,7 +12,8 @@ PYTHON = '/usr/bin/python3'  # Debian's, with numpy, torch and h5py
 FULL = {'reps': 5, 'micro_calls': 1000000, 'slow_divisor': 50, 'meta_files': 10000,
         'meta_passes': 3, 'checkpoint_mib': 512, 'pytorch_npz': 2000, 'pytorch_h5': 2000,
         'pytorch_epochs': 2, 'pytorch_workers': 4, 'sustained_s': 30}
-QUICK = dict(FULL, reps=2, micro_calls=200000, meta_files=2000, meta_passes=1,
+QUICK = dict(FULL, reps=2, report_events=1000000, micro_calls=200000, meta_files=2000,
+             meta_passes=1,
              checkpoint_mib=64, pytorch_npz=300, pytorch_h5=300, pytorch_epochs=1,
              sustained_s=5)
 
