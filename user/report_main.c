@@ -4,7 +4,6 @@
 #include "report_main.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <locale.h>
 #include <stdlib.h>
@@ -108,60 +107,9 @@ static uint64_t machine_ram(void)
 
 /* ---- reading ---- */
 
-struct header_probe {
-	bool seen;
-	int64_t start_wall_ns;
-};
-
-static void probe_event(void *ctx, const struct trace_event *ev)
+static void start_of(void *ctx, const struct trace_event *ev)
 {
-	struct header_probe *h = ctx;
-
-	if (ev->type == TEV_HEADER && !h->seen) {
-		h->seen = true;
-		h->start_wall_ns = ev->start_wall_ns;
-	}
-}
-
-/* The start time of a trace, from its first line; -1 with err on errors. */
-static int read_start(const char *path, int64_t *start, char *err, size_t errlen)
-{
-	struct header_probe h = {false, 0};
-	struct trace_reader r;
-	char buf[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	trace_reader_init(&r, probe_event, &h);
-	while (!h.seen) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-			rc = -1;
-			break;
-		}
-		if (n == 0 ? trace_reader_finish(&r) : trace_reader_feed(&r, buf, n)) {
-			snprintf(err, errlen, "%s", r.st.error);
-			rc = -1;
-			break;
-		}
-		if (n == 0)
-			break;
-	}
-	if (!rc && !h.seen) {
-		snprintf(err, errlen, "empty file (no events)");
-		rc = -1;
-	}
-	trace_reader_free(&r);
-	close(fd);
-	*start = h.start_wall_ns;
-	return rc;
+	*(int64_t *)ctx = ev->start_wall_ns;
 }
 
 static int read_traces(struct report_stats *st, char **files, int n)
@@ -174,7 +122,7 @@ static int read_traces(struct report_stats *st, char **files, int n)
 
 		if (!strcmp(files[i], "-"))
 			continue;
-		if (read_start(files[i], &start, err, sizeof(err))) {
+		if (trace_read_header(files[i], start_of, &start, err, sizeof(err))) {
 			fprintf(stderr, "dltrace report: %s: %s\n", files[i], err);
 			return 1;
 		}

@@ -10,21 +10,10 @@ int report_trace_warnings(const struct report_stats *st, uint32_t ti,
 	const struct rs_trace *t = &st->traces[ti];
 	const struct trace_read_status *s = &t->status;
 	char why[200] = "";
-	size_t o = 0;
 	int n = 0;
 
 	if (trace_read_truncated(s)) {
-		if (s->gzip_unfinished)
-			o += snprintf(why + o, sizeof(why) - o, "%sthe gzip stream ends early",
-				      o ? "; " : "");
-		if (s->cut_event && o < sizeof(why))
-			o += snprintf(why + o, sizeof(why) - o, "%sthe last event is cut",
-				      o ? "; " : "");
-		if (!s->closed && o < sizeof(why))
-			o += snprintf(why + o, sizeof(why) - o, "%sno closing ']'", o ? "; " : "");
-		if (!s->summary && o < sizeof(why))
-			o += snprintf(why + o, sizeof(why) - o, "%sno dltrace_summary event",
-				      o ? "; " : "");
+		trace_read_damage(s, why, sizeof(why));
 		snprintf(lines[n++], WARNING_LINE,
 			 "%s: the trace is incomplete (%s), as a crash or a full disk leaves it; "
 			 "the report covers the %llu events read",

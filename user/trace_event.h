@@ -62,6 +62,7 @@ struct trace_str {
 #define TE_LATENCY    (1u << 24)
 
 struct trace_event {
+	struct trace_str raw; /* the event's JSON object as it is in the file (escaped) */
 	enum trace_event_type type;
 	int sys;  /* DL_SYS_* for TEV_SYSCALL, -1 if the name is unknown */
 	char cat; /* 'd'ata, 'm'etadata, 's'ync, 'p'rocess; layers: 'f' (mmap faults),

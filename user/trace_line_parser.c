@@ -800,3 +800,36 @@ bad:
 		*why = c.why ? c.why : "malformed event";
 	return -1;
 }
+
+int trace_object_members(const char *text, size_t len, char *scratch,
+			 int (*fn)(void *ctx, const struct json_member *m), void *ctx)
+{
+	struct cursor c = {text, text + len, scratch, NULL};
+	struct json_member m;
+
+	if (expect(&c, '{'))
+		return -1;
+	skip_ws(&c);
+	if (c.p < c.end && *c.p == '}')
+		return 0;
+	for (;;) {
+		c.scratch = scratch;
+		if (parse_string(&c, &m.key) || expect(&c, ':'))
+			return -1;
+		skip_ws(&c);
+		m.value = c.p;
+		if (skip_value(&c, 1))
+			return -1;
+		m.value_len = c.p - m.value;
+		if (fn(ctx, &m))
+			return -1;
+		skip_ws(&c);
+		if (c.p < c.end && *c.p == ',') {
+			c.p++;
+			continue;
+		}
+		if (c.p < c.end && *c.p == '}')
+			return 0;
+		return -1;
+	}
+}

@@ -29,6 +29,22 @@ int trace_parse_event(const char *text, size_t len, char *scratch, struct trace_
 int trace_parse_first_event(const char *text, size_t len, char *scratch, struct trace_event *ev,
 			    const char **why, size_t *used);
 
+/* One member of a JSON object: its key (unescaped) and the text of its value. */
+struct json_member {
+	struct trace_str key;
+	const char *value;
+	size_t value_len;
+};
+
+/*
+ * Call fn for each member of the JSON object at text[0..len), in order,
+ * with the same safety as the event parser; fn returns 0 to go on.
+ * scratch: TRACE_SCRATCH(len) bytes for the keys.  0, or -1 when the text
+ * is not one object or fn stopped the walk.
+ */
+int trace_object_members(const char *text, size_t len, char *scratch,
+			 int (*fn)(void *ctx, const struct json_member *m), void *ctx);
+
 /* DL_SYS_* of a syscall name as written in traces, or -1. */
 int trace_syscall_kind(const char *name, size_t len);
 

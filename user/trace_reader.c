@@ -124,6 +124,7 @@ static int header_line(struct trace_reader *r, const char *p, size_t len)
 	r->st.header = true;
 	r->st.events++;
 	r->state = 1;
+	ev.raw = (struct trace_str){p, len};
 	r->fn(r->ctx, &ev);
 	return 0;
 }
@@ -173,6 +174,7 @@ static int handle_line(struct trace_reader *r, const char *p, size_t len)
 	if (ev.type == TEV_SUMMARY)
 		r->st.summary = true;
 	r->st.events++;
+	ev.raw = (struct trace_str){p + 1, len - 1};
 	r->fn(r->ctx, &ev);
 	return 0;
 }
@@ -362,6 +364,81 @@ int trace_reader_finish(struct trace_reader *r)
 bool trace_read_truncated(const struct trace_read_status *st)
 {
 	return !st->closed || st->cut_event || st->gzip_unfinished || !st->summary;
+}
+
+void trace_read_damage(const struct trace_read_status *st, char *out, size_t size)
+{
+	const char *parts[4];
+	size_t o = 0;
+	int n = 0;
+
+	if (st->gzip_unfinished)
+		parts[n++] = "the gzip stream ends early";
+	if (st->cut_event)
+		parts[n++] = "the last event is cut";
+	if (!st->closed)
+		parts[n++] = "no closing ']'";
+	if (!st->summary)
+		parts[n++] = "no dltrace_summary event";
+	if (size)
+		out[0] = '\0';
+	for (int i = 0; i < n && o < size; i++)
+		o += snprintf(out + o, size - o, "%s%s", i ? "; " : "", parts[i]);
+}
+
+struct header_only {
+	trace_event_fn fn;
+	void *ctx;
+	bool seen;
+};
+
+static void header_only_event(void *ctx, const struct trace_event *ev)
+{
+	struct header_only *h = ctx;
+
+	if (ev->type == TEV_HEADER && !h->seen) {
+		h->seen = true;
+		h->fn(h->ctx, ev);
+	}
+}
+
+int trace_read_header(const char *path, trace_event_fn fn, void *ctx, char *err, size_t errlen)
+{
+	struct header_only h = {fn, ctx, false};
+	struct trace_reader r;
+	char buf[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	trace_reader_init(&r, header_only_event, &h);
+	while (!h.seen) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+			rc = -1;
+			break;
+		}
+		if (n == 0 ? trace_reader_finish(&r) : trace_reader_feed(&r, buf, n)) {
+			snprintf(err, errlen, "%s", r.st.error);
+			rc = -1;
+			break;
+		}
+		if (n == 0)
+			break;
+	}
+	if (!rc && !h.seen) {
+		snprintf(err, errlen, "empty file (no events)");
+		rc = -1;
+	}
+	trace_reader_free(&r);
+	close(fd);
+	return rc;
 }
 
 int trace_read_file(const char *path, trace_event_fn fn, void *ctx, struct trace_read_status *st)

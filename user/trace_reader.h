@@ -72,7 +72,16 @@ void trace_reader_free(struct trace_reader *r);
 /* Read a whole file ("-": standard input).  -1 with st->error on errors. */
 int trace_read_file(const char *path, trace_event_fn fn, void *ctx, struct trace_read_status *st);
 
+/*
+ * Read a file only as far as its first line: fn receives the metadata
+ * event, nothing else (for what must be known of every trace before any is
+ * read, such as the earliest start).  -1 with a one-line reason in err.
+ */
+int trace_read_header(const char *path, trace_event_fn fn, void *ctx, char *err, size_t errlen);
+
 /* Is the status one of a trace that was cut short (a warning, not an error)? */
 bool trace_read_truncated(const struct trace_read_status *st);
+/* How it was cut short: "the gzip stream ends early; no closing ']'", ... */
+void trace_read_damage(const struct trace_read_status *st, char *out, size_t size);
 
 #endif
