@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "merge_main.h"
 #include "report_main.h"
 #include "trace_options.h"
 #include "trace_session.h"
@@ -17,6 +18,8 @@ int main(int argc, char **argv)
 		return daemon_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "ctl"))
 		return ctl_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return merge_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return report_main(argc - 1, argv + 1);
 
