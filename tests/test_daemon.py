@@ -65,9 +65,10 @@ class Daemon:
             self.log()
         return path
 
-    def run_in(self, cgroup, argv, user):
+    def run_in(self, cgroup, argv, user, **kw):
         """Start argv as user inside the job's task cgroup."""
-        return start_in_cgroup(os.path.join(cgroup, 'step_0', 'user', 'task_0'), argv, user)
+        return start_in_cgroup(os.path.join(cgroup, 'step_0', 'user', 'task_0'), argv, user,
+                               **kw)
 
     def remove_job(self, cgroup):
         for sub in ('step_0/user/task_0', 'step_0/user', 'step_0', ''):
@@ -76,6 +77,13 @@ class Daemon:
 
     def day_dir(self):
         return os.path.join(self.log_dir, time.strftime('%Y/%m/%d'))
+
+    def job_files(self, jobid, user):
+        """The trace and summary of a finished job, once the daemon has written them."""
+        base = os.path.join(self.day_dir(), '%s_%d_%s' % (user, jobid, HOST))
+        files = (base + '.json.gz', base + '.summary.json')
+        assert wait_for(lambda: all(os.path.exists(f) for f in files), timeout=60), self.log()
+        return files
 
     def stop(self):
         if self.proc.poll() is None:
@@ -87,7 +95,9 @@ class Daemon:
             remove_cgroup(top)
 
 
-class DaemonTest(TraceTest):
+class DaemonCase(TraceTest):
+    """A test with a daemon of its own (test configuration, log dir, socket)."""
+
     def setUp(self):
         super().setUp()
         os.chmod(self.dir, 0o755)
@@ -104,6 +114,8 @@ class DaemonTest(TraceTest):
         os.chmod(path, 0o644)
         return path
 
+
+class DaemonTest(DaemonCase):
     def test_two_jobs_two_traces(self):
         d = self.daemon
         a, b, outside = (self.make_file(n, s) for n, s in
