@@ -168,6 +168,16 @@ def pattern_trace(mode):
     return recorded(mode, cmd, make_inputs, mode in ALL_LAYERS)[0]
 
 
+def renamed_copy(trace, host, directory):
+    """A copy of trace as if it had been recorded on host."""
+    with open(trace, 'rb') as f:
+        text = f.read()
+    copy = os.path.join(directory, '%s-%s' % (host, os.path.basename(trace)))
+    with open(copy, 'wb') as f:
+        f.write(re.sub(rb'"hostname":"[^"]*"', b'"hostname":"%s"' % host.encode(), text, count=1))
+    return copy
+
+
 def trace_events(path):
     with open(path) as f:
         return [json.loads(line[1:]) for line in f if line.startswith(',{')]
@@ -577,6 +587,18 @@ class HtmlReportTest(unittest.TestCase):
         self.assertIn('class="burst"', dom)
         self.assertIn('No finding', dom)
 
+    def test_hosts_of_several_nodes(self):
+        clean = pattern_trace('clean')
+        page = os.path.join(self.dir, 'nodes.html')
+        run_report(['-q', '--html', page, clean, renamed_copy(clean, 'node2', self.dir)])
+        dom, log = self.chromium('--dump-dom', page=page)
+        self.assertEqual(self.console_errors(log), [])
+        chart = re.search(r'<svg data-chart="hosts".*?</svg>', dom, re.S).group(0)
+        self.assertEqual(len(re.findall(r'class="bar"', chart)), 2)
+        self.assertIn('>node2</text>', chart)
+        self.assertIn('<h3>Hosts</h3><p>Across 2 hosts: ', dom)
+        self.assertEqual(len(re.findall(r'<tr><td class="l">node2</td>', dom)), 1)
+
     def test_console_errors_are_noticed(self):
         """The check above can fail: a page with a script error is caught."""
         bad = os.path.join(self.dir, 'bad.html')
@@ -659,21 +681,63 @@ class CommandLineTest(unittest.TestCase):
     def test_several_traces_are_combined(self):
         """Two nodes: the second trace is the first one renamed to another host."""
         first = pattern_trace('imbalance')
-        with open(first, 'rb') as f:
-            text = f.read()
-        second = os.path.join(self.dir, 'node2.json')
-        with open(second, 'wb') as f:
-            f.write(re.sub(rb'"hostname":"[^"]*"', b'"hostname":"node2"', text, count=1))
+        second = renamed_copy(first, 'node2', self.dir)
         one, two = report_json(first), report_json(first, second)
         self.assertEqual(len(two['job']['hosts']), 2)
         self.assertIn('node2', two['job']['hosts'])
         self.assertEqual(two['job']['processes'], 2 * one['job']['processes'])
         self.assertEqual(two['job']['events'], 2 * one['job']['events'])
         self.assertEqual(two['pattern']['bytes_read'], 2 * one['pattern']['bytes_read'])
-        self.assertEqual([h['bytes'] for h in two['balance']['hosts']],
-                         [one['balance']['hosts'][0]['bytes']] * 2)
         self.assertEqual(len(two['balance']['groups']), 2 * len(one['balance']['groups']))
+        # per node: each host has exactly the figures of its trace alone
+        node = one['balance']['hosts'][0]
+        self.assertEqual(node['bytes'], one['pattern']['bytes_read'] +
+                         one['pattern']['bytes_written'])
+        self.assertEqual((node['bytes_read'], node['bytes_written'], node['processes'],
+                          node['events'], node['traces']),
+                         (one['pattern']['bytes_read'], one['pattern']['bytes_written'],
+                          one['job']['processes'], one['job']['events'], 1))
+        self.assertEqual([h['hostname'] for h in two['balance']['hosts']],
+                         [node['hostname'], 'node2'])
+        for h in two['balance']['hosts']:
+            self.assertEqual({k: v for k, v in h.items() if k not in ('hostname', 'start_ns')},
+                             {k: v for k, v in node.items() if k not in ('hostname', 'start_ns')})
+        across = two['balance']['across_hosts']
+        self.assertEqual((across['hosts'], across['bytes_min'], across['bytes_max'],
+                          across['bytes_imbalance'], across['time_imbalance']),
+                         (2, node['bytes'], node['bytes'], 0, 0))
+        # a second trace of the same host (another run) is the same node
+        three = report_json(first, second, first)
+        self.assertEqual([(h['hostname'], h['traces'], h['bytes'])
+                          for h in three['balance']['hosts']],
+                         [(node['hostname'], 2, 2 * node['bytes']), ('node2', 1, node['bytes'])])
+        text = run_report([first, second]).stdout.decode()
+        self.assertIn('\nBalance across hosts\n', text)
+        row = re.search(r'\n  host node2: read [^\n]*; (\d+) processes, ([\d,]+) calls, '
+                        r'([\d,]+) events, ([\d,]+) lost\n', text)
+        self.assertEqual([int(g.replace(',', '')) for g in row.groups()],
+                         [node['processes'], node['calls'], node['events'], node['lost_events']])
+        self.assertRegex(text, r'\n  across 2 hosts: bytes [^\n]* \(0\.0% apart\), I/O time ')
 
+    def test_imbalance_across_hosts(self):
+        """One host moves the imbalance workload's bytes, node2 the clean workload's."""
+        a, b = pattern_trace('imbalance'), renamed_copy(pattern_trace('clean'), 'node2', self.dir)
+        moved = [r['pattern']['bytes_read'] + r['pattern']['bytes_written']
+                 for r in (report_json(a), report_json(b))]
+        rep = report_json(a, b)
+        across = rep['balance']['across_hosts']
+        most, least = (1, 0) if moved[1] > moved[0] else (0, 1)
+        names = [h['hostname'] for h in rep['balance']['hosts']]
+        self.assertEqual((across['bytes_min'], across['bytes_max'], across['most'],
+                          across['least']),
+                         (moved[least], moved[most], names[most], names[least]))
+        self.assertAlmostEqual(across['bytes_imbalance'], 1 - moved[least] / moved[most])
+        io = [h['io_ns'] for h in rep['balance']['hosts']]
+        self.assertEqual((across['io_ns_min'], across['io_ns_max']), (min(io), max(io)))
+        self.assertEqual(across['slowest'], names[io.index(max(io))])
+        f = [x for x in rep['findings'] if x['id'] == 'imbalance'][0]
+        self.assertAlmostEqual(f['metrics']['host_imbalance'], across['bytes_imbalance'])
+        self.assertIn('hosts: %s moved ' % names[most], '\n'.join(f['evidence']))
 
 if __name__ == '__main__':
     unittest.main()

@@ -272,6 +272,30 @@ static uint64_t proc_app_io(const struct rs_proc *p)
 	       p->io_ns[SCOPE_APP][CLS_SYNC];
 }
 
+/* Peer `index` moved `bytes` in `io` ns: widen the spread (first: the first peer). */
+static void spread_add(struct rs_spread *s, bool first, uint32_t index, uint64_t bytes, uint64_t io)
+{
+	if (first || bytes < s->bytes_min) {
+		s->bytes_min = bytes;
+		s->least = index;
+	}
+	if (first || bytes > s->bytes_max) {
+		s->bytes_max = bytes;
+		s->most = index;
+	}
+	if (first || io < s->io_min) {
+		s->io_min = io;
+		s->fastest = index;
+	}
+	if (first || io > s->io_max) {
+		s->io_max = io;
+		s->slowest = index;
+	}
+	s->bytes_imbalance =
+	    s->bytes_max ? (double)(s->bytes_max - s->bytes_min) / s->bytes_max : 0;
+	s->time_imbalance = s->io_max ? (double)(s->io_max - s->io_min) / s->io_max : 0;
+}
+
 /*
  * Peers for the balance: processes of the same parent running the same
  * command line (DataLoader workers, MPI ranks, torchrun ranks), when the
@@ -321,30 +345,11 @@ static void derive_groups(struct report_stats *st)
 			for (uint32_t i = a; i < b; i++) {
 				uint32_t pi = order[i];
 				const struct rs_proc *p = &st->procs[pi];
-				uint64_t by = proc_app_bytes(p), io = proc_app_io(p);
 
 				st->group_members[base + i - a] = pi;
-				if (i == a || by < g->bytes_min) {
-					g->bytes_min = by;
-					g->least = pi;
-				}
-				if (i == a || by > g->bytes_max) {
-					g->bytes_max = by;
-					g->most = pi;
-				}
-				if (i == a || io < g->io_min) {
-					g->io_min = io;
-					g->fastest = pi;
-				}
-				if (i == a || io > g->io_max) {
-					g->io_max = io;
-					g->slowest = pi;
-				}
+				spread_add(&g->spread, i == a, pi, proc_app_bytes(p),
+					   proc_app_io(p));
 			}
-			g->bytes_imbalance =
-			    g->bytes_max ? (double)(g->bytes_max - g->bytes_min) / g->bytes_max : 0;
-			g->time_imbalance =
-			    g->io_max ? (double)(g->io_max - g->io_min) / g->io_max : 0;
 		}
 		a = b;
 	}
@@ -406,22 +411,71 @@ static void derive_mounts(struct report_stats *st)
 	free(plen);
 }
 
+/* The nodes: traces grouped by hostname, with their processes' figures. */
+static void derive_hosts(struct report_stats *st)
+{
+	uint32_t n = st->ntraces ? st->ntraces : 1;
+
+	st->hosts = calloc(n, sizeof(*st->hosts));
+	st->host_of_trace = calloc(n, sizeof(*st->host_of_trace));
+	if (!st->hosts || !st->host_of_trace) {
+		st->oom = true;
+		return;
+	}
+	for (uint32_t t = 0; t < st->ntraces; t++) {
+		const struct rs_trace *tr = &st->traces[t];
+		uint32_t h = 0;
+
+		while (h < st->nhosts && st->hosts[h].hostname != tr->hostname)
+			h++;
+		if (h == st->nhosts) {
+			st->hosts[h].hostname = tr->hostname;
+			st->hosts[h].first_ns = UINT64_MAX;
+			st->nhosts++;
+		}
+		st->host_of_trace[t] = h;
+		st->hosts[h].traces++;
+		st->hosts[h].events += tr->events;
+		st->hosts[h].lost_events += tr->lost_events;
+	}
+	for (uint32_t i = 0; i < st->nprocs; i++) {
+		const struct rs_proc *p = &st->procs[i];
+		struct rs_host *h;
+
+		if (p->trace >= st->ntraces || !p->threads)
+			continue;
+		h = &st->hosts[st->host_of_trace[p->trace]];
+		h->procs++;
+		h->threads += p->threads;
+		h->bytes_read += p->app_bytes_read;
+		h->bytes_written += p->app_bytes_written;
+		h->io_ns += proc_app_io(p);
+		h->calls += p->calls;
+		h->failed += p->failed;
+		if (p->first_ns < h->first_ns)
+			h->first_ns = p->first_ns;
+		if (p->last_ns > h->last_ns)
+			h->last_ns = p->last_ns;
+	}
+	for (uint32_t h = 0; h < st->nhosts; h++) {
+		struct rs_host *x = &st->hosts[h];
+
+		if (x->first_ns == UINT64_MAX)
+			x->first_ns = 0;
+		spread_add(&st->host_spread, h == 0, h, x->bytes_read + x->bytes_written, x->io_ns);
+	}
+}
+
 static void derive_job(struct report_stats *st)
 {
 	for (uint32_t t = 0; t < st->ntraces; t++) {
 		const struct rs_trace *tr = &st->traces[t];
 		uint64_t end = (uint64_t)tr->offset_ns + tr->duration_ns;
-		bool dup = false;
 
 		if (tr->end_ns > end)
 			end = tr->end_ns;
 		if (end > st->traces_end_ns)
 			st->traces_end_ns = end;
-		for (uint32_t u = 0; u < t; u++)
-			if (st->traces[u].hostname == tr->hostname)
-				dup = true;
-		if (!dup)
-			st->hosts++;
 	}
 	/* the job's wall time: from its first to its last event */
 	if (st->nprocs) {
@@ -442,17 +496,10 @@ static void derive_job(struct report_stats *st)
 	}
 	if (!st->wall_ns)
 		st->wall_ns = st->traces_end_ns;
-	for (uint32_t i = 0; i < st->nprocs; i++) {
-		struct rs_proc *p = &st->procs[i];
-
-		if (p->threads)
+	for (uint32_t i = 0; i < st->nprocs; i++)
+		if (st->procs[i].threads)
 			st->nprocs_active++;
-		if (p->trace < st->ntraces) {
-			st->traces[p->trace].app_bytes += proc_app_bytes(p);
-			st->traces[p->trace].app_io_ns += proc_app_io(p);
-			st->traces[p->trace].procs++;
-		}
-	}
+	derive_hosts(st);
 }
 
 void rs_derive(struct report_stats *st)

@@ -528,7 +528,7 @@ static void imbalance(const struct report_stats *st, struct findings *out)
 {
 	const struct rs_group *worst = NULL;
 	double worst_imb = 0;
-	uint32_t host_most = NONE32, host_least = NONE32;
+	const struct rs_spread *hs = &st->host_spread;
 	double host_imb = 0;
 	struct finding *f;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], l1[200], l2[200];
@@ -540,27 +540,19 @@ static void imbalance(const struct report_stats *st, struct findings *out)
 		for (uint32_t k = 0; k < x->members; k++)
 			total += st->procs[st->group_members[x->first + k]].app_bytes_read +
 				 st->procs[st->group_members[x->first + k]].app_bytes_written;
-		if (total >= IMBALANCE_MIN && x->bytes_imbalance > IMBALANCE &&
-		    x->bytes_imbalance > worst_imb) {
+		if (total >= IMBALANCE_MIN && x->spread.bytes_imbalance > IMBALANCE &&
+		    x->spread.bytes_imbalance > worst_imb) {
 			worst = x;
-			worst_imb = x->bytes_imbalance;
+			worst_imb = x->spread.bytes_imbalance;
 		}
 	}
-	if (st->ntraces > 1) {
+	if (st->nhosts > 1) {
 		uint64_t total = 0;
 
-		for (uint32_t t = 0; t < st->ntraces; t++) {
-			total += st->traces[t].app_bytes;
-			if (host_most == NONE32 ||
-			    st->traces[t].app_bytes > st->traces[host_most].app_bytes)
-				host_most = t;
-			if (host_least == NONE32 ||
-			    st->traces[t].app_bytes < st->traces[host_least].app_bytes)
-				host_least = t;
-		}
-		if (total >= IMBALANCE_MIN && st->traces[host_most].app_bytes)
-			host_imb = 1.0 - ratio(st->traces[host_least].app_bytes,
-					       st->traces[host_most].app_bytes);
+		for (uint32_t h = 0; h < st->nhosts; h++)
+			total += st->hosts[h].bytes_read + st->hosts[h].bytes_written;
+		if (total >= IMBALANCE_MIN)
+			host_imb = hs->bytes_imbalance;
 	}
 	if (!worst && host_imb <= IMBALANCE)
 		return;
@@ -577,24 +569,29 @@ static void imbalance(const struct report_stats *st, struct findings *out)
 			 worst->members,
 			 worst->parent != NONE32 ? proc_label(st, worst->parent, l1, sizeof(l1))
 						 : "the same parent",
-			 human_bytes(a, worst->bytes_max), human_bytes(b, worst->bytes_min),
-			 human_pct(c, worst->bytes_imbalance), human_ns(d, worst->io_max),
-			 human_ns(e, worst->io_min));
-		evidence(f, "most: %s; least: %s", proc_label(st, worst->most, l1, sizeof(l1)),
-			 proc_label(st, worst->least, l2, sizeof(l2)));
+			 human_bytes(a, worst->spread.bytes_max),
+			 human_bytes(b, worst->spread.bytes_min),
+			 human_pct(c, worst->spread.bytes_imbalance),
+			 human_ns(d, worst->spread.io_max), human_ns(e, worst->spread.io_min));
+		evidence(f, "most: %s; least: %s",
+			 proc_label(st, worst->spread.most, l1, sizeof(l1)),
+			 proc_label(st, worst->spread.least, l2, sizeof(l2)));
 		metric(f, "members", worst->members);
-		metric(f, "bytes_max", worst->bytes_max);
-		metric(f, "bytes_min", worst->bytes_min);
-		metric(f, "bytes_imbalance", worst->bytes_imbalance);
-		metric(f, "time_imbalance", worst->time_imbalance);
+		metric(f, "bytes_max", worst->spread.bytes_max);
+		metric(f, "bytes_min", worst->spread.bytes_min);
+		metric(f, "bytes_imbalance", worst->spread.bytes_imbalance);
+		metric(f, "time_imbalance", worst->spread.time_imbalance);
 	}
 	if (host_imb > IMBALANCE) {
 		evidence(f, "hosts: %s moved %s, %s moved %s (%s imbalance)",
-			 rs_str(st, st->traces[host_most].hostname),
-			 human_bytes(a, st->traces[host_most].app_bytes),
-			 rs_str(st, st->traces[host_least].hostname),
-			 human_bytes(b, st->traces[host_least].app_bytes), human_pct(c, host_imb));
+			 rs_str(st, st->hosts[hs->most].hostname), human_bytes(a, hs->bytes_max),
+			 rs_str(st, st->hosts[hs->least].hostname), human_bytes(b, hs->bytes_min),
+			 human_pct(c, host_imb));
+		evidence(f, "host I/O time: %s on %s (slowest), %s on %s (fastest)",
+			 human_ns(d, hs->io_max), rs_str(st, st->hosts[hs->slowest].hostname),
+			 human_ns(e, hs->io_min), rs_str(st, st->hosts[hs->fastest].hostname));
 		metric(f, "host_imbalance", host_imb);
+		metric(f, "host_time_imbalance", hs->time_imbalance);
 	}
 	recommend(f, "Give every worker and rank an equal share of the data: split by bytes rather "
 		     "than by file count when file sizes vary, use a DistributedSampler with "

@@ -153,7 +153,7 @@ static void summary(FILE *f, const struct report_view *v)
 	card(f, human_count(b, lost), "events lost");
 	card(f, human_count(b, st->nprocs_active), "processes");
 	card(f, human_count(b, st->nthreads), "threads");
-	card(f, human_count(b, st->hosts), "hosts");
+	card(f, human_count(b, st->nhosts), "hosts");
 	card(f, human_bytes(b, a->bytes_read), "application bytes read");
 	card(f, human_bytes(b, a->bytes_written), "application bytes written");
 	card(f, human_ns(b, io), "time in file syscalls (all threads)");
@@ -669,6 +669,58 @@ static void files(FILE *f, const struct report_view *v)
 	fprintf(f, "</tbody></table></div></section>\n");
 }
 
+/* Per node, and how far the nodes are apart. */
+static void hosts(FILE *f, const struct report_stats *st)
+{
+	static const char *const colors[] = {"#2f74c0"};
+	static const char *const series[] = {"bytes moved"};
+	const struct rs_spread *s = &st->host_spread;
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX];
+
+	fprintf(f,
+		"<h3>Hosts</h3><p>Across %u hosts: application bytes %s..%s (%s apart), "
+		"I/O time %s..%s (",
+		st->nhosts, human_bytes(a, s->bytes_min), human_bytes(b, s->bytes_max),
+		human_pct(c, s->bytes_imbalance), human_ns(d, s->io_min), human_ns(a, s->io_max));
+	fprintf(f, "%s apart); slowest host ", human_pct(b, s->time_imbalance));
+	esc_id(f, st, st->hosts[s->slowest].hostname);
+	fprintf(f, ", fastest host ");
+	esc_id(f, st, st->hosts[s->fastest].hostname);
+	fprintf(f, ".</p>");
+	if (st->nhosts <= 64) {
+		const char *lp[64];
+		uint64_t values[64];
+
+		for (uint32_t h = 0; h < st->nhosts; h++) {
+			lp[h] = rs_str(st, st->hosts[h].hostname);
+			values[h] = st->hosts[h].bytes_read + st->hosts[h].bytes_written;
+		}
+		bar_chart(f, "hosts", lp, st->nhosts, values, 1, colors, series, label_count);
+	}
+	fprintf(f, "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th class=\"l\">"
+		   "host</th><th>traces</th><th>processes</th><th>threads</th><th>bytes read</th>"
+		   "<th>bytes written</th><th>I/O time</th><th>calls</th><th>failed</th>"
+		   "<th>wall time</th><th>events</th><th>lost</th></tr></thead><tbody>");
+	for (uint32_t h = 0; h < st->nhosts; h++) {
+		const struct rs_host *x = &st->hosts[h];
+
+		fprintf(f, "<tr><td class=\"l\">");
+		esc_id(f, st, x->hostname);
+		fprintf(f, "</td><td>%u</td><td>%u</td><td>%u</td>", x->traces, x->procs,
+			x->threads);
+		td_num(f, x->bytes_read, human_bytes(a, x->bytes_read));
+		td_num(f, x->bytes_written, human_bytes(a, x->bytes_written));
+		td_num(f, x->io_ns, human_ns(a, x->io_ns));
+		td_num(f, x->calls, human_count(a, x->calls));
+		td_num(f, x->failed, human_count(a, x->failed));
+		td_num(f, x->last_ns - x->first_ns, human_ns(a, x->last_ns - x->first_ns));
+		td_num(f, x->events, human_count(a, x->events));
+		td_num(f, x->lost_events, human_count(a, x->lost_events));
+		fprintf(f, "</tr>");
+	}
+	fprintf(f, "</tbody></table></div>");
+}
+
 static void balance(FILE *f, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
@@ -678,11 +730,11 @@ static void balance(FILE *f, const struct report_view *v)
 	const struct rs_group *worst = NULL;
 
 	fprintf(f, "<section id=\"balance\"><h2>Balance across processes</h2>");
-	if (!st->ngroups && st->ntraces < 2)
+	if (!st->ngroups && st->nhosts < 2)
 		fprintf(f, "<p>No group of peer processes (same parent and command) moved "
 			   "application data.</p>");
 	for (uint32_t g = 0; g < st->ngroups; g++)
-		if (!worst || st->groups[g].bytes_imbalance > worst->bytes_imbalance)
+		if (!worst || st->groups[g].spread.bytes_imbalance > worst->spread.bytes_imbalance)
 			worst = &st->groups[g];
 	if (worst && worst->members <= 64) {
 		const char *lp[64];
@@ -712,32 +764,20 @@ static void balance(FILE *f, const struct report_view *v)
 				x->parent != NONE32 ? st->procs[x->parent].pid : 0);
 			esc_id(f, st, x->name);
 			fprintf(f, "</td><td>%u</td>", x->members);
-			td_num(f, x->bytes_min, human_bytes(a, x->bytes_min));
-			td_num(f, x->bytes_max, human_bytes(a, x->bytes_max));
-			td_num(f, clamp_u64(x->bytes_imbalance * 1e6),
-			       human_pct(b, x->bytes_imbalance));
-			td_num(f, x->io_min, human_ns(a, x->io_min));
-			td_num(f, x->io_max, human_ns(a, x->io_max));
-			td_num(f, clamp_u64(x->time_imbalance * 1e6),
-			       human_pct(b, x->time_imbalance));
-			fprintf(f, "<td>%u</td></tr>", st->procs[x->slowest].pid);
+			td_num(f, x->spread.bytes_min, human_bytes(a, x->spread.bytes_min));
+			td_num(f, x->spread.bytes_max, human_bytes(a, x->spread.bytes_max));
+			td_num(f, clamp_u64(x->spread.bytes_imbalance * 1e6),
+			       human_pct(b, x->spread.bytes_imbalance));
+			td_num(f, x->spread.io_min, human_ns(a, x->spread.io_min));
+			td_num(f, x->spread.io_max, human_ns(a, x->spread.io_max));
+			td_num(f, clamp_u64(x->spread.time_imbalance * 1e6),
+			       human_pct(b, x->spread.time_imbalance));
+			fprintf(f, "<td>%u</td></tr>", st->procs[x->spread.slowest].pid);
 		}
 		fprintf(f, "</tbody></table></div>");
 	}
-	if (st->ntraces > 1) {
-		fprintf(f, "<h3>Hosts</h3><table class=\"sortable\"><thead><tr><th class=\"l\">host"
-			   "</th><th>bytes</th><th>I/O time</th><th>processes</th></tr></thead>"
-			   "<tbody>");
-		for (uint32_t t = 0; t < st->ntraces; t++) {
-			fprintf(f, "<tr><td class=\"l\">");
-			esc_id(f, st, st->traces[t].hostname);
-			fprintf(f, "</td>");
-			td_num(f, st->traces[t].app_bytes, human_bytes(a, st->traces[t].app_bytes));
-			td_num(f, st->traces[t].app_io_ns, human_ns(a, st->traces[t].app_io_ns));
-			fprintf(f, "<td>%u</td></tr>", st->traces[t].procs);
-		}
-		fprintf(f, "</tbody></table>");
-	}
+	if (st->nhosts > 1)
+		hosts(f, st);
 	fprintf(f, "</section>\n");
 }
 

@@ -48,7 +48,10 @@
  *   balance      groups[]{parent_pid,command,members,bytes_min,bytes_max,
  *                bytes_imbalance,io_ns_min,io_ns_max,time_imbalance,most_pid,
  *                least_pid,slowest_pid,fastest_pid}, hosts[]{hostname,bytes,io_ns,
- *                processes}
+ *                processes,traces,threads,bytes_read,bytes_written,calls,failed,
+ *                start_ns,wall_ns,events,lost_events} (one per hostname),
+ *                across_hosts{hosts,bytes_min,bytes_max,bytes_imbalance,io_ns_min,
+ *                io_ns_max,time_imbalance,most,least,slowest,fastest}
  *   timeline     start_ns, bin_ns, read_bytes[], write_bytes[], metadata_calls[]
  *                (bins of bin_ns from start_ns, covering the job)
  *   bursts       count, bytes, blocked_ns, list[]{pid,tid,start_ns,end_ns,bytes,
@@ -613,6 +616,33 @@ static void filesystems(struct jw *w, const struct report_view *v)
 	free(order);
 }
 
+/* bytes_min .. time_imbalance of a group of peers */
+static void spread(struct jw *w, const struct rs_spread *s)
+{
+	u64(w, "bytes_min", s->bytes_min);
+	u64(w, "bytes_max", s->bytes_max);
+	num(w, "bytes_imbalance", s->bytes_imbalance);
+	u64(w, "io_ns_min", s->io_min);
+	u64(w, "io_ns_max", s->io_max);
+	num(w, "time_imbalance", s->time_imbalance);
+}
+
+static void across_hosts(struct jw *w, const struct report_stats *st)
+{
+	const struct rs_spread *s = &st->host_spread;
+
+	OBJ(w, "across_hosts");
+	u64(w, "hosts", st->nhosts);
+	spread(w, s);
+	if (st->nhosts) {
+		sid(w, "most", st, st->hosts[s->most].hostname);
+		sid(w, "least", st, st->hosts[s->least].hostname);
+		sid(w, "slowest", st, st->hosts[s->slowest].hostname);
+		sid(w, "fastest", st, st->hosts[s->fastest].hostname);
+	}
+	END_OBJ(w);
+}
+
 static void balance(struct jw *w, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
@@ -626,29 +656,37 @@ static void balance(struct jw *w, const struct report_view *v)
 		u64(w, "parent_pid", x->parent != NONE32 ? st->procs[x->parent].pid : 0);
 		sid(w, "command", st, x->name);
 		u64(w, "members", x->members);
-		u64(w, "bytes_min", x->bytes_min);
-		u64(w, "bytes_max", x->bytes_max);
-		num(w, "bytes_imbalance", x->bytes_imbalance);
-		u64(w, "io_ns_min", x->io_min);
-		u64(w, "io_ns_max", x->io_max);
-		num(w, "time_imbalance", x->time_imbalance);
-		u64(w, "most_pid", st->procs[x->most].pid);
-		u64(w, "least_pid", st->procs[x->least].pid);
-		u64(w, "slowest_pid", st->procs[x->slowest].pid);
-		u64(w, "fastest_pid", st->procs[x->fastest].pid);
+		spread(w, &x->spread);
+		u64(w, "most_pid", st->procs[x->spread.most].pid);
+		u64(w, "least_pid", st->procs[x->spread.least].pid);
+		u64(w, "slowest_pid", st->procs[x->spread.slowest].pid);
+		u64(w, "fastest_pid", st->procs[x->spread.fastest].pid);
 		END_OBJ(w);
 	}
 	END_ARR(w);
 	ARR(w, "hosts");
-	for (uint32_t t = 0; t < st->ntraces; t++) {
+	for (uint32_t h = 0; h < st->nhosts; h++) {
+		const struct rs_host *x = &st->hosts[h];
+
 		OBJ(w, NULL);
-		sid(w, "hostname", st, st->traces[t].hostname);
-		u64(w, "bytes", st->traces[t].app_bytes);
-		u64(w, "io_ns", st->traces[t].app_io_ns);
-		u64(w, "processes", st->traces[t].procs);
+		sid(w, "hostname", st, x->hostname);
+		u64(w, "bytes", x->bytes_read + x->bytes_written);
+		u64(w, "io_ns", x->io_ns);
+		u64(w, "processes", x->procs);
+		u64(w, "traces", x->traces);
+		u64(w, "threads", x->threads);
+		u64(w, "bytes_read", x->bytes_read);
+		u64(w, "bytes_written", x->bytes_written);
+		u64(w, "calls", x->calls);
+		u64(w, "failed", x->failed);
+		u64(w, "start_ns", x->first_ns);
+		u64(w, "wall_ns", x->last_ns - x->first_ns);
+		u64(w, "events", x->events);
+		u64(w, "lost_events", x->lost_events);
 		END_OBJ(w);
 	}
 	END_ARR(w);
+	across_hosts(w, st);
 	END_OBJ(w);
 }
 

@@ -83,6 +83,8 @@ void rs_free(struct report_stats *st)
 	free(st->file_of_string);
 	free(st->sizes);
 	free(st->groups);
+	free(st->hosts);
+	free(st->host_of_trace);
 	free(st->group_members);
 	memset(st, 0, sizeof(*st));
 }

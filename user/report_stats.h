@@ -54,8 +54,6 @@ struct rs_trace {
 	int64_t offset_ns; /* start_wall_ns - the report's origin */
 	uint64_t events;   /* events read */
 	bool has_summary;
-	uint64_t app_bytes, app_io_ns; /* report_derive: for the balance across hosts */
-	uint32_t procs;
 	uint64_t summary_events, lost_events, lost_bytes, duration_ns;
 	uint64_t end_ns; /* latest ts + dur seen */
 	struct trace_read_status status;
@@ -170,14 +168,30 @@ struct rs_errno {
 	uint64_t count[SCOPE_COUNT];
 };
 
+/* How far peers are apart: application bytes moved and time in application I/O. */
+struct rs_spread {
+	uint64_t bytes_min, bytes_max, io_min, io_max;
+	uint32_t slowest, fastest;		/* peer indexes (by app I/O time) */
+	uint32_t most, least;			/* peer indexes (by bytes) */
+	double bytes_imbalance, time_imbalance; /* (max - min) / max */
+};
+
 struct rs_group {		 /* processes compared for balance */
 	uint32_t first, members; /* first member index in group_members */
 	uint32_t parent;	 /* proc index or NONE32 (several hosts) */
 	uint32_t name;
-	uint64_t bytes_min, bytes_max, io_min, io_max;
-	uint32_t slowest, fastest; /* proc indexes (by app I/O time) */
-	uint32_t most, least;	   /* proc indexes (by bytes) */
-	double bytes_imbalance, time_imbalance;
+	struct rs_spread spread; /* peers: proc indexes */
+};
+
+/* A node: the traces of one hostname (report_derive). */
+struct rs_host {
+	uint32_t hostname; /* string id */
+	uint32_t traces, procs, threads;
+	uint64_t bytes_read, bytes_written; /* application files */
+	uint64_t io_ns;			    /* time in calls on application files */
+	uint64_t calls, failed;		    /* file syscalls, all files */
+	uint64_t events, lost_events;
+	uint64_t first_ns, last_ns; /* its processes' first and last event (report time) */
 };
 
 /* What the other capture layers saw (when the trace has them). */
@@ -245,14 +259,17 @@ struct report_stats {
 	struct rs_group *groups;
 	uint32_t *group_members;
 	uint32_t ngroups;
-	uint32_t hosts;
-	uint32_t nprocs_active;	    /* processes with a thread seen (not device tracks) */
-	uint64_t job_start_ns;	    /* the first event of the job's processes */
-	uint64_t wall_ns;	    /* from the first to the last event of the job's processes */
-	uint64_t traces_end_ns;	    /* the end of the last trace */
-	uint64_t dataset_bytes;	    /* sum of extents of application files read */
-	uint64_t redundant_in_open; /* sum of reread_within_open */
-	uint64_t concurrent_dup;    /* sum of concurrent_dup_bytes */
+	struct rs_host *hosts; /* in order of first appearance */
+	uint32_t nhosts;
+	uint32_t *host_of_trace;
+	struct rs_spread host_spread; /* across hosts (peers: host indexes) */
+	uint32_t nprocs_active;	      /* processes with a thread seen (not device tracks) */
+	uint64_t job_start_ns;	      /* the first event of the job's processes */
+	uint64_t wall_ns;	      /* from the first to the last event of the job's processes */
+	uint64_t traces_end_ns;	      /* the end of the last trace */
+	uint64_t dataset_bytes;	      /* sum of extents of application files read */
+	uint64_t redundant_in_open;   /* sum of reread_within_open */
+	uint64_t concurrent_dup;      /* sum of concurrent_dup_bytes */
 	uint32_t files_read, files_written, files_read_once, files_reread;
 	uint32_t size_bins_files[SIZE_BINS]; /* application files by extent */
 	bool oom;

@@ -94,8 +94,8 @@ static void header(const struct term *t, const struct report_view *v)
 		failed += st->tot[s].failed;
 	fprintf(t->f,
 		"%sdltrace report%s  %s%u trace%s, %u host%s, wall %s, %s events, %s lost%s\n",
-		BOLD(t), RESET(t), DIM(t), st->ntraces, st->ntraces == 1 ? "" : "s", st->hosts,
-		st->hosts == 1 ? "" : "s", human_ns(a, st->wall_ns), human_count(b, st->events),
+		BOLD(t), RESET(t), DIM(t), st->ntraces, st->ntraces == 1 ? "" : "s", st->nhosts,
+		st->nhosts == 1 ? "" : "s", human_ns(a, st->wall_ns), human_count(b, st->events),
 		human_count(c, lost), RESET(t));
 	for (uint32_t i = 0; i < st->ntraces; i++) {
 		const struct rs_trace *tr = &st->traces[i];
@@ -393,15 +393,51 @@ static void files(const struct term *t, const struct report_view *v)
 	free(order);
 }
 
+/* Per node, and how far the nodes are apart. */
+static void hosts(const struct term *t, const struct report_stats *st)
+{
+	const struct rs_spread *s = &st->host_spread;
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], f1[HUMAN_MAX],
+	    name[64], other[64];
+
+	for (uint32_t h = 0; h < st->nhosts && h < TERM_ROWS; h++) {
+		const struct rs_host *x = &st->hosts[h];
+
+		fprintf(
+		    t->f,
+		    "  host %s: read %s, wrote %s, %s in application I/O, wall %s; %u processes, "
+		    "%s calls, %s events, %s lost\n",
+		    shown(st, x->hostname, name, sizeof(name), 30), human_bytes(a, x->bytes_read),
+		    human_bytes(b, x->bytes_written), human_ns(c, x->io_ns),
+		    human_ns(d, x->last_ns - x->first_ns), x->procs, human_count(e, x->calls),
+		    human_count(f1, x->events), human_count(other, x->lost_events));
+	}
+	if (st->nhosts > TERM_ROWS)
+		fprintf(t->f, "  %s... %u more hosts%s\n", DIM(t), st->nhosts - TERM_ROWS,
+			RESET(t));
+	fprintf(t->f,
+		"  across %u hosts: bytes %s..%s (%s apart), I/O time %s..%s (%s apart); "
+		"slowest host %s",
+		st->nhosts, human_bytes(a, s->bytes_min), human_bytes(b, s->bytes_max),
+		human_pct(c, s->bytes_imbalance), human_ns(d, s->io_min), human_ns(e, s->io_max),
+		human_pct(f1, s->time_imbalance),
+		shown(st, st->hosts[s->slowest].hostname, name, sizeof(name), 30));
+	fprintf(t->f, ", fastest host %s\n",
+		shown(st, st->hosts[s->fastest].hostname, other, sizeof(other), 30));
+}
+
 static void balance(const struct term *t, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], f1[HUMAN_MAX],
 	    name[64];
 
-	if (!st->ngroups && st->ntraces < 2)
-		return;
-	heading(t, "Balance across processes (same parent and command)");
+	if (st->nhosts > 1) {
+		heading(t, "Balance across hosts");
+		hosts(t, st);
+	}
+	if (st->ngroups)
+		heading(t, "Balance across processes (same parent and command)");
 	for (uint32_t g = 0; g < st->ngroups && g < TERM_ROWS; g++) {
 		const struct rs_group *x = &st->groups[g];
 
@@ -410,18 +446,12 @@ static void balance(const struct term *t, const struct report_view *v)
 		fprintf(t->f,
 			"  %u x %s: bytes %s..%s (%s apart), I/O time %s..%s (%s apart); slowest "
 			"pid %u, fastest pid %u\n",
-			x->members, name, human_bytes(a, x->bytes_min),
-			human_bytes(b, x->bytes_max), human_pct(c, x->bytes_imbalance),
-			human_ns(d, x->io_min), human_ns(e, x->io_max),
-			human_pct(f1, x->time_imbalance), st->procs[x->slowest].pid,
-			st->procs[x->fastest].pid);
+			x->members, name, human_bytes(a, x->spread.bytes_min),
+			human_bytes(b, x->spread.bytes_max),
+			human_pct(c, x->spread.bytes_imbalance), human_ns(d, x->spread.io_min),
+			human_ns(e, x->spread.io_max), human_pct(f1, x->spread.time_imbalance),
+			st->procs[x->spread.slowest].pid, st->procs[x->spread.fastest].pid);
 	}
-	if (st->ntraces > 1)
-		for (uint32_t i = 0; i < st->ntraces; i++)
-			fprintf(t->f, "  host %s: %s moved, %s in application I/O, %u processes\n",
-				shown(st, st->traces[i].hostname, name, sizeof(name), 30),
-				human_bytes(a, st->traces[i].app_bytes),
-				human_ns(b, st->traces[i].app_io_ns), st->traces[i].procs);
 }
 
 static void sparkline(const struct term *t, const uint64_t *bins, uint32_t n)
