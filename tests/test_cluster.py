@@ -55,8 +55,9 @@ class MpiJobTest(DaemonCase):
         starts = {e['pid'] for e in events if e['name'] == 'process_start'}
         self.assertLessEqual({r['pid'] for r in ranks.values()}, starts)
         self.assertEqual(events[-1]['args']['lost_events'], 0)
+        # the summary next to the trace is the report's JSON
         with open(summary) as f:
-            self.assertIsInstance(json.load(f), dict)
+            self.check_report(json.load(f), ranks)
         self.check_report(report_json(trace), ranks)
         text = run_report([trace]).stdout.decode()
         self.assertRegex(text, r'\n  4 x python3 [^\n]*: bytes 1\.00 MiB\.\.1\.38 MiB ')

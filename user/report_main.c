@@ -380,3 +380,47 @@ void report_session_free(struct report_session *s)
 	rs_free(&s->st);
 	free(s);
 }
+
+char *report_json_text(const char *path, size_t *len, char *err, size_t errlen)
+{
+	struct finding_options fo = {machine_ram(), false};
+	struct report_stats *st = malloc(sizeof(*st));
+	struct findings *fi = malloc(sizeof(*fi));
+	struct trace_read_status status;
+	struct report_view v;
+	char generator[64], *text = NULL;
+	FILE *f;
+
+	if (!st || !fi) {
+		free(st);
+		free(fi);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	rs_init(st);
+	if (rs_begin_trace(st, path)) {
+		snprintf(err, errlen, "out of memory");
+	} else if (trace_read_file(path, rs_event, st, &status)) {
+		snprintf(err, errlen, "%s", status.error);
+	} else {
+		rs_end_trace(st, &status);
+		rs_derive(st);
+		report_findings(st, &fo, fi);
+		snprintf(generator, sizeof(generator), "dltrace %s", DLTRACE_VERSION);
+		v = (struct report_view){st, fi, DEFAULT_TOP, false, generator};
+		f = open_memstream(&text, len);
+		if (f) {
+			report_json(f, &v);
+			if (fclose(f)) {
+				free(text);
+				text = NULL;
+			}
+		}
+		if (!text)
+			snprintf(err, errlen, "out of memory");
+	}
+	rs_free(st);
+	free(st);
+	free(fi);
+	return text;
+}

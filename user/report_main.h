@@ -21,4 +21,10 @@ void report_session_feed(void *session, const void *text, size_t len);
 int report_session_print(struct report_session *s, const char *path, FILE *out);
 void report_session_free(struct report_session *s);
 
+/*
+ * What `dltrace report --json FILE` prints, as malloc'd text of *len bytes
+ * (the daemon's job summaries).  NULL with a one-line reason in err.
+ */
+char *report_json_text(const char *path, size_t *len, char *err, size_t errlen);
+
 #endif
