@@ -79,7 +79,8 @@ FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(addprefix user/,trace_reader.c trace_line_parser.c syscall_table.c json_string.c \
 	string_index.c u64_index.c quantile_sketch.c path_scope.c report_stats.c report_derive.c \
 	report_findings.c report_format.c report_warnings.c report_lists.c report_json.c \
-	report_terminal.c report_html.c)
+	report_terminal.c report_html.c trace_merge.c merge_ids.c id_map.c chrome_format.c \
+	output_sink.c fs_names.c path_table.c)
 FUZZ_TARGET := $(BUILD)/fuzz/trace_reader_fuzz
 
 $(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer target for `dltrace report`'s input side: the trace reader
- * (gzip detection, line splitting, the event parser) and everything the
- * events flow into (the figures, the findings and the three renderings),
+ * libFuzzer target for `dltrace report`'s and `dltrace merge`'s input side:
+ * the trace reader (gzip detection, line splitting, the event parser) and
+ * everything the events flow into (the figures, the findings and the three
+ * renderings; the merge's rewriting of each event into an output sink),
  * built from the same sources as dltrace.  `make fuzz` runs it.
  *
  * The input is fed in pieces whose sizes come from its first byte, so that
  * lines and gzip streams are split at arbitrary places.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,15 +17,32 @@
 #include "report_findings.h"
 #include "report_output.h"
 #include "report_stats.h"
+#include "trace_merge.h"
 #include "trace_reader.h"
 
 static FILE *sink;
+
+struct both {
+	struct report_stats *st;
+	struct trace_merge *merge;
+};
+
+static void both_event(void *ctx, const struct trace_event *ev)
+{
+	struct both *b = ctx;
+
+	rs_event(b->st, ev);
+	trace_merge_event(b->merge, ev);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct report_stats *st = malloc(sizeof(*st));
 	struct findings *fi = malloc(sizeof(*fi));
 	struct finding_options fo = {1ull << 34, 1};
+	struct output_sink out;
+	struct trace_merge merge;
+	struct both both = {st, &merge};
 	struct trace_reader r;
 	size_t piece = size ? 1 + data[0] % 61 : 1, pos = 0;
 	int rc = 0;
@@ -34,7 +53,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	rs_init(st);
 	rs_begin_trace(st, "fuzz");
-	trace_reader_init(&r, rs_event, st);
+	if (sink_init(&out, open("/dev/null", O_WRONLY | O_CLOEXEC), size & 1, 1))
+		abort();
+	trace_merge_init(&merge, &out, 2);
+	trace_merge_begin(&merge, 1, 1000, "h\"o\\st", 7);
+	trace_reader_init(&r, both_event, &both);
 	while (pos < size && !rc) {
 		size_t n = size - pos < piece ? size - pos : piece;
 
@@ -46,6 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc = trace_reader_finish(&r);
 	rs_end_trace(st, &r.st);
 	trace_reader_free(&r);
+	trace_merge_end(&merge);
+	trace_merge_free(&merge);
+	sink_close(&out, "\n]\n", 3);
 	if (!rc) {
 		struct report_view v;
 
