@@ -166,7 +166,7 @@ static int event_member(void *ctx, const struct json_member *mb)
 		   v <= (UINT64_MAX - m->index) / m->ntraces) {
 		replace_u64(rw, mb, v * m->ntraces + m->index);
 	} else if (key_is(mb, "args") && mb->value_len && mb->value[0] == '{') {
-		m->scratch = grow(m->scratch, &m->scratch_cap, TRACE_SCRATCH(mb->value_len));
+		/* inside the event's text: the scratch sized for the event holds its keys */
 		return trace_object_members(mb->value, mb->value_len, m->scratch, arg_member, rw);
 	}
 	return 0;
