@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "merge_meta.h"
+#include "cli_usage.h"
 #include "output_file.h"
 #include "trace_merge.h"
 
@@ -49,13 +50,6 @@ static void merge_usage(FILE *out)
 		"corrupt gzip data) or the output cannot be written; 2 on usage errors.\n");
 }
 
-static int usage_error(const char *msg, const char *arg)
-{
-	fprintf(stderr, "dltrace merge: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
-	fprintf(stderr, "Try 'dltrace merge --help' for more information.\n");
-	return 2;
-}
-
 /* Returns 0 to go on, 1 after --help, or the usage error's status; *first: first input. */
 static int parse_args(int argc, char **argv, struct merge_options *o, int *first)
 {
@@ -78,13 +72,14 @@ static int parse_args(int argc, char **argv, struct merge_options *o, int *first
 		switch (c) {
 		case 'o':
 			if (!*optarg)
-				return usage_error("--output needs a file name", NULL);
+				return cli_usage_error("merge", "--output needs a file name", NULL);
 			o->output = optarg;
 			break;
 		case OPT_GZIP:
 			v = strtol(optarg, &end, 10);
 			if (*end || v < 1 || v > 9)
-				return usage_error("--gzip-level needs 1 to 9, not", optarg);
+				return cli_usage_error("merge", "--gzip-level needs 1 to 9, not",
+						       optarg);
 			o->gzip_level = v;
 			break;
 		case 'q':
@@ -94,19 +89,20 @@ static int parse_args(int argc, char **argv, struct merge_options *o, int *first
 			merge_usage(stdout);
 			return 1;
 		case ':':
-			return usage_error("missing argument for", argv[optind - 1]);
+			return cli_usage_error("merge", "missing argument for", argv[optind - 1]);
 		default:
-			return usage_error("unknown option", argv[optind - 1]);
+			return cli_usage_error("merge", "unknown option", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
-		return usage_error("no trace given", NULL);
+		return cli_usage_error("merge", "no trace given", NULL);
 	if (!o->output)
-		return usage_error("no output given (-o FILE, or -o - for standard output)", NULL);
+		return cli_usage_error(
+		    "merge", "no output given (-o FILE, or -o - for standard output)", NULL);
 	for (int i = optind; i < argc; i++)
 		if (!strcmp(argv[i], "-"))
-			return usage_error("the traces must be files ('-' cannot be read twice)",
-					   NULL);
+			return cli_usage_error(
+			    "merge", "the traces must be files ('-' cannot be read twice)", NULL);
 	*first = optind;
 	return 0;
 }
@@ -223,7 +219,7 @@ int merge_main(int argc, char **argv)
 	struct merge_options o;
 	struct merge_input *in;
 	char err[400];
-	int first, rc;
+	int first = 0, rc;
 	uint32_t n;
 
 	rc = parse_args(argc, argv, &o, &first);

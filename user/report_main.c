@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_usage.h"
 #include "output_file.h"
 #include "report_output.h"
 #include "report_warnings.h"
@@ -50,13 +51,6 @@ static void report_usage(FILE *out)
 		"is summarized with a warning.  Exit status: 0, or 1 when a trace cannot be\n"
 		"read (empty, not a dltrace trace, corrupt gzip data), 2 on usage errors.\n",
 		DEFAULT_TOP);
-}
-
-static int usage_error(const char *msg, const char *arg)
-{
-	fprintf(stderr, "dltrace report: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
-	fprintf(stderr, "Try 'dltrace report --help' for more information.\n");
-	return 2;
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -234,20 +228,22 @@ int report_main(int argc, char **argv)
 			break;
 		case OPT_HTML:
 			if (!*optarg)
-				return usage_error("--html needs a file name", NULL);
+				return cli_usage_error("report", "--html needs a file name", NULL);
 			o.html = optarg;
 			break;
 		case OPT_TOP:
 			errno = 0;
 			n = strtol(optarg, &end, 10);
 			if (errno || *end || n < 1 || n > 1000000)
-				return usage_error("--top needs a number from 1 to 1000000, not",
-						   optarg);
+				return cli_usage_error(
+				    "report", "--top needs a number from 1 to 1000000, not",
+				    optarg);
 			o.top = n;
 			break;
 		case OPT_RAM:
 			if (parse_size(optarg, &o.ram))
-				return usage_error("--ram needs a size such as 64G, not", optarg);
+				return cli_usage_error(
+				    "report", "--ram needs a size such as 64G, not", optarg);
 			break;
 		case 'q':
 			o.quiet = true;
@@ -256,13 +252,13 @@ int report_main(int argc, char **argv)
 			report_usage(stdout);
 			return 0;
 		case ':':
-			return usage_error("missing argument for", argv[optind - 1]);
+			return cli_usage_error("report", "missing argument for", argv[optind - 1]);
 		default:
-			return usage_error("unknown option", argv[optind - 1]);
+			return cli_usage_error("report", "unknown option", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
-		return usage_error("no trace given", NULL);
+		return cli_usage_error("report", "no trace given", NULL);
 
 	st = malloc(sizeof(*st));
 	fi = malloc(sizeof(*fi));
