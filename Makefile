@@ -20,7 +20,7 @@ USER_SRCS := $(wildcard user/*.c)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(USER_SRCS))
 USER_HDRS := $(wildcard user/*.h)
 
-.PHONY: all clean install vmlinux test test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz
+.PHONY: all clean install vmlinux test stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz
 all: $(BUILD)/dltrace
 
 PYTHON ?= /usr/bin/python3
@@ -31,6 +31,11 @@ deps-build:
 
 deps-test:
 	tools/install-deps.sh build test demo
+
+# Longer than a minute: overload (two threads at full speed for 20 s, twice).
+stress: deps-test
+	$(MAKE) all workloads
+	$(PYTHON) tests/run_tests.py stress_overload
 
 # The whole suite against a dltrace built with AddressSanitizer and UBSan.
 ASAN_BUILD := build-asan
@@ -89,11 +94,23 @@ $(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_H
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) -o $@ -lz -lm
 
-fuzz: $(FUZZ_TARGET)
-	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/crashes
+# The daemon's configuration parser, the same way.
+CONFIG_FUZZ_TARGET := $(BUILD)/fuzz/config_fuzz
+$(CONFIG_FUZZ_TARGET): tests/fuzz/config_fuzz.c user/daemon_config.c user/probe_layers.c \
+		user/system_checks.c $(USER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined tests/fuzz/config_fuzz.c user/daemon_config.c \
+		user/probe_layers.c user/system_checks.c -o $@ -lbpf -lelf -lz
+
+fuzz: $(FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/config_corpus $(BUILD)/fuzz/crashes
 	$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 		-dict=tests/fuzz/trace.dict -artifact_prefix=$(BUILD)/fuzz/crashes/ \
 		-print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
+	$(CONFIG_FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+		-artifact_prefix=$(BUILD)/fuzz/crashes/config- -print_final_stats=1 \
+		$(BUILD)/fuzz/config_corpus tests/fuzz/config_corpus
 
 # The overhead benchmark (bench/, several minutes; not part of `make test`).
 # BENCH_QUICK=1: fewer repetitions and smaller sizes, for a smoke run.

@@ -3,6 +3,7 @@ standard output, and files that are private to the user who asked."""
 import gzip
 import json
 import os
+import pwd
 import stat
 import subprocess
 import unittest
@@ -118,11 +119,16 @@ class OutputSafetyTest(TraceTest):
         os.chmod(self.dir, 0o777)
         env = dict(os.environ, SUDO_UID='65534', SUDO_GID='65534', SUDO_USER='nobody')
         out = self.path('mine.json')
-        res = subprocess.run([DLTRACE, '-o', out, '--', 'id', '-u'], capture_output=True,
-                             env=env)
+        res = subprocess.run([DLTRACE, '-o', out, '--', 'sh', '-c', 'id -u; id -g; id -G'],
+                             capture_output=True, env=env)
         self.assertEqual(res.returncode, 0, res.stderr)
-        # the command ran as the invoking user, not as root
-        self.assertEqual(res.stdout.strip(), b'65534')
+        # the command ran as the invoking user with that user's groups, not as root
+        nobody = pwd.getpwnam('nobody')
+        groups = sorted(os.getgrouplist('nobody', nobody.pw_gid))
+        uid, gid, all_groups = res.stdout.decode().splitlines()
+        self.assertEqual((int(uid), int(gid)), (65534, 65534))
+        self.assertEqual(sorted(int(g) for g in all_groups.split()), groups)
+        self.assertNotIn(0, groups)
         st = os.stat(out)
         self.assertEqual((st.st_uid, st.st_gid), (65534, 65534))
         self.assertEqual(stat.S_IMODE(st.st_mode), 0o600)

@@ -99,7 +99,8 @@ class ThreadsAndShellsTest(TraceTest):
         with open(data, 'wb') as f:
             f.write(b'z' * 4096)
         res, events = self.trace_command([workload('busy_reader'), data, '8', '0.3'])
-        counts = [int(l.split()[1]) for l in res.stdout.decode().splitlines()]
+        counts = [int(l.split()[1]) for l in res.stdout.decode().splitlines()
+                  if l.startswith('count ')]
         reads = [e for e in io_events(events, under=self.dir) if e['name'] == 'pread64']
         tids = {e['tid'] for e in reads}
         self.assertEqual(len(tids), 8)

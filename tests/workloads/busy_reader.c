@@ -2,7 +2,9 @@
 /*
  * pread FILE in a loop (4 KiB at offset 0) from THREADS threads until
  * SECONDS have passed (0: until killed), then print how many preads each
- * thread issued: "count <n>" per thread.  With SIGUSR1 it prints the counts
+ * thread issued: "count <n>" per thread, then "maxgap_ms <m>": the longest
+ * time any thread took for 256 calls (a stalled thread shows there).  With
+ * SIGUSR1 it prints the counts
  * so far and exits.  Used by the interruption and overload tests.
  * Usage: busy_reader FILE THREADS SECONDS
  */
@@ -22,6 +24,7 @@ static int fd;
 static volatile int stop;
 static double seconds;
 static unsigned long counts[MAX_THREADS];
+static double maxgap[MAX_THREADS];
 
 static double now(void)
 {
@@ -34,7 +37,8 @@ static double now(void)
 static void *reader(void *arg)
 {
 	unsigned long *count = arg;
-	double end = seconds > 0 ? now() + seconds : 0;
+	double *gap = &maxgap[count - counts];
+	double last = now(), end = seconds > 0 ? last + seconds : 0;
 	char buf[4096];
 
 	while (!stop) {
@@ -43,7 +47,12 @@ static void *reader(void *arg)
 				abort();
 			(*count)++;
 		}
-		if (end && now() >= end)
+		double t = now();
+
+		if (t - last > *gap)
+			*gap = t - last;
+		last = t;
+		if (end && t >= end)
 			break;
 	}
 	return NULL;
@@ -74,5 +83,13 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	for (int i = 0; i < n; i++)
 		printf("count %lu\n", counts[i]);
+	{
+		double g = 0;
+
+		for (int i = 0; i < n; i++)
+			if (maxgap[i] > g)
+				g = maxgap[i];
+		printf("maxgap_ms %.1f\n", g * 1e3);
+	}
 	return 0;
 }

@@ -1,0 +1,99 @@
+"""Overload (`make stress`): two threads issuing preads as fast as they can
+for 20 s under dltrace.  Nothing crashes, dltrace's memory stays bounded, the
+job is not stalled, and every pread the workload counted is either in the
+trace or in dltrace's lost-event count: exactly, with the default ring and
+with a ring so small that records must be dropped.
+
+The trace (tens of millions of events) is read as it is written (-o -):
+every line is checked for the trace's layout, every 1000th is parsed, the
+preads are counted, and the header and summary events are parsed whole."""
+import json
+import subprocess
+import threading
+import time
+import unittest
+
+from dltrace_harness import DLTRACE, TraceTest, workload
+
+SECONDS = 20
+RSS_LIMIT_KIB = 64 * 1024
+
+
+def rss_kib(pid):
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            return next(int(l.split()[1]) for l in f if l.startswith('VmRSS:'))
+    except (OSError, StopIteration):
+        return 0
+
+
+class OverloadTest(TraceTest):
+    def run_overload(self, args):
+        data = self.path('hot.bin')
+        with open(data, 'wb') as f:
+            f.write(b'o' * 4096)
+        counts = self.path('counts.txt')
+        proc = subprocess.Popen(
+            [DLTRACE, '-o', '-'] + args +
+            ['--', '/bin/sh', '-c', 'exec "$0" "$@" > "%s"' % counts, workload('busy_reader'),
+             data, '2', str(SECONDS)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        peak = [0]
+
+        def sample():
+            while proc.poll() is None:
+                peak[0] = max(peak[0], rss_kib(proc.pid))
+                time.sleep(0.2)
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        stderr = []
+        reader = threading.Thread(target=lambda: stderr.append(proc.stderr.read()))
+        reader.start()
+        traced, n, first, last = 0, 0, None, []
+        needle = b'"name":"pread64"'
+        path = b'"path":"%s"' % data.encode()
+        for line in proc.stdout:
+            n += 1
+            if first is None:
+                first = line
+                continue
+            if needle in line and path in line:
+                traced += 1
+            if not line.startswith(b',{') and line != b']\n':
+                self.fail('line %d is not an event: %r' % (n, line[:200]))
+            if n % 1000 == 0:
+                json.loads(line[1:])
+            last = [last[-1], line] if last else [line]
+        proc.wait(SECONDS * 10)
+        sampler.join()
+        reader.join()
+        self.assertEqual(proc.returncode, 0, stderr[0].decode())
+        self.assertTrue(first.startswith(b'[{"name":"dltrace"'))
+        json.loads(first[1:])
+        self.assertEqual(last[-1], b']\n')
+        summary = json.loads(last[0][1:])['args']
+        with open(counts) as f:
+            lines = f.read().splitlines()
+        issued = sum(int(l.split()[1]) for l in lines if l.startswith('count '))
+        maxgap_ms = float(next(l.split()[1] for l in lines if l.startswith('maxgap_ms ')))
+        self.assertEqual(summary['events'], n - 1)  # every line but the closing bracket
+        return issued, traced, summary['lost_events'], peak[0], maxgap_ms, stderr[0].decode()
+
+    def test_default_ring(self):
+        issued, traced, lost, peak, maxgap_ms, stderr = self.run_overload([])
+        self.assertGreater(issued, 1000000)
+        # every pread is in the trace or counted as lost, exactly
+        self.assertEqual(traced + lost, issued, stderr)
+        self.assertLess(peak, RSS_LIMIT_KIB)
+        self.assertLess(maxgap_ms, 2000, 'the traced job was stalled')
+
+    def test_tiny_ring_loses_and_says_so(self):
+        issued, traced, lost, peak, maxgap_ms, stderr = self.run_overload(['--ring-size', '1'])
+        self.assertGreater(lost, 0)
+        self.assertEqual(traced + lost, issued)
+        self.assertIn('WARNING: %d events were lost' % lost, stderr)
+        self.assertLess(peak, RSS_LIMIT_KIB)
+        self.assertLess(maxgap_ms, 2000, 'the traced job was stalled')
+
+
+if __name__ == '__main__':
+    unittest.main()
