@@ -1,0 +1,117 @@
+#!/bin/sh
+# Run a command inside a QEMU VM (TCG) booted from the kernel prepare.sh
+# fetched, chrooted into this machine's root file system (read-only over 9p),
+# in the repository directory, as root.  Prints the command's output and
+# exits with its status.
+#
+# Usage: tests/vm/run.sh [--timeout SECONDS] [--keep] [--] COMMAND [ARG...]
+#
+# Inside the VM: /tmp is a fresh ext4 file system on a virtio disk (the only
+# writable place besides the job directory, /run and /dev/shm); proc, sysfs,
+# devtmpfs, tracefs, debugfs, bpffs and cgroup2 (on /sys/fs/cgroup) are
+# mounted.  $DLTRACE_VM_OUT is a host directory, writable in the VM at the
+# same path, for results (kept with --keep; its path is printed).
+# Environment: VM_MEMORY (default 3G), VM_CPUS (default 2),
+# VM_SCRATCH_SIZE (default 4G), VM_KERNEL_PACKAGE (see prepare.sh).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+vmdir="$repo/build/vm"
+
+usage() {
+	echo "usage: tests/vm/run.sh [--timeout SECONDS] [--keep] [--] COMMAND [ARG...]" >&2
+	exit 2
+}
+
+timeout=900
+keep=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--timeout)
+		[ $# -ge 2 ] || usage
+		timeout=$2
+		shift 2
+		;;
+	--keep)
+		keep=1
+		shift
+		;;
+	--)
+		shift
+		break
+		;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || usage
+
+"$here/prepare.sh" >/dev/null
+. "$vmdir/vm.env"
+
+mkdir -p "$vmdir/out"
+job=$(mktemp -d "$vmdir/out/run.XXXXXX")
+disk="$job.img"
+cleanup() {
+	rm -f "$disk"
+	if [ "$keep" = 0 ]; then
+		rm -rf "$job"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# shell-quote each argument
+quote() {
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+{
+	echo "cd $(quote "$repo") || exit 126"
+	echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	echo "export HOME=/root LANG=C.UTF-8 TERM=dumb PYTHONDONTWRITEBYTECODE=1"
+	echo "export DLTRACE_VM=1 DLTRACE_VM_OUT=$(quote "$job")"
+	printf 'exec'
+	for arg in "$@"; do
+		printf ' %s' "$(quote "$arg")"
+	done
+	echo
+} >"$job/job.sh"
+
+truncate -s "${VM_SCRATCH_SIZE:-4G}" "$disk"
+mkfs.ext4 -q -F -L vmtmp "$disk"
+
+start=$(date +%s)
+set +e
+timeout -k 10 "$timeout" qemu-system-x86_64 \
+	-accel tcg -cpu max -smp "${VM_CPUS:-2}" -m "${VM_MEMORY:-3G}" \
+	-nodefaults -no-reboot -display none \
+	-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
+	-append "console=ttyS0 loglevel=5 panic=-1 vmjob=$job" \
+	-serial "file:$job/console.log" \
+	-chardev stdio,id=out,signal=off -serial chardev:out \
+	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
+	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+	-fsdev local,id=job,path="$job",security_model=none \
+	-device virtio-9p-pci,fsdev=job,mount_tag=job \
+	-drive file="$disk",format=raw,if=virtio,cache=unsafe \
+	</dev/null
+qrc=$?
+set -e
+elapsed=$(($(date +%s) - start))
+
+if [ -s "$job/status" ]; then
+	status=$(cat "$job/status")
+	echo "vm-run: exit status $status, $elapsed s in the VM ($VM_KERNEL_PACKAGE)" >&2
+else
+	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+		echo "vm-run: timed out after $timeout s; kernel console:" >&2
+	else
+		echo "vm-run: the VM stopped without a status (qemu exit $qrc); kernel console:" >&2
+	fi
+	tail -n 40 "$job/console.log" >&2 2>/dev/null || true
+	status=125
+fi
+[ "$keep" = 1 ] && echo "vm-run: kept $job" >&2
+exit "$status"
