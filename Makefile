@@ -20,7 +20,7 @@ USER_SRCS := $(wildcard user/*.c)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(USER_SRCS))
 USER_HDRS := $(wildcard user/*.h)
 
-.PHONY: all clean install vmlinux test stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz
+.PHONY: all clean install vmlinux test stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
 all: $(BUILD)/dltrace
 
 PYTHON ?= /usr/bin/python3
@@ -59,6 +59,9 @@ deps-demo:
 
 deps-bench:
 	tools/install-deps.sh build demo bench
+
+deps-vm:
+	tools/install-deps.sh build test demo vm
 
 # The README's first command: trace the PyTorch example end to end.
 DEMO_OUT ?= examples/out
@@ -139,6 +142,28 @@ $(BENCH)/floor_probe_list.h: $(BUILD)/dltrace.bpf.o bench/probe_list.py
 
 $(BENCH)/floor_probes.bpf.o: bench/floor_probes.bpf.c $(BENCH)/floor_probe_list.h
 	$(CLANG) $(BPF_CFLAGS) -I$(BENCH) -c $< -o $@
+
+# The test suite again inside a QEMU VM running Debian's stock kernel
+# (tests/vm/, README "Testing on another kernel").  VM_TESTS: test modules
+# (default: all).
+VM_TIMEOUT ?= 1800
+vm-prepare: deps-vm
+	tests/vm/prepare.sh
+
+vm-test: vm-prepare
+	$(MAKE) all workloads $(BUILD)/vm/attach_check
+	tests/vm/run.sh --timeout $(VM_TIMEOUT) -- sh tests/vm/suite.sh $(VM_TESTS)
+
+# A probe of the attach methods the kernel under test offers.
+$(BUILD)/vm/attach_check.bpf.o: tests/vm/attach_check.bpf.c
+	@mkdir -p $(dir $@)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/vm/attach_check.skel.h: $(BUILD)/vm/attach_check.bpf.o
+	$(BPFTOOL) gen skeleton $< name attach_check_bpf > $@
+
+$(BUILD)/vm/attach_check: tests/vm/attach_check.c $(BUILD)/vm/attach_check.skel.h
+	$(CC) $(CFLAGS) -I$(BUILD)/vm $< -o $@ -lbpf -lelf -lz
 
 $(BUILD):
 	mkdir -p $@
