@@ -2,7 +2,7 @@
 # Run a command inside a QEMU VM (TCG) booted from the kernel prepare.sh
 # fetched, chrooted into this machine's root file system (read-only over 9p),
 # in the repository directory, as root.  Prints the command's output and
-# exits with its status.
+# exits with its status (124 when it timed out, 125 when the VM failed).
 #
 # Usage: tests/vm/run.sh [--timeout SECONDS] [--keep] [--] COMMAND [ARG...]
 #
@@ -53,7 +53,17 @@ done
 mkdir -p "$vmdir/out"
 job=$(mktemp -d "$vmdir/out/run.XXXXXX")
 disk="$job.img"
+qpid=
+# never leave the VM running: stop it when this script is interrupted
+stop_vm() {
+	if [ -n "$qpid" ]; then
+		kill -TERM "$qpid" 2>/dev/null
+		wait "$qpid" 2>/dev/null
+		qpid=
+	fi
+}
 cleanup() {
+	stop_vm
 	rm -f "$disk"
 	if [ "$keep" = 0 ]; then
 		rm -rf "$job"
@@ -62,6 +72,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 # shell-quote each argument
 quote() {
@@ -82,7 +93,7 @@ quote() {
 truncate -s "${VM_SCRATCH_SIZE:-4G}" "$disk"
 mkfs.ext4 -q -F -L vmtmp "$disk"
 
-start=$(date +%s)
+start=$(date +%s.%N)
 set +e
 timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-accel tcg -cpu max -smp "${VM_CPUS:-2}" -m "${VM_MEMORY:-3G}" \
@@ -96,22 +107,28 @@ timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-fsdev local,id=job,path="$job",security_model=none \
 	-device virtio-9p-pci,fsdev=job,mount_tag=job \
 	-drive file="$disk",format=raw,if=virtio,cache=unsafe \
-	</dev/null
+	</dev/null &
+qpid=$!
+wait "$qpid"
 qrc=$?
+qpid=
 set -e
-elapsed=$(($(date +%s) - start))
+end=$(date +%s.%N)
 
 if [ -s "$job/status" ]; then
 	status=$(cat "$job/status")
-	echo "vm-run: exit status $status, $elapsed s in the VM ($VM_KERNEL_PACKAGE)" >&2
+	started=$(stat -c %.3Y "$job/started")
+	awk -v s="$start" -v b="$started" -v e="$end" -v st="$status" -v k="$VM_KERNEL_PACKAGE" 'BEGIN {
+		printf "vm-run: exit status %s; %.1f s boot to command, %.1f s in all (%s)\n", st, b - s, e - s, k }' >&2
 else
 	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 		echo "vm-run: timed out after $timeout s; kernel console:" >&2
+		status=124
 	else
 		echo "vm-run: the VM stopped without a status (qemu exit $qrc); kernel console:" >&2
+		status=125
 	fi
 	tail -n 40 "$job/console.log" >&2 2>/dev/null || true
-	status=125
 fi
 [ "$keep" = 1 ] && echo "vm-run: kept $job" >&2
 exit "$status"
