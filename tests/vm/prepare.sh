@@ -50,12 +50,12 @@ mkdir -p "$kdir"
 
 # 1. the kernel package, its vmlinuz and the modules we need
 if [ ! -f "$kdir/vmlinuz" ] || [ ! -f "$kdir/modules/.done" ]; then
-	deb=$(ls "$kdir"/"$pkg"_*.deb 2>/dev/null | head -n 1 || true)
+	deb=$(find "$kdir" -maxdepth 1 -name "${pkg}_*.deb" | head -n 1)
 	if [ -z "$deb" ]; then
 		echo "vm-prepare: downloading $pkg"
 		(cd "$kdir" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >/dev/null) ||
 			die "apt-get download $pkg failed"
-		deb=$(ls "$kdir"/"$pkg"_*.deb | head -n 1)
+		deb=$(find "$kdir" -maxdepth 1 -name "${pkg}_*.deb" | head -n 1)
 	fi
 	tree="$kdir/tree"
 	rm -rf "$tree" "$kdir/modules"
@@ -99,8 +99,8 @@ fi
 
 # 2. the initramfs: static busybox, the init script, the modules
 initrd="$kdir/initramfs.cpio.gz"
-if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$here/prepare.sh" -nt "$initrd" ] ||
-	[ "$busybox_bin" -nt "$initrd" ]; then
+if [ ! -f "$initrd" ] ||
+	[ -n "$(find "$here/init" "$here/prepare.sh" "$busybox_bin" -newer "$initrd")" ]; then
 	stage="$kdir/initramfs"
 	rm -rf "$stage"
 	mkdir -p "$stage/bin" "$stage/dev" "$stage/proc" "$stage/sys" "$stage/root" "$stage/modules"
