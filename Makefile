@@ -145,14 +145,16 @@ $(BENCH)/floor_probes.bpf.o: bench/floor_probes.bpf.c $(BENCH)/floor_probe_list.
 
 # The test suite again inside a QEMU VM running Debian's stock kernel
 # (tests/vm/, README "Testing on another kernel").  VM_TESTS: test modules
-# (default: all).
+# (default: all).  The root is read-only there: the layer tests' scratch
+# directory in the checkout gets a writable one on the VM's disk.
 VM_TIMEOUT ?= 1800
 vm-prepare: deps-vm
 	tests/vm/prepare.sh
 
 vm-test: vm-prepare
 	$(MAKE) all workloads $(BUILD)/vm/attach_check
-	tests/vm/run.sh --timeout $(VM_TIMEOUT) -- sh tests/vm/suite.sh $(VM_TESTS)
+	tests/vm/run.sh --timeout $(VM_TIMEOUT) --writable $(BUILD)/tests/scratch -- \
+		sh tests/vm/suite.sh $(VM_TESTS)
 
 # A probe of the attach methods the kernel under test offers.
 $(BUILD)/vm/attach_check.bpf.o: tests/vm/attach_check.bpf.c

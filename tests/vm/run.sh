@@ -4,13 +4,17 @@
 # in the repository directory, as root.  Prints the command's output and
 # exits with its status (124 when it timed out, 125 when the VM failed).
 #
-# Usage: tests/vm/run.sh [--timeout SECONDS] [--keep] [--] COMMAND [ARG...]
+# Usage: tests/vm/run.sh [--timeout SECONDS] [--keep] [--writable DIR]...
+#                        [--] COMMAND [ARG...]
 #
 # Inside the VM: /tmp is a fresh ext4 file system on a virtio disk (the only
 # writable place besides the job directory, /run and /dev/shm); proc, sysfs,
 # devtmpfs, tracefs, debugfs, bpffs and cgroup2 (on /sys/fs/cgroup) are
 # mounted.  $DLTRACE_VM_OUT is a host directory, writable in the VM at the
 # same path, for results (kept with --keep; its path is printed).
+# --writable DIR (relative to the repository or absolute; created on the host
+# when missing): inside the VM, DIR is an empty directory on the scratch disk,
+# for tests that write into the checkout.
 # Environment: VM_MEMORY (default 3G), VM_CPUS (default 2),
 # VM_SCRATCH_SIZE (default 4G), VM_KERNEL_PACKAGE (see prepare.sh).
 set -eu
@@ -20,12 +24,13 @@ repo=$(cd "$here/../.." && pwd)
 vmdir="$repo/build/vm"
 
 usage() {
-	echo "usage: tests/vm/run.sh [--timeout SECONDS] [--keep] [--] COMMAND [ARG...]" >&2
+	echo "usage: tests/vm/run.sh [--timeout SECONDS] [--keep] [--writable DIR]... [--] COMMAND [ARG...]" >&2
 	exit 2
 }
 
 timeout=900
 keep=0
+writable=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--timeout)
@@ -36,6 +41,17 @@ while [ $# -gt 0 ]; do
 	--keep)
 		keep=1
 		shift
+		;;
+	--writable)
+		[ $# -ge 2 ] || usage
+		case "$2" in
+		/*) dir=$2 ;;
+		*) dir="$repo/$2" ;;
+		esac
+		mkdir -p "$dir"
+		writable="$writable$(cd "$dir" && pwd)
+"
+		shift 2
 		;;
 	--)
 		shift
@@ -89,6 +105,7 @@ quote() {
 	done
 	echo
 } >"$job/job.sh"
+printf '%s' "$writable" >"$job/writable"
 
 truncate -s "${VM_SCRATCH_SIZE:-4G}" "$disk"
 mkfs.ext4 -q -F -L vmtmp "$disk"
