@@ -147,7 +147,7 @@ $(BENCH)/floor_probes.bpf.o: bench/floor_probes.bpf.c $(BENCH)/floor_probe_list.
 # (tests/vm/, README "Testing on another kernel").  VM_TESTS: test modules
 # (default: all).  The root is read-only there: the layer tests' scratch
 # directory in the checkout gets a writable one on the VM's disk.
-VM_TIMEOUT ?= 1800
+VM_TIMEOUT ?= 900
 vm-prepare: deps-vm
 	tests/vm/prepare.sh
 

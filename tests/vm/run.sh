@@ -11,7 +11,8 @@
 # writable place besides the job directory, /run and /dev/shm); proc, sysfs,
 # devtmpfs, tracefs, debugfs, bpffs and cgroup2 (on /sys/fs/cgroup) are
 # mounted.  $DLTRACE_VM_OUT is a host directory, writable in the VM at the
-# same path, for results (kept with --keep; its path is printed).
+# same path, for results (kept with --keep or when the VM failed; its path is
+# printed).
 # --writable DIR (relative to the repository or absolute; created on the host
 # when missing): inside the VM, DIR is an empty directory on the scratch disk,
 # for tests that write into the checkout.
@@ -110,13 +111,16 @@ printf '%s' "$writable" >"$job/writable"
 truncate -s "${VM_SCRATCH_SIZE:-4G}" "$disk"
 mkfs.ext4 -q -F -L vmtmp "$disk"
 
+# the VM dumps its CPUs' and tasks' backtraces to the console this long
+# before the timeout, to show what hangs
+watchdog=$((timeout > 60 ? timeout - 20 : timeout))
 start=$(date +%s.%N)
 set +e
 timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-accel tcg -cpu max -smp "${VM_CPUS:-2}" -m "${VM_MEMORY:-3G}" \
 	-nodefaults -no-reboot -display none \
 	-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
-	-append "console=ttyS0 loglevel=5 panic=-1 vmjob=$job" \
+	-append "console=ttyS0 loglevel=5 panic=-1 vmjob=$job vmwatchdog=$watchdog" \
 	-serial "file:$job/console.log" \
 	-chardev stdio,id=out,signal=off -serial chardev:out \
 	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
@@ -145,7 +149,14 @@ else
 		echo "vm-run: the VM stopped without a status (qemu exit $qrc); kernel console:" >&2
 		status=125
 	fi
-	tail -n 40 "$job/console.log" >&2 2>/dev/null || true
+	# its last 40 lines before the watchdog's dump, and the CPUs' backtraces
+	awk '/^vm-init: the job still runs/ { dump = 1; for (i = n - 40; i < n; i++) if (i >= 0) print l[i] }
+		dump && /sysrq: Show Blocked State/ { exit }
+		dump { print; next }
+		{ l[n++] = $0 }
+		END { if (!dump) for (i = n - 40; i < n; i++) if (i >= 0) print l[i] }' \
+		"$job/console.log" >&2 2>/dev/null || true
+	keep=1
 fi
-[ "$keep" = 1 ] && echo "vm-run: kept $job" >&2
+[ "$keep" = 1 ] && echo "vm-run: kept $job (the kernel log is console.log)" >&2
 exit "$status"
