@@ -17,6 +17,7 @@
 # when missing): inside the VM, DIR is an empty directory on the scratch disk,
 # for tests that write into the checkout.
 # Environment: VM_MEMORY (default 3G), VM_CPUS (default 2),
+# VM_ACCEL (default tcg,thread=single),
 # VM_SCRATCH_SIZE (default 4G), VM_KERNEL_PACKAGE (see prepare.sh).
 set -eu
 
@@ -111,13 +112,19 @@ printf '%s' "$writable" >"$job/writable"
 truncate -s "${VM_SCRATCH_SIZE:-4G}" "$disk"
 mkfs.ext4 -q -F -L vmtmp "$disk"
 
+# One host thread for all vCPUs (thread=single): with QEMU 7.2's multi-threaded
+# TCG, a vCPU can keep running stale translated code after another vCPU
+# live-patches the kernel (text_poke_bp, as attaching and detaching fentry
+# programs does) and loops on the int3 at the patched function's first byte
+# forever (soft lockup at vfs_read+0x0 or rw_verify_area+0x0).
+accel=${VM_ACCEL:-tcg,thread=single}
 # the VM dumps its CPUs' and tasks' backtraces to the console this long
 # before the timeout, to show what hangs
 watchdog=$((timeout > 60 ? timeout - 20 : timeout))
 start=$(date +%s.%N)
 set +e
 timeout -k 10 "$timeout" qemu-system-x86_64 \
-	-accel tcg -cpu max -smp "${VM_CPUS:-2}" -m "${VM_MEMORY:-3G}" \
+	-accel "$accel" -cpu max -smp "${VM_CPUS:-2}" -m "${VM_MEMORY:-3G}" \
 	-nodefaults -no-reboot -display none \
 	-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
 	-append "console=ttyS0 loglevel=5 panic=-1 vmjob=$job vmwatchdog=$watchdog" \
