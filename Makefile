@@ -144,9 +144,11 @@ $(BENCH)/floor_probes.bpf.o: bench/floor_probes.bpf.c $(BENCH)/floor_probe_list.
 	$(CLANG) $(BPF_CFLAGS) -I$(BENCH) -c $< -o $@
 
 # The test suite again inside a QEMU VM running Debian's stock kernel
-# (tests/vm/, README "Testing on another kernel").  VM_TESTS: test modules
-# (default: all).  The root is read-only there: the layer tests' scratch
-# directory in the checkout gets a writable one on the VM's disk.
+# (tests/vm/, README "Testing on another kernel").  VM_TESTS: the test
+# modules whose results depend most on the kernel (VM_TESTS= runs all).
+# The root is read-only there: the layer tests' scratch directory in the
+# checkout gets a writable one on the VM's disk.
+VM_TESTS ?= test_layers test_syscall_capture test_targets
 VM_TIMEOUT ?= 900
 vm-prepare: deps-vm
 	tests/vm/prepare.sh
