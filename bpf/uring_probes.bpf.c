@@ -31,21 +31,20 @@ struct {
 	__type(value, struct uring_submit);
 } uring_inflight SEC(".maps");
 
-SEC("tracepoint/io_uring/io_uring_submit_req")
-int uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
+/* Remember a request a traced task submits. */
+static __always_inline void uring_submitted(struct io_kiocb *req, __u64 user_data, __u8 opcode)
 {
 	struct dl_task *t = dl_traced_task();
-	struct io_kiocb *req = ctx->req;
 	/* read/write requests keep their arguments in the command area */
 	struct io_rw *rw = (void *)req;
 	__u64 key = (__u64)req, id = bpf_get_current_pid_tgid();
 	struct uring_submit v = {};
 
 	if (!t)
-		return 0;
+		return;
 	v.ts = bpf_ktime_get_ns();
-	v.user_data = ctx->user_data;
-	v.opcode = ctx->opcode;
+	v.user_data = user_data;
+	v.opcode = opcode;
 	v.tgid = id >> 32;
 	v.tid = (__u32)id;
 	v.slot = t->slot;
@@ -53,6 +52,33 @@ int uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
 	v.offset = BPF_CORE_READ(rw, kiocb.ki_pos);
 	v.len = BPF_CORE_READ(rw, len);
 	bpf_map_update_elem(&uring_inflight, &key, &v, BPF_ANY);
+}
+
+/* 6.0 and later */
+SEC("tracepoint/io_uring/io_uring_submit_req")
+int uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
+{
+	uring_submitted(ctx->req, ctx->user_data, ctx->opcode);
+	return 0;
+}
+
+/*
+ * Before 6.0 the tracepoint is io_uring_submit_sqe; its ctx, req,
+ * user_data and opcode fields are all this program reads.  (Declared here:
+ * the bundled vmlinux.h is from a newer kernel; CO-RE finds the fields.)
+ */
+struct trace_event_raw_io_uring_submit_sqe {
+	struct trace_entry ent;
+	void *ctx;
+	void *req;
+	unsigned long long user_data;
+	u8 opcode;
+} __attribute__((preserve_access_index));
+
+SEC("tracepoint/io_uring/io_uring_submit_sqe")
+int uring_submit_sqe(struct trace_event_raw_io_uring_submit_sqe *ctx)
+{
+	uring_submitted(ctx->req, ctx->user_data, ctx->opcode);
 	return 0;
 }
 

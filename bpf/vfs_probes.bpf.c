@@ -16,14 +16,29 @@
 #include "ring_output.bpf.h"
 #include "path_walk.bpf.h"
 
+/*
+ * Is the VFS call recorded in t left over from one whose return was never
+ * seen (the task left the job in between, or the return hook was not
+ * attached yet)?  A task's VFS calls run inside its syscalls, so one that
+ * began before the syscall in flight is over.
+ */
+static __always_inline int vfs_stale(const struct dl_task *t)
+{
+	return t->vfs_op && t->sys && t->vfs_ts < t->ts;
+}
+
 static __always_inline void vfs_enter(__u32 op, struct file *file, const loff_t *ppos, __u64 size,
 				      __u32 write)
 {
 	struct dl_task *t = dl_traced_task();
 	__u64 pos = 0;
 
-	if (!t || t->vfs_op)
-		return; /* not traced, or nested in another VFS call */
+	if (!t)
+		return;
+	if (vfs_stale(t))
+		t->vfs_op = 0;
+	if (t->vfs_op)
+		return; /* nested in another VFS call */
 	if (ppos)
 		bpf_probe_read_kernel(&pos, sizeof(pos), ppos);
 	t->vfs_file = (__u64)file;
@@ -57,6 +72,10 @@ static __always_inline void vfs_exit(__u32 op, long ret)
 
 	if (!t || t->vfs_op != op + 1)
 		return;
+	if (vfs_stale(t)) {
+		t->vfs_op = 0;
+		return;
+	}
 	t->vfs_op = 0;
 	now = bpf_ktime_get_ns();
 	dl_flush(t);
@@ -77,7 +96,11 @@ static __always_inline void vfs_rw_check(int write, struct file *file, const lof
 	struct dl_vfs *e;
 	__u64 pos = 0;
 
-	if (!t || t->vfs_op)
+	if (!t)
+		return;
+	if (vfs_stale(t))
+		t->vfs_op = 0;
+	if (t->vfs_op)
 		return;
 	if (ppos)
 		bpf_probe_read_kernel(&pos, sizeof(pos), ppos);

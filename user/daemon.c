@@ -633,7 +633,7 @@ int daemon_main(int argc, char **argv)
 
 			if (j->used && j->ending && now >= j->end_at) {
 				probes_flush_batches(&d->probes);
-				probes_drain(&d->probes);
+				probes_drain_backlog(&d->probes);
 				job_finish(d, j);
 			}
 		}

@@ -182,12 +182,15 @@ void layers_plan(struct layer_plan *plan, unsigned wanted, enum vfs_attach vfs)
 	}
 	s = &plan->layer[LAYER_URING];
 	if (s->wanted) {
-		if (tracepoint_exists("io_uring", "io_uring_submit_req") &&
-		    tracepoint_exists("io_uring", "io_uring_complete"))
+		/* the submit tracepoint was io_uring_submit_sqe before 6.0 */
+		bool complete = tracepoint_exists("io_uring", "io_uring_complete");
+
+		if (complete && tracepoint_exists("io_uring", "io_uring_submit_req"))
 			s->how = "io_uring:io_uring_submit_req/complete";
+		else if (complete && tracepoint_exists("io_uring", "io_uring_submit_sqe"))
+			s->how = "io_uring:io_uring_submit_sqe/complete";
 		else
-			unavailable(s, "%sno io_uring_submit_req/io_uring_complete tracepoints",
-				    "");
+			unavailable(s, "%sno io_uring submit/complete tracepoints", "");
 	}
 	s = &plan->layer[LAYER_VFS];
 	if (s->wanted) {

@@ -49,6 +49,7 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 	p->skel->rodata->wakeup_bytes = o->ring_bytes / 4;
 	p->skel->rodata->cache_layer = p->plan.layer[LAYER_CACHE].active;
 	bpf_map__set_max_entries(p->skel->maps.events, o->ring_bytes);
+	p->ring_bytes = o->ring_bytes;
 	p->skipped = 0;
 	p->skipped_names[0] = '\0';
 	bpf_object__for_each_program (prog, p->skel->obj) {
@@ -71,6 +72,24 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Records handled per call: libbpf consumes for as long as records keep
+ * arriving, and a producer faster than the writer would keep the caller
+ * from ever looking at signals, timers or its traced processes again.
+ */
+#define RECORDS_PER_PASS 100000
+
+static int budgeted_record(void *ctx, void *data, size_t size)
+{
+	struct probes *p = ctx;
+	int err = p->cb(p->cb_ctx, data, size);
+
+	if (err)
+		return err;
+	/* the record is consumed; stop the pass here, the rest waits for the next */
+	return ++p->pass_records >= RECORDS_PER_PASS ? -EAGAIN : 0;
 }
 
 int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sample_fn cb,
@@ -113,7 +132,9 @@ int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sam
 		dltrace_bpf__destroy(p->skel);
 		p->skel = NULL;
 	}
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), cb, ctx, NULL);
+	p->cb = cb;
+	p->cb_ctx = ctx;
+	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), budgeted_record, p, NULL);
 	if (!p->rb) {
 		snprintf(err, errlen, "cannot map the ring buffer: %s", strerror(errno));
 		return -1;
@@ -128,6 +149,28 @@ static bool is_attached(const struct probes *p, const struct bpf_program *prog)
 			return true;
 	return false;
 }
+
+/*
+ * Attach order: process following first (no child is missed while the rest
+ * attaches), then the programs that end a call (syscall exits, fexit,
+ * kretprobes, completions), then those that start one.  A call already in
+ * flight when its start program attaches then always meets its end
+ * program, and no entry state is left waiting for an end that never comes.
+ */
+static int attach_rank(const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog);
+	size_t len = strlen(sec);
+
+	if (layer_of_program(prog) < 0)
+		return 0;
+	if (strstr(sec, "/sys_exit_") || !strncmp(sec, "fexit/", 6) ||
+	    !strncmp(sec, "kretprobe/", 10) || (len > 9 && !strcmp(sec + len - 9, "_complete")))
+		return 1;
+	return 2;
+}
+
+#define ATTACH_RANKS 3
 
 int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program *), char *err,
 			size_t errlen)
@@ -146,48 +189,51 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 			return -1;
 		}
 	}
-	bpf_object__for_each_program (prog, p->skel->obj) {
-		int layer = layer_of_program(prog);
-		struct bpf_link *link;
+	for (int rank = 0; rank < ATTACH_RANKS; rank++)
+		bpf_object__for_each_program (prog, p->skel->obj) {
+			int layer = layer_of_program(prog);
+			struct bpf_link *link;
 
-		/* iterators are not attached: they run on demand */
-		if (!bpf_program__autoload(prog) ||
-		    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active) ||
-		    (want && !want(prog)) || is_attached(p, prog) ||
-		    !strncmp(bpf_program__section_name(prog), "iter/", 5))
-			continue;
-		link = bpf_program__attach(prog);
-		if (!link) {
-			int e = errno;
+			/* iterators are not attached: they run on demand */
+			if (attach_rank(prog) != rank || !bpf_program__autoload(prog) ||
+			    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active) ||
+			    (want && !want(prog)) || is_attached(p, prog) ||
+			    !strncmp(bpf_program__section_name(prog), "iter/", 5))
+				continue;
+			link = bpf_program__attach(prog);
+			if (!link) {
+				int e = errno;
 
-			if (layer <= LAYER_SYSCALL) {
-				snprintf(err, errlen, "cannot attach %s: %s%s",
-					 bpf_program__section_name(prog), strerror(e),
-					 e == ENOENT
-					     ? " (is tracefs mounted at /sys/kernel/tracing?)"
-					     : "");
-				return -1;
-			}
-			/* drop the layer: detach what it already attached */
-			p->plan.layer[layer].active = false;
-			snprintf(p->plan.layer[layer].reason, sizeof(p->plan.layer[layer].reason),
-				 "cannot attach %s (%s)", bpf_program__section_name(prog),
-				 strerror(e));
-			for (size_t i = 0; i < p->nlinks; i++) {
-				if (p->link_layer[i] == layer) {
-					bpf_link__destroy(p->links[i]);
-					p->nlinks--;
-					p->links[i] = p->links[p->nlinks];
-					p->link_prog[i] = p->link_prog[p->nlinks];
-					p->link_layer[i--] = p->link_layer[p->nlinks];
+				if (layer <= LAYER_SYSCALL) {
+					snprintf(
+					    err, errlen, "cannot attach %s: %s%s",
+					    bpf_program__section_name(prog), strerror(e),
+					    e == ENOENT
+						? " (is tracefs mounted at /sys/kernel/tracing?)"
+						: "");
+					return -1;
 				}
+				/* drop the layer: detach what it already attached */
+				p->plan.layer[layer].active = false;
+				snprintf(p->plan.layer[layer].reason,
+					 sizeof(p->plan.layer[layer].reason),
+					 "cannot attach %s (%s)", bpf_program__section_name(prog),
+					 strerror(e));
+				for (size_t i = 0; i < p->nlinks; i++) {
+					if (p->link_layer[i] == layer) {
+						bpf_link__destroy(p->links[i]);
+						p->nlinks--;
+						p->links[i] = p->links[p->nlinks];
+						p->link_prog[i] = p->link_prog[p->nlinks];
+						p->link_layer[i--] = p->link_layer[p->nlinks];
+					}
+				}
+				continue;
 			}
-			continue;
+			p->link_layer[p->nlinks] = layer;
+			p->link_prog[p->nlinks] = prog;
+			p->links[p->nlinks++] = link;
 		}
-		p->link_layer[p->nlinks] = layer;
-		p->link_prog[p->nlinks] = prog;
-		p->links[p->nlinks++] = link;
-	}
 	return 0;
 }
 
@@ -402,17 +448,49 @@ int probes_flush_batches(struct probes *p)
 	return err;
 }
 
+/* One pass: records consumed (RECORDS_PER_PASS when more are waiting), or -errno. */
+static int consume_pass(struct probes *p)
+{
+	int n;
+
+	p->pass_records = 0;
+	n = ring_buffer__consume(p->rb);
+	if (n == -EAGAIN)
+		return RECORDS_PER_PASS;
+	return n;
+}
+
 int probes_drain(struct probes *p)
 {
-	return ring_buffer__consume(p->rb);
+	return consume_pass(p);
+}
+
+int probes_drain_backlog(struct probes *p)
+{
+	/* the smallest record (header and all) is 16 bytes */
+	unsigned long most = p->ring_bytes / 16 / RECORDS_PER_PASS + 1;
+	int n = 0;
+
+	for (unsigned long pass = 0; pass < most; pass++) {
+		int got = consume_pass(p);
+
+		if (got < 0)
+			return got;
+		n += got;
+		if (got < RECORDS_PER_PASS)
+			break;
+	}
+	return n;
 }
 
 int probes_poll(struct probes *p, int timeout_ms)
 {
-	int n = ring_buffer__poll(p->rb, timeout_ms);
+	int n;
 
-	if (n < 0 && n != -EINTR)
+	p->pass_records = 0;
+	n = ring_buffer__poll(p->rb, timeout_ms);
+	if (n < 0 && n != -EINTR && n != -EAGAIN)
 		return n;
 	/* records submitted without a wakeup are not reported by epoll */
-	return ring_buffer__consume(p->rb);
+	return consume_pass(p);
 }

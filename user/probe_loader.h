@@ -32,6 +32,10 @@ struct probes {
 	struct bpf_link **links;
 	int *link_layer;		/* layer of each link (-1: core) */
 	struct bpf_program **link_prog; /* the program of each link */
+	ring_buffer_sample_fn cb;	/* the caller's record handler */
+	void *cb_ctx;
+	unsigned long pass_records; /* records handled in this pass */
+	uint64_t ring_bytes;
 	size_t nlinks;
 	struct ring_buffer *rb;
 	bool released;	  /* handed over by probes_release_and_exit_soon() */
@@ -76,8 +80,18 @@ void probes_lost(struct probes *p, uint32_t slot, uint64_t *events, uint64_t *by
  * Call when the programs are idle (the jobs' slots cleared), then drain.
  */
 int probes_flush_batches(struct probes *p);
-/* Drain what is in the ring now. Returns records consumed or -errno. */
+/*
+ * Drain what is in the ring now, in passes of a bounded number of records.
+ * Returns the records consumed (> 0 while more may be waiting: call again),
+ * 0 when empty, or -errno.
+ */
 int probes_drain(struct probes *p);
+/*
+ * Drain until the ring is empty or, under a producer that never stops,
+ * until a ring's worth of records has been consumed: at least everything
+ * that was in the ring when called. Returns records consumed or -errno.
+ */
+int probes_drain_backlog(struct probes *p);
 /* Wait up to timeout_ms for a wakeup, then drain. */
 int probes_poll(struct probes *p, int timeout_ms);
 

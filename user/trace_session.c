@@ -339,8 +339,7 @@ static int finish(struct session *s)
 	probes_set_job(&s->probes, JOB_SLOT, 0, -1);
 	usleep(20000); /* let programs already past the filter finish */
 	probes_flush_batches(&s->probes);
-	while (probes_drain(&s->probes) > 0)
-		;
+	probes_drain_backlog(&s->probes);
 	probes_lost(&s->probes, JOB_SLOT, &sum.lost_events, &sum.lost_bytes);
 	sum.stop_reason = s->stop_reason;
 	err = job_trace_finish(&s->trace, &sum);
