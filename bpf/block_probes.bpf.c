@@ -61,7 +61,7 @@ int BPF_PROG(block_complete, struct request *rq, blk_status_t error, unsigned in
 
 	if (!v)
 		return 0;
-	e = dl_reserve(sizeof(*e), 0);
+	e = dl_reserve(sizeof(*e), 0, DL_EV_BLOCK);
 	if (e) {
 		dl_fill_hdr(&e->h, v->ts, DL_EV_BLOCK, 0);
 		e->h.tgid = v->tgid;

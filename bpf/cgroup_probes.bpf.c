@@ -32,7 +32,7 @@ static __always_inline int cgroup_event(struct trace_event_raw_cgroup *ctx, __u1
 	e->path_len = n > 0 ? n - 1 : 0;
 	n = sizeof(*e) + (e->path_len & (DL_PATH_MAX - 1));
 	if (bpf_ringbuf_output(&events, e, n & 0x3fff, BPF_RB_FORCE_WAKEUP))
-		dl_count_lost(0, n);
+		dl_count_lost(0, DL_EV_CGROUP, n);
 	return 0;
 }
 

@@ -291,7 +291,24 @@ struct dl_cgroup {
 enum dl_stat {
 	DL_STAT_LOST,	    /* records dropped: ring buffer full */
 	DL_STAT_LOST_BYTES, /* bytes of those records */
-	DL_STAT_COUNT,
+	DL_STAT_LOST_KIND,  /* first of DL_LOST_KINDS: records dropped, by kind */
+	DL_STAT_COUNT = DL_STAT_LOST_KIND + 64,
 };
+
+/*
+ * The lost-record counters by kind: syscall kinds keep their number, the
+ * other kinds follow them.
+ */
+#define DL_LOST_KINDS (DL_STAT_COUNT - DL_STAT_LOST_KIND)
+
+static inline unsigned int dl_lost_index(unsigned int kind)
+{
+	return (kind < DL_EV_FORK ? kind : kind - DL_EV_FORK + DL_SYS_COUNT) & (DL_LOST_KINDS - 1);
+}
+
+static inline unsigned int dl_lost_kind(unsigned int index)
+{
+	return index < DL_SYS_COUNT ? index : index - DL_SYS_COUNT + DL_EV_FORK;
+}
 
 #endif /* DLTRACE_EVENTS_H */

@@ -49,7 +49,7 @@ static __always_inline void emit_fault(struct dl_task *t, __u64 address, __u64 o
 	struct dl_fault *e;
 
 	dl_flush(t);
-	e = dl_reserve(sizeof(*e), t->slot);
+	e = dl_reserve(sizeof(*e), t->slot, DL_EV_FAULT);
 	if (!e)
 		return;
 	dl_fill_hdr(&e->h, bpf_ktime_get_ns(), DL_EV_FAULT, t->slot);

@@ -25,7 +25,7 @@ int BPF_PROG(dl_fork, struct task_struct *parent, struct task_struct *child)
 	dl_flush(p); /* the parent's data records come before the fork */
 	c = bpf_task_storage_get(&tasks, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!c) {
-		dl_count_lost(p->slot, sizeof(*e));
+		dl_count_lost(p->slot, DL_EV_FORK, sizeof(*e));
 		return 0;
 	}
 	c->gen = p->gen;
@@ -35,7 +35,7 @@ int BPF_PROG(dl_fork, struct task_struct *parent, struct task_struct *child)
 	c->tgid = child->tgid;
 	c->tid = child->pid;
 
-	e = dl_reserve(sizeof(*e), p->slot);
+	e = dl_reserve(sizeof(*e), p->slot, DL_EV_FORK);
 	if (!e)
 		return 0;
 	dl_fill_hdr(&e->h, bpf_ktime_get_ns(), DL_EV_FORK, p->slot);
@@ -124,7 +124,7 @@ int dl_exit(void *ctx __attribute__((unused)))
 	if (!t)
 		return 0;
 	dl_flush(t);
-	e = dl_reserve(sizeof(*e), t->slot);
+	e = dl_reserve(sizeof(*e), t->slot, DL_EV_EXIT);
 	if (!e)
 		return 0;
 	dl_fill_hdr(&e->h, bpf_ktime_get_ns(), DL_EV_EXIT, t->slot);

@@ -29,15 +29,12 @@ static __always_inline void dl_count(__u32 slot, __u32 stat, __u64 n)
 		*v += n;
 }
 
-static __always_inline void dl_count_lost_n(__u32 slot, __u64 records, __u64 bytes)
+/* A record of `kind` that did not fit: counted in total and by kind. */
+static __always_inline void dl_count_lost(__u32 slot, __u32 kind, __u64 bytes)
 {
-	dl_count(slot, DL_STAT_LOST, records);
+	dl_count(slot, DL_STAT_LOST, 1);
 	dl_count(slot, DL_STAT_LOST_BYTES, bytes);
-}
-
-static __always_inline void dl_count_lost(__u32 slot, __u64 bytes)
-{
-	dl_count_lost_n(slot, 1, bytes);
+	dl_count(slot, DL_STAT_LOST_KIND + dl_lost_index(kind), 1);
 }
 
 static __always_inline __u64 dl_wakeup_flag(void)
@@ -46,12 +43,12 @@ static __always_inline __u64 dl_wakeup_flag(void)
 									     : BPF_RB_NO_WAKEUP;
 }
 
-static __always_inline void *dl_reserve(__u32 size, __u32 slot)
+static __always_inline void *dl_reserve(__u32 size, __u32 slot, __u32 kind)
 {
 	void *rec = bpf_ringbuf_reserve(&events, size, 0);
 
 	if (!rec)
-		dl_count_lost(slot, size);
+		dl_count_lost(slot, kind, size);
 	return rec;
 }
 
@@ -60,11 +57,14 @@ static __always_inline void dl_submit(void *rec)
 	bpf_ringbuf_submit(rec, dl_wakeup_flag());
 }
 
-/* Copy a record built in scratch space; size must be bounded by the caller. */
+/*
+ * Copy a record built in scratch space (it starts with its struct dl_hdr);
+ * size must be bounded by the caller.
+ */
 static __always_inline void dl_output(void *rec, __u64 size, __u32 slot)
 {
 	if (bpf_ringbuf_output(&events, rec, size, dl_wakeup_flag()))
-		dl_count_lost(slot, size);
+		dl_count_lost(slot, ((struct dl_hdr *)rec)->kind, size);
 }
 
 #define DL_BATCH_AGE_NS 50000000ull /* 50 ms */
@@ -78,8 +78,10 @@ static __always_inline void dl_flush(struct dl_task *t)
 		return;
 	if (n > DL_BATCH)
 		n = DL_BATCH;
-	if (bpf_ringbuf_output(&events, t->batch, n * sizeof(struct dl_io), dl_wakeup_flag()))
-		dl_count_lost_n(t->slot, n, n * sizeof(struct dl_io));
+	if (bpf_ringbuf_output(&events, t->batch, n * sizeof(struct dl_io), dl_wakeup_flag())) {
+		for (__u32 i = 0; i < DL_BATCH && i < n; i++)
+			dl_count_lost(t->slot, t->batch[i].h.kind, sizeof(struct dl_io));
+	}
 	t->nbatch = 0;
 }
 

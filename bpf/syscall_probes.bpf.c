@@ -442,7 +442,7 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 		dl_flush(t);
 		if (dl_kind_has_path(kind))
 			return sys_exit_path(ctx, t, kind, now);
-		e = dl_reserve(sizeof(*e), t->slot);
+		e = dl_reserve(sizeof(*e), t->slot, kind);
 		if (!e)
 			return 0;
 	} else {

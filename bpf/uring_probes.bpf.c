@@ -91,7 +91,7 @@ int uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 
 	if (!v)
 		return 0;
-	e = dl_reserve(sizeof(*e), v->slot);
+	e = dl_reserve(sizeof(*e), v->slot, DL_EV_URING);
 	if (e) {
 		dl_fill_hdr(&e->h, v->ts, DL_EV_URING, v->slot);
 		e->h.tgid = v->tgid;

@@ -79,7 +79,7 @@ static __always_inline void vfs_exit(__u32 op, long ret)
 	t->vfs_op = 0;
 	now = bpf_ktime_get_ns();
 	dl_flush(t);
-	e = dl_reserve(sizeof(*e), t->slot);
+	e = dl_reserve(sizeof(*e), t->slot, DL_EV_VFS);
 	if (!e)
 		return;
 	vfs_fill(e, t, op, t->vfs_ts);
@@ -105,7 +105,7 @@ static __always_inline void vfs_rw_check(int write, struct file *file, const lof
 	if (ppos)
 		bpf_probe_read_kernel(&pos, sizeof(pos), ppos);
 	dl_flush(t);
-	e = dl_reserve(sizeof(*e), t->slot);
+	e = dl_reserve(sizeof(*e), t->slot, DL_EV_VFS);
 	if (!e)
 		return;
 	t->vfs_file = (__u64)file;

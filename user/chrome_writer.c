@@ -325,15 +325,20 @@ void cw_end(struct chrome_writer *w, const struct trace_summary *s, char *tail, 
 {
 	char *p = tail;
 
-	if (tail_cap < 1024) {
+	if (tail_cap < CW_TAIL_MAX) {
 		*tail_len = 0;
 		return;
 	}
 	PUT(p, "\n,{\"name\":\"dltrace_summary\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{");
 	PUT(p, "\"events\":");
 	p = fmt_u64(p, w->events + 1);
-	p = put_key_u64(p, "lost_events", s->lost_events);
-	p = put_key_u64(p, "lost_bytes", s->lost_bytes);
+	p = put_key_u64(p, "lost_events", s->lost.events);
+	p = put_key_u64(p, "lost_bytes", s->lost.bytes);
+	if (s->lost.events) {
+		PUT(p, ",\"lost_by_kind\":{");
+		p = lost_counts_json(&s->lost, p);
+		*p++ = '}';
+	}
 	p = put_key_u64(p, "duration_ns", s->end_mono_ns > w->t0 ? s->end_mono_ns - w->t0 : 0);
 	p = put_key_i64(p, "end_wall_ns", s->end_wall_ns);
 	if (s->stop_reason)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "../bpf/dltrace_events.h"
+#include "lost_counts.h"
 #include "output_sink.h"
 #include "path_table.h"
 
@@ -34,8 +35,7 @@ struct trace_meta {
 struct trace_summary {
 	uint64_t end_mono_ns;
 	int64_t end_wall_ns;
-	uint64_t lost_events;
-	uint64_t lost_bytes;
+	struct lost_counts lost; /* records the kernel side dropped */
 	const char *stop_reason;
 	uint64_t capped_events; /* not written: the trace reached its size cap */
 	bool output_error;	/* the trace was cut short by a write error */
@@ -72,6 +72,8 @@ void cw_exit(struct chrome_writer *w, uint64_t ts, uint32_t pid, uint32_t tid, i
 void cw_process_name(struct chrome_writer *w, uint32_t pid, const char *name);
 void cw_thread_name(struct chrome_writer *w, uint32_t pid, uint32_t tid, const char *name);
 /* Write the summary and the closing bracket (does not close the sink). */
+/* The summary and closing bracket; tail must hold CW_TAIL_MAX bytes. */
+#define CW_TAIL_MAX 4096
 void cw_end(struct chrome_writer *w, const struct trace_summary *s, char *tail, size_t *tail_len,
 	    size_t tail_cap);
 

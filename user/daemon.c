@@ -55,7 +55,7 @@ struct job {
 	int cgroup_fd;
 	struct job_files files;
 	struct job_trace trace;
-	uint64_t lost0, lost_bytes0; /* the slot's counters when the job started */
+	struct lost_counts lost0; /* the slot's counters when the job started */
 	uint64_t end_at;
 	const char *stop_reason;
 	time_t started;
@@ -215,7 +215,7 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 			return -1;
 		}
 	}
-	probes_lost(&d->probes, j->slot, &j->lost0, &j->lost_bytes0);
+	probes_lost(&d->probes, j->slot, &j->lost0);
 	j->used = true;
 	if (attach_tracing(d) || probes_set_job(&d->probes, j->slot, j->id, j->cgroup_fd)) {
 		snprintf(err, errlen, "cannot start tracing %.900s", path);
@@ -243,8 +243,7 @@ static void job_finish(struct daemon *d, struct job *j)
 {
 	struct trace_summary sum = {0};
 	char tmp_path[PATH_MAX + 600], trace_path[PATH_MAX], summary_path[PATH_MAX], err[512];
-	char *summary = NULL, user[64];
-	uint64_t lost, lost_bytes;
+	char *summary = NULL, user[64], lost_kinds[256];
 	int64_t uid = j->trace.decoder.user_uid;
 	struct passwd *pw;
 	size_t n = 0;
@@ -252,9 +251,9 @@ static void job_finish(struct daemon *d, struct job *j)
 	gid_t group = 0;
 	int werr;
 
-	probes_lost(&d->probes, j->slot, &lost, &lost_bytes);
-	sum.lost_events = lost - j->lost0;
-	sum.lost_bytes = lost_bytes - j->lost_bytes0;
+	probes_lost(&d->probes, j->slot, &sum.lost);
+	lost_counts_sub(&sum.lost, &j->lost0);
+	lost_counts_describe(&sum.lost, 4, lost_kinds, sizeof(lost_kinds));
 	sum.stop_reason = j->stop_reason;
 	werr = job_trace_finish(&j->trace, &sum);
 	if (werr)
@@ -280,9 +279,10 @@ static void job_finish(struct daemon *d, struct job *j)
 			     sizeof(err)))
 		logf_("job %s: %s", j->jobid, err);
 	else
-		logf_("job %s: %llu events, %llu lost -> %s/%s", j->jobid,
+		logf_("job %s: %llu events, %llu lost%s%s%s -> %s/%s", j->jobid,
 		      (unsigned long long)j->trace.writer.events + 1,
-		      (unsigned long long)sum.lost_events, d->cfg.log_dir, trace_path);
+		      (unsigned long long)sum.lost.events, sum.lost.events ? " (" : "", lost_kinds,
+		      sum.lost.events ? ")" : "", d->cfg.log_dir, trace_path);
 	free(summary);
 	close(j->cgroup_fd);
 	j->used = false;

@@ -58,7 +58,7 @@ void job_trace_record(struct job_trace *jt, const void *data, size_t size)
 
 int job_trace_finish(struct job_trace *jt, struct trace_summary *sum)
 {
-	char tail[2048];
+	char tail[CW_TAIL_MAX];
 	size_t tail_len;
 	struct timespec ts;
 	int err;

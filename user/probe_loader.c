@@ -408,7 +408,7 @@ int probes_remove_process(struct probes *p, pid_t tgid)
 	return bpf_map_delete_elem(bpf_map__fd(p->skel->maps.seed_tgids), &key) ? -errno : 0;
 }
 
-void probes_lost(struct probes *p, uint32_t slot, uint64_t *events, uint64_t *bytes)
+void probes_lost(struct probes *p, uint32_t slot, struct lost_counts *lost)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	int fd = bpf_map__fd(p->skel->maps.dl_stats);
@@ -424,8 +424,9 @@ void probes_lost(struct probes *p, uint32_t slot, uint64_t *events, uint64_t *by
 			sum[s] += v[c];
 	}
 	free(v);
-	*events = sum[DL_STAT_LOST];
-	*bytes = sum[DL_STAT_LOST_BYTES];
+	lost->events = sum[DL_STAT_LOST];
+	lost->bytes = sum[DL_STAT_LOST_BYTES];
+	memcpy(lost->by_kind, sum + DL_STAT_LOST_KIND, sizeof(lost->by_kind));
 }
 
 int probes_flush_batches(struct probes *p)

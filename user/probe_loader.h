@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lost_counts.h"
 #include "probe_layers.h"
 
 struct dltrace_bpf;
@@ -73,7 +74,7 @@ int probes_set_job(struct probes *p, uint32_t slot, uint32_t job_id, int cgroup_
 int probes_add_process(struct probes *p, pid_t tgid, uint32_t slot);
 int probes_remove_process(struct probes *p, pid_t tgid);
 /* Records dropped for slot because the ring buffer was full. */
-void probes_lost(struct probes *p, uint32_t slot, uint64_t *events, uint64_t *bytes);
+void probes_lost(struct probes *p, uint32_t slot, struct lost_counts *lost);
 
 /*
  * Send the data records every task has gathered (DL_BATCH) to the ring.

@@ -63,6 +63,27 @@ const struct syscall_info *syscall_info(unsigned kind)
 	return kind < DL_SYS_COUNT ? &table[kind] : NULL;
 }
 
+const char *record_kind_name(unsigned kind)
+{
+	static const char *const events[] = {
+	    [DL_EV_FORK - DL_EV_FORK] = "fork",
+	    [DL_EV_EXEC - DL_EV_FORK] = "exec",
+	    [DL_EV_EXIT - DL_EV_FORK] = "exit",
+	    [DL_EV_FAULT - DL_EV_FORK] = "page_fault",
+	    [DL_EV_BLOCK - DL_EV_FORK] = "block_request",
+	    [DL_EV_URING - DL_EV_FORK] = "io_uring_request",
+	    [DL_EV_VFS - DL_EV_FORK] = "vfs",
+	    [DL_EV_VFS_OPEN - DL_EV_FORK] = "vfs_open",
+	    [DL_EV_CGROUP - DL_EV_FORK] = "cgroup",
+	};
+
+	if (kind < DL_SYS_COUNT)
+		return table[kind].name;
+	if (kind >= DL_EV_FORK && kind < DL_KIND_COUNT)
+		return events[kind - DL_EV_FORK];
+	return NULL;
+}
+
 const char *io_class_name(enum io_class c)
 {
 	switch (c) {

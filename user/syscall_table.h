@@ -23,6 +23,8 @@ struct syscall_info {
 
 /* NULL for kinds that are not syscalls. */
 const struct syscall_info *syscall_info(unsigned kind);
+/* The syscall's name, or "fork", "page_fault", ... for the other kinds; NULL if unknown. */
+const char *record_kind_name(unsigned kind);
 const char *io_class_name(enum io_class c);
 
 /* "O_WRONLY|O_CREAT|O_TRUNC" style rendering into buf. */

@@ -340,7 +340,7 @@ static int finish(struct session *s)
 	usleep(20000); /* let programs already past the filter finish */
 	probes_flush_batches(&s->probes);
 	probes_drain_backlog(&s->probes);
-	probes_lost(&s->probes, JOB_SLOT, &sum.lost_events, &sum.lost_bytes);
+	probes_lost(&s->probes, JOB_SLOT, &sum.lost);
 	sum.stop_reason = s->stop_reason;
 	err = job_trace_finish(&s->trace, &sum);
 	events = s->trace.writer.events + 1; /* with the summary event */
@@ -356,11 +356,15 @@ static int finish(struct session *s)
 		if (strcmp(s->output, "-"))
 			say(s, "open it in https://ui.perfetto.dev (Open trace file)");
 	}
-	if (sum.lost_events)
+	if (sum.lost.events) {
+		char kinds[512];
+
+		lost_counts_describe(&sum.lost, 6, kinds, sizeof(kinds));
 		fprintf(stderr,
-			"dltrace: WARNING: %llu events were lost (ring buffer full); try a larger "
-			"--ring-size\n",
-			(unsigned long long)sum.lost_events);
+			"dltrace: WARNING: %llu events were lost (ring buffer full: %s); try a "
+			"larger --ring-size\n",
+			(unsigned long long)sum.lost.events, kinds);
+	}
 	return err ? 1 : 0;
 }
 
