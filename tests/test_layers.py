@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 import unittest
 
-from dltrace_harness import BUILD, load_trace, metadata, run_command, workload
+from dltrace_harness import BUILD, DLTRACE, load_trace, metadata, run_command, workload
 
 SCRATCH_PARENT = os.path.join(BUILD, 'tests', 'scratch')
 TMPFS_MAGIC = 0x01021994
@@ -39,7 +39,7 @@ class LayerTest(unittest.TestCase):
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def trace(self, mode, *files, args=()):
-        out = os.path.join(self.dir, 'trace.json')
+        out = self.trace_path = os.path.join(self.dir, 'trace.json')
         res = run_command(list(args), out, [workload('layer_io'), mode] + list(files))
         self.assertEqual(res.returncode, 0, res.stderr.decode())
         report = json.loads(res.stdout.decode().strip().splitlines()[-1])
@@ -67,6 +67,16 @@ class LayerTest(unittest.TestCase):
                  e['args'].get('path') == path]
         self.assertEqual([(e['args']['ret'], e['args']['cache_miss_bytes']) for e in reads],
                          [(report['cold'], 1 << 20), (report['hot'], 0)])
+        # the report: 1 MiB of the 2 MiB read came from storage
+        out = subprocess.run([DLTRACE, 'report', '--json', '--top', '1000', self.trace_path],
+                             capture_output=True, check=True)
+        files = json.loads(out.stdout)['files']['list']
+        cold = next(f for f in files if f['path'] == path)
+        self.assertEqual((cold['bytes_read'], cold['cache_miss_bytes'], cold['cache_hit_ratio']),
+                         (2 << 20, 1 << 20, 0.5))
+        out = subprocess.run([DLTRACE, 'report', self.trace_path], capture_output=True,
+                             check=True).stdout.decode()
+        self.assertRegex(out, r'\n  \S*cold\.bin +2\.00 MiB +1\.00 MiB +50%\n')
 
     def test_block_requests_of_direct_io(self):
         path = os.path.join(self.dir, 'direct.bin')

@@ -877,9 +877,16 @@ static void environment(FILE *f, const struct report_view *v)
 		fprintf(f, ")</h3><div class=\"cards\">");
 		card(f, human_count(a, l->faults[SCOPE_APP]), "page faults on application files");
 		card(f, human_count(a, l->faults[SCOPE_ENV]), "page faults on the environment");
-		if (l->cache_reads)
+		if (l->cache_reads) {
+			double hit = rs_cache_hit_ratio(l->cache_miss[SCOPE_APP],
+							l->cache_read_bytes[SCOPE_APP]);
+
+			if (hit >= 0)
+				card(f, human_pct(a, hit),
+				     "page-cache hit ratio (application bytes read)");
 			card(f, human_bytes(a, l->cache_miss[SCOPE_APP]),
 			     "application bytes read from storage (page-cache misses)");
+		}
 		card(f, human_count(a, l->block_requests[0]), "block reads");
 		card(f, human_bytes(a, l->block_bytes[0]), "block bytes read");
 		card(f, human_count(a, l->block_requests[1]), "block writes");

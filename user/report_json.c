@@ -39,7 +39,8 @@
  *                consec_reads,seq_writes,consec_writes,random_reads,random_writes,
  *                rw_switches,processes,readers,first_ns,last_ns,max_byte_read,
  *                max_byte_written,size,extent,passes,reread_within_open,
- *                concurrent_duplicate_bytes,page_faults,cache_miss_bytes,read_ns,
+ *                concurrent_duplicate_bytes,page_faults,cache_miss_bytes,
+ *                cache_hit_ratio (null: no read with cache information),read_ns,
  *                write_ns,metadata_ns,sync_ns,
  *                dev,fs}
  *   directories[] path, files, bytes_read, bytes_written, reads, writes,
@@ -61,11 +62,12 @@
  *   other        calls, failed, bytes_read, bytes_written, io_ns
  *   layers       active, page_faults{application,environment,other},
  *                reads_with_cache_info, cache_miss_bytes{application,environment,
- *                other}, block{reads,writes,other,read_bytes,write_bytes,
- *                latency_ns{p50,p99,max}}, uring_requests, vfs_events
- *                (what the other capture layers saw; zeros without them)
- *   errors[]     errno, count, application, environment, other
- *   findings[]   id, level, title, rule, evidence[], metrics{}, recommendation
+ *                other}, cache_hit_ratio{application,environment,other} (share of
+ *                the bytes read served by the page cache, or null),
+ * block{reads,writes,other,read_bytes,write_bytes, latency_ns{p50,p99,max}}, uring_requests,
+ * vfs_events (what the other capture layers saw; zeros without them) errors[]     errno, count,
+ * application, environment, other findings[]   id, level, title, rule, evidence[], metrics{},
+ * recommendation
  */
 #include <math.h>
 #include <stdlib.h>
@@ -161,6 +163,17 @@ static void num(struct jw *w, const char *k, double v)
 		fprintf(w->f, "%.0f", v);
 	else
 		fprintf(w->f, "%.17g", v);
+}
+
+/* a ratio in [0, 1], or null when it is negative (not known) */
+static void ratio_or_null(struct jw *w, const char *k, double v)
+{
+	if (v < 0) {
+		key(w, k);
+		fputs("null", w->f);
+		return;
+	}
+	num(w, k, v);
 }
 
 static void str(struct jw *w, const char *k, const char *s, size_t len)
@@ -518,6 +531,7 @@ static void file_entry(struct jw *w, const struct report_stats *st, const struct
 	u64(w, "concurrent_duplicate_bytes", f->concurrent_dup_bytes);
 	u64(w, "page_faults", f->faults);
 	u64(w, "cache_miss_bytes", f->cache_miss);
+	ratio_or_null(w, "cache_hit_ratio", rs_cache_hit_ratio(f->cache_miss, f->cache_read_bytes));
 	u64(w, "read_ns", f->read_ns);
 	u64(w, "write_ns", f->write_ns);
 	u64(w, "metadata_ns", f->io_ns[CLS_META]);
@@ -796,6 +810,11 @@ static void layers(struct jw *w, const struct report_stats *st)
 	OBJ(w, "cache_miss_bytes");
 	for (int s = 0; s < SCOPE_COUNT; s++)
 		u64(w, scopes[s], l->cache_miss[s]);
+	END_OBJ(w);
+	OBJ(w, "cache_hit_ratio");
+	for (int s = 0; s < SCOPE_COUNT; s++)
+		ratio_or_null(w, scopes[s],
+			      rs_cache_hit_ratio(l->cache_miss[s], l->cache_read_bytes[s]));
 	END_OBJ(w);
 	OBJ(w, "block");
 	u64(w, "reads", l->block_requests[0]);

@@ -14,6 +14,15 @@ double key_file_bytes(const struct report_stats *st, uint32_t i)
 	return (double)(f->bytes_read + f->bytes_written) + (double)f->calls / 1e6;
 }
 
+double key_file_cache_miss(const struct report_stats *st, uint32_t i)
+{
+	const struct rs_file *f = &st->files[i];
+
+	if (f->scope != SCOPE_APP || !f->cache_miss)
+		return -1;
+	return (double)f->cache_miss + (double)f->cache_read_bytes / 1e15;
+}
+
 double key_dir_bytes(const struct report_stats *st, uint32_t i)
 {
 	const struct rs_dir *d = &st->dirs[i];

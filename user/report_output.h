@@ -23,6 +23,8 @@ void report_html(FILE *out, const struct report_view *v);
 
 /* Sort keys shared by the renderings. */
 double key_file_bytes(const struct report_stats *st, uint32_t i); /* application files */
+/* application files by bytes their reads brought into the page cache (-1: none) */
+double key_file_cache_miss(const struct report_stats *st, uint32_t i);
 double key_dir_bytes(const struct report_stats *st, uint32_t i);
 double key_mount_bytes(const struct report_stats *st, uint32_t i);
 double key_proc_io(const struct report_stats *st, uint32_t i);

@@ -838,7 +838,9 @@ static void syscall_event(struct report_stats *st, const struct trace_event *ev)
 		uint64_t miss = ev->cache_miss > VALUE_MAX ? VALUE_MAX : ev->cache_miss;
 
 		f->cache_miss += miss;
+		f->cache_read_bytes += moved;
 		st->layers.cache_miss[scope] += miss;
+		st->layers.cache_read_bytes[scope] += moved;
 		st->layers.cache_reads++;
 	}
 	if (start < f->first_ns)
@@ -1134,4 +1136,11 @@ void rs_event(void *ctx, const struct trace_event *ev)
 	default:
 		process_event(st, ev);
 	}
+}
+
+double rs_cache_hit_ratio(uint64_t miss, uint64_t read_bytes)
+{
+	if (!read_bytes)
+		return -1;
+	return miss >= read_bytes ? 0 : 1 - (double)miss / (double)read_bytes;
 }

@@ -100,6 +100,7 @@ struct rs_file {
 	uint64_t file_size;			 /* largest size seen at an open */
 	uint64_t reread_within_open;		 /* bytes read again while the file stayed open */
 	uint64_t faults, cache_miss; /* mmap page faults; bytes reads brought into the cache */
+	uint64_t cache_read_bytes;   /* bytes returned by the reads that carry cache_miss */
 	uint64_t io_ns[CLS_COUNT], read_ns, write_ns;
 	uint64_t first_ns, last_ns;
 	uint32_t procs, readers, first_pair;
@@ -196,13 +197,14 @@ struct rs_host {
 
 /* What the other capture layers saw (when the trace has them). */
 struct rs_layers {
-	uint32_t active;		  /* the header's "layers" (string id), first trace */
-	uint64_t faults[SCOPE_COUNT];	  /* page faults on file mappings, by scope */
-	uint64_t cache_reads;		  /* reads that carry cache_miss_bytes */
-	uint64_t cache_miss[SCOPE_COUNT]; /* bytes reads brought into the page cache */
-	uint64_t block_requests[3];	  /* read, write, other */
-	uint64_t block_bytes[2];	  /* read, write */
-	struct quantile_sketch block_lat; /* ns */
+	uint32_t active;			/* the header's "layers" (string id), first trace */
+	uint64_t faults[SCOPE_COUNT];		/* page faults on file mappings, by scope */
+	uint64_t cache_reads;			/* reads that carry cache_miss_bytes */
+	uint64_t cache_miss[SCOPE_COUNT];	/* bytes reads brought into the page cache */
+	uint64_t cache_read_bytes[SCOPE_COUNT]; /* bytes those reads returned */
+	uint64_t block_requests[3];		/* read, write, other */
+	uint64_t block_bytes[2];		/* read, write */
+	struct quantile_sketch block_lat;	/* ns */
 	uint64_t uring_requests, vfs_events;
 };
 
@@ -319,5 +321,12 @@ uint64_t rs_proc_io(const struct rs_proc *p);
 /* Indexes 0..n-1 sorted by a key, largest first; caller frees. */
 uint32_t *rs_sorted(uint32_t n, double (*key)(const struct report_stats *, uint32_t),
 		    const struct report_stats *st);
+
+/*
+ * Share of the bytes read that the page cache served: 1 - misses / bytes
+ * read, at least 0 (readahead can bring in more than a read returns);
+ * -1 when no read carried cache information.
+ */
+double rs_cache_hit_ratio(uint64_t miss, uint64_t read_bytes);
 
 #endif

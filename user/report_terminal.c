@@ -572,6 +572,39 @@ static void environment(const struct term *t, const struct report_view *v)
 	}
 }
 
+/* The page cache's hit ratio, overall and for the files with the most misses. */
+static void cache_misses(const struct term *t, const struct report_stats *st)
+{
+	const struct rs_layers *l = &st->layers;
+	double hit = rs_cache_hit_ratio(l->cache_miss[SCOPE_APP], l->cache_read_bytes[SCOPE_APP]);
+	uint32_t *order;
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], name[400];
+
+	if (hit < 0) {
+		fprintf(t->f, "  page cache: no application file was read\n");
+		return;
+	}
+	fprintf(t->f,
+		"  page cache: hit ratio %s; %s of the %s read from application files came "
+		"from storage (misses, readahead included)\n",
+		human_pct(a, hit), human_bytes(b, l->cache_miss[SCOPE_APP]),
+		human_bytes(c, l->cache_read_bytes[SCOPE_APP]));
+	order = rs_sorted(st->nfiles, key_file_cache_miss, st);
+	for (uint32_t k = 0; order && k < st->nfiles && k < TERM_ROWS; k++) {
+		const struct rs_file *f = &st->files[order[k]];
+
+		if (f->scope != SCOPE_APP || !f->cache_miss)
+			break;
+		if (!k)
+			fprintf(t->f, "  %s%-44s %9s %12s %9s%s\n", DIM(t), "file", "read",
+				"from storage", "hit ratio", RESET(t));
+		fprintf(t->f, "  %-44s %9s %12s %9s\n", shown(st, f->name, name, sizeof(name), 44),
+			human_bytes(a, f->cache_read_bytes), human_bytes(b, f->cache_miss),
+			human_pct(c, rs_cache_hit_ratio(f->cache_miss, f->cache_read_bytes)));
+	}
+	free(order);
+}
+
 static void layers(const struct term *t, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
@@ -586,13 +619,7 @@ static void layers(const struct term *t, const struct report_view *v)
 		"  page faults on mapped files: %s on application files, %s on the environment\n",
 		human_count(a, l->faults[SCOPE_APP]), human_count(b, l->faults[SCOPE_ENV]));
 	if (l->cache_reads)
-		fprintf(
-		    t->f,
-		    "  page-cache misses: %s of the %s read from application files came from "
-		    "storage (%s)\n",
-		    human_bytes(a, l->cache_miss[SCOPE_APP]),
-		    human_bytes(b, st->tot[SCOPE_APP].bytes_read),
-		    human_pct(c, share(l->cache_miss[SCOPE_APP], st->tot[SCOPE_APP].bytes_read)));
+		cache_misses(t, st);
 	if (l->block_requests[0] + l->block_requests[1] + l->block_requests[2])
 		fprintf(t->f,
 			"  block devices: %s reads (%s), %s writes (%s); latency p50 %s, p99 %s\n",
