@@ -43,6 +43,11 @@ struct dl_task {
 	__u64 vfs_open_file;
 	__u32 vfs_op; /* enum dl_vfs_op + 1, 0 when none */
 	__u32 vfs_write;
+	/* mmap layer: the last anonymous mapping a fault hit, valid while dl_map_gen is anon_gen */
+	__u64 anon_lo;
+	__u64 anon_hi;
+	__u32 anon_gen;
+	__u32 pad3;
 };
 
 /* Set by user space before load. */
@@ -61,6 +66,8 @@ volatile __u32 dl_gen __weak = 0;
 volatile __u32 job_ids[DL_MAX_JOBS] __weak = {};
 volatile __u64 cgroup_slots __weak = 0;
 volatile __u32 jobs_live __weak = 0; /* slots with a job (system-wide layers run only then) */
+/* Bumped when a traced task has mapped a file: cached anonymous ranges are stale. */
+volatile __u32 dl_map_gen __weak = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

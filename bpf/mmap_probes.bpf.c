@@ -6,6 +6,17 @@
  * page_fault_user) and the mapping is looked up with bpf_find_vma; where
  * that tracepoint is missing, filemap:mm_filemap_fault sees the faults
  * that had to go to the page cache.
+ *
+ * bpf_find_vma is dear here: the tracepoint runs with interrupts off, so
+ * the helper releases the mmap lock from an irq_work, a self-interrupt per
+ * call (a VM exit under virtualization).  Most faults of a training job
+ * are on anonymous memory (copy-on-write after DataLoader workers fork,
+ * fresh allocations), so two checks come first: faults on pages that are
+ * already mapped (protection faults: copy-on-write, the first write to a
+ * page that was read) are skipped, as they move no file data; and each
+ * thread remembers the last anonymous mapping it faulted in, until a
+ * traced task maps a file (dl_map_gen), so that a run of faults in one
+ * allocation costs one lookup.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -15,14 +26,17 @@
 #include "task_filter.bpf.h"
 #include "ring_output.bpf.h"
 
-#define PAGE_SHIFT 12
+#define PAGE_SHIFT   12
+#define X86_PF_PROT  1 /* error code: the page was present (a protection fault) */
+#define X86_PF_WRITE 2
 
 struct fault_lookup {
 	__u64 address;
 	__u64 offset;
 	__u64 ino;
+	__u64 start, end; /* the mapping */
 	__u32 dev;
-	__u32 found;
+	__u32 found; /* 1: a file mapping, 2: anonymous */
 };
 
 static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
@@ -32,8 +46,12 @@ static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void
 	struct inode *inode;
 
 	(void)task;
-	if (!file)
-		return 0; /* anonymous memory */
+	f->start = vma->vm_start;
+	f->end = vma->vm_end;
+	if (!file) {
+		f->found = 2;
+		return 0;
+	}
 	inode = BPF_CORE_READ(file, f_inode);
 	f->offset = ((f->address - vma->vm_start) & ~((1UL << PAGE_SHIFT) - 1)) +
 		    (vma->vm_pgoff << PAGE_SHIFT);
@@ -68,11 +86,20 @@ int BPF_PROG(mmap_fault_user, unsigned long address, struct pt_regs *regs, unsig
 	struct fault_lookup f = {.address = address};
 
 	(void)regs;
-	if (!t)
+	if (!t || (error_code & X86_PF_PROT))
+		return 0;
+	if (t->anon_gen == dl_map_gen && address >= t->anon_lo && address < t->anon_hi)
 		return 0;
 	if (bpf_find_vma(bpf_get_current_task_btf(), address, fault_vma, &f, 0) || !f.found)
 		return 0;
-	emit_fault(t, address, f.offset, f.ino, f.dev, error_code & 2 ? DL_FAULT_WRITE : 0);
+	if (f.found == 2) {
+		t->anon_lo = f.start;
+		t->anon_hi = f.end;
+		t->anon_gen = dl_map_gen;
+		return 0;
+	}
+	emit_fault(t, address, f.offset, f.ino, f.dev,
+		   error_code & X86_PF_WRITE ? DL_FAULT_WRITE : 0);
 	return 0;
 }
 

@@ -436,6 +436,8 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 	if (!t || t->sys != kind + 1)
 		return 0;
 	t->sys = 0;
+	if (kind == DL_SYS_MMAP) /* a file is mapped now: see mmap_probes.bpf.c */
+		__sync_fetch_and_add(&dl_map_gen, 1);
 	now = bpf_ktime_get_ns();
 	if (!dl_kind_batches(kind)) {
 		/* the data records before it go first: user space sees them in order */

@@ -58,6 +58,17 @@ class LayerTest(unittest.TestCase):
         self.assertEqual({e['args']['ino'] for e in faults}, {os.stat(path).st_ino})
         self.assertIn('mmap', metadata(events)['layers'].split(','))
 
+    def test_page_faults_where_anonymous_memory_was(self):
+        """A thread's faults on anonymous memory are not looked up again, until a file is mapped."""
+        path = os.path.join(self.dir, 'remapped.bin')
+        write_random(path, 1 << 20)
+        report, events, _ = self.trace('mmap-reuse', path)
+        faults = [e for e in events if e['name'] == 'page_fault' and e['pid'] == report['pid'] and
+                  e['args'].get('path') == path]
+        self.assertEqual([e['args']['offset'] for e in faults], report['offsets'])
+        self.assertEqual([int(e['args']['address'], 16) for e in faults],
+                         [report['address'] + k * 2 * 4096 for k in range(4)])
+
     def test_cache_misses_cold_and_hot(self):
         path = os.path.join(self.dir, 'cold.bin')
         write_random(path, 1 << 20)
