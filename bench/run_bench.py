@@ -208,9 +208,10 @@ def main():
     finally:
         results['runtime_s'] = round(time.monotonic() - start, 1)
         results['machine']['loadavg_at_end'] = os.getloadavg()
+        # paths relative to the checkout: the file is meant to be shared
+        text = json.dumps(results, indent=1).replace(json.dumps(ROOT + '/')[1:-1], '')
         with open(args.results, 'w') as f:
-            json.dump(results, f, indent=1)
-            f.write('\n')
+            f.write(text + '\n')
     labels = {c.name: c.label for c in tracers.all_conditions()}
     print(report.table(results['machine'], results['config'], results['summary'],
                        {w.name: w.title for w in works}, labels, results['bpf_stats'],
