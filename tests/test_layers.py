@@ -45,12 +45,17 @@ class LayerTest(unittest.TestCase):
         report = json.loads(res.stdout.decode().strip().splitlines()[-1])
         return report, load_trace(out), res.stderr.decode()
 
+    @staticmethod
+    def faults(report, events, path):
+        """The workload's page faults on path, in trace order."""
+        return [e for e in events if e['name'] == 'page_fault' and e['pid'] == report['pid'] and
+                e['args'].get('path') == path]
+
     def test_mmap_page_faults(self):
         path = os.path.join(self.dir, 'mapped.bin')
         write_random(path, 4 << 20)
         report, events, _ = self.trace('mmap', path)
-        faults = [e for e in events if e['name'] == 'page_fault' and e['pid'] == report['pid'] and
-                  e['args'].get('path') == path]
+        faults = self.faults(report, events, path)
         # exactly the touched pages, in the order they were touched
         self.assertEqual([e['args']['offset'] for e in faults], report['offsets'])
         self.assertTrue(all(e['args']['access'] == 'read' and e['tid'] == report['pid']
@@ -63,8 +68,7 @@ class LayerTest(unittest.TestCase):
         path = os.path.join(self.dir, 'remapped.bin')
         write_random(path, 1 << 20)
         report, events, _ = self.trace('mmap-reuse', path)
-        faults = [e for e in events if e['name'] == 'page_fault' and e['pid'] == report['pid'] and
-                  e['args'].get('path') == path]
+        faults = self.faults(report, events, path)
         self.assertEqual([e['args']['offset'] for e in faults], report['offsets'])
         self.assertEqual([int(e['args']['address'], 16) for e in faults],
                          [report['address'] + k * 2 * 4096 for k in range(4)])
