@@ -22,8 +22,17 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+repo=$(cd "$here/../.." && pwd -P)
 vmdir="$repo/build/vm"
+
+# The VM mounts its own file systems on these: a checkout below them is
+# out of its sight.
+case "$repo/" in
+/tmp/* | /run/* | /dev/shm/* | /proc/* | /sys/*)
+	echo "tests/vm/run.sh: the checkout ($repo) is below a directory the VM mounts its own file system on (/tmp, /run, /dev/shm); clone it elsewhere, e.g. under /root or /var/tmp" >&2
+	exit 2
+	;;
+esac
 
 usage() {
 	echo "usage: tests/vm/run.sh [--timeout SECONDS] [--keep] [--writable DIR]... [--] COMMAND [ARG...]" >&2
