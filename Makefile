@@ -44,7 +44,7 @@ test-asan: deps-test
 	$(MAKE) all workloads
 	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" EXTRA_LDFLAGS="$(SANITIZE)" \
 		$(ASAN_BUILD)/dltrace
-	DLTRACE_BIN=$(CURDIR)/$(ASAN_BUILD)/dltrace \
+	DLTRACE_BIN=$(CURDIR)/$(ASAN_BUILD)/dltrace DLTRACE_SANITIZED=1 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:exitcode=99 \
 		$(PYTHON) tests/run_tests.py $(TESTS)

@@ -223,8 +223,13 @@ class DaemonTest(DaemonCase):
                     rss.append(next(int(l.split()[1]) for l in f if l.startswith('VmRSS:')))
         files = os.listdir(d.day_dir())
         self.assertEqual(len([f for f in files if f.endswith('.json.gz')]), 100)
-        # memory after 100 jobs within 2 MiB of what it was after 20
-        self.assertLess(rss[1] - rss[0], 2048, rss)
+        # memory after 100 jobs within 2 MiB of what it was after 20 (not under
+        # AddressSanitizer, whose quarantine keeps freed memory: there its
+        # leak check at exit, exit status 99, stands in for it)
+        if not os.environ.get('DLTRACE_SANITIZED'):
+            self.assertLess(rss[1] - rss[0], 2048, rss)
+        d.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(d.proc.wait(60), 0, d.log())
 
 
 class DaemonConfigTest(TraceTest):
