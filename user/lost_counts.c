@@ -59,12 +59,14 @@ char *lost_counts_json(const struct lost_counts *c, char *p)
 	bool first = true;
 
 	for (unsigned i = 0; i < DL_LOST_KINDS; i++) {
+		const char *name = index_name(i);
+
 		if (!c->by_kind[i])
 			continue;
 		if (!first)
 			*p++ = ',';
 		first = false;
-		p = fmt_str(p, index_name(i), strlen(index_name(i)));
+		p = fmt_str(p, name, strlen(name));
 		*p++ = ':';
 		p = fmt_u64(p, c->by_kind[i]);
 	}
