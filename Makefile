@@ -7,7 +7,7 @@ BUILD := build
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -std=gnu11 -I$(BUILD) -Ibpf -DDLTRACE_VERSION=\"$(VERSION)\" $(EXTRA_CFLAGS)
+CFLAGS += -Wall -Wextra -std=gnu11 -I$(BUILD) -Ibpf -Iuser -I. -DDLTRACE_VERSION=\"$(VERSION)\" $(EXTRA_CFLAGS)
 LDFLAGS += $(EXTRA_LDFLAGS)
 LDLIBS += -lbpf -lelf -lz -lm -lpthread
 # BPF_PROG/BPF_KPROBE declare the traced function's whole signature: unused parameters are normal there.
@@ -16,9 +16,11 @@ BPF_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 BPF_HDRS := $(wildcard bpf/*.h)
-USER_SRCS := $(wildcard user/*.c)
-USER_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(USER_SRCS))
-USER_HDRS := $(wildcard user/*.h)
+# user/ is grouped by stage (README "How it works"); objects mirror its folders
+# under build/obj, so files of the same name in two folders cannot collide.
+USER_SRCS := $(shell find user -name '*.c' | sort)
+USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
+USER_HDRS := $(shell find user -name '*.h')
 
 .PHONY: all clean install vmlinux test stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
 all: $(BUILD)/dltrace
@@ -84,27 +86,29 @@ test: deps-test
 # from dltrace's own sources.  FUZZ_SECONDS=600 by default; new inputs stay in
 # build/fuzz/corpus, the seeds in tests/fuzz/corpus.
 FUZZ_SECONDS ?= 600
-FUZZ_SRCS := $(addprefix user/,trace_reader.c trace_line_parser.c syscall_table.c json_string.c \
-	string_index.c u64_index.c quantile_sketch.c path_scope.c report_stats.c report_derive.c \
-	report_findings.c report_format.c report_warnings.c report_lists.c report_json.c \
-	report_terminal.c report_html.c trace_merge.c merge_ids.c id_map.c chrome_format.c \
-	output_sink.c fs_names.c path_table.c)
+FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_line_parser.c \
+	event/syscall_table.c lib/json_string.c lib/string_index.c lib/u64_index.c \
+	lib/quantile_sketch.c report/path_scope.c report/report_stats.c report/report_derive.c \
+	report/report_findings.c report/render/report_format.c report/report_warnings.c \
+	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \
+	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
+	format/chrome/chrome_format.c io/output_sink.c lib/fs_names.c decode/path_table.c)
 FUZZ_TARGET := $(BUILD)/fuzz/trace_reader_fuzz
 
 $(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -DDLTRACE_VERSION=\"$(VERSION)\" \
+	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -I. -DDLTRACE_VERSION=\"$(VERSION)\" \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) -o $@ -lz -lm
 
 # The daemon's configuration parser, the same way.
 CONFIG_FUZZ_TARGET := $(BUILD)/fuzz/config_fuzz
-$(CONFIG_FUZZ_TARGET): tests/fuzz/config_fuzz.c user/daemon_config.c user/probe_layers.c \
-		user/system_checks.c $(USER_HDRS)
+CONFIG_FUZZ_SRCS := user/daemon/daemon_config.c user/probe/probe_layers.c user/probe/system_checks.c
+$(CONFIG_FUZZ_TARGET): tests/fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) $(USER_HDRS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined tests/fuzz/config_fuzz.c user/daemon_config.c \
-		user/probe_layers.c user/system_checks.c -o $@ -lbpf -lelf -lz
+	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -I. -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined tests/fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) \
+		-o $@ -lbpf -lelf -lz
 
 fuzz: $(FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
 	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/config_corpus $(BUILD)/fuzz/crashes
@@ -182,7 +186,8 @@ $(BUILD)/dltrace.bpf.o: $(BPF_OBJS)
 $(BUILD)/dltrace.skel.h: $(BUILD)/dltrace.bpf.o
 	$(BPFTOOL) gen skeleton $< name dltrace_bpf > $@
 
-$(BUILD)/%.o: user/%.c $(USER_HDRS) $(BPF_HDRS) $(BUILD)/dltrace.skel.h
+$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BPF_HDRS) $(BUILD)/dltrace.skel.h
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/dltrace: $(USER_OBJS)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "daemon_config.h"
+#include "daemon/daemon_config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

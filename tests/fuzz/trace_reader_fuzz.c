@@ -14,11 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "report_findings.h"
-#include "report_output.h"
-#include "report_stats.h"
-#include "trace_merge.h"
-#include "trace_reader.h"
+#include "report/report_findings.h"
+#include "report/render/report_output.h"
+#include "report/report_stats.h"
+#include "merge/trace_merge.h"
+#include "format/chrome/trace_reader.h"
 
 static FILE *sink;
 

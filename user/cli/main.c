@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* dltrace: eBPF file-I/O tracer for deep-learning jobs.  Subcommand dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/daemon.h"
+#include "cli/merge_main.h"
+#include "report/report_main.h"
+#include "cli/trace_options.h"
+#include "live/trace_session.h"
+
+int main(int argc, char **argv)
+{
+	struct trace_options o;
+	int rc;
+
+	if (argc > 1 && !strcmp(argv[1], "daemon"))
+		return daemon_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "ctl"))
+		return ctl_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return merge_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return report_main(argc - 1, argv + 1);
+
+	rc = trace_options_parse(&o, argc, argv);
+	if (rc == 1)
+		return 0;
+	if (rc)
+		return rc;
+	return trace_run(&o);
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include "cli/trace_options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/probe_layers.h"
+#include "event/version.h"
+
+void trace_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: dltrace [OPTIONS] --pid PID\n"
+		"       dltrace [OPTIONS] --cgroup CGROUP\n"
+		"       dltrace [OPTIONS] -- COMMAND [ARGS...]\n"
+		"       dltrace report [--json] [--html FILE] TRACE...\n"
+		"       dltrace merge TRACE... -o OUTPUT\n"
+		"       dltrace daemon [--config FILE] [--foreground]\n"
+		"       dltrace ctl status|start --cgroup CGROUP|stop JOB\n"
+		"\n"
+		"Trace the file I/O of a process tree with eBPF and write a Chrome trace\n"
+		"(JSON) that opens in Perfetto (https://ui.perfetto.dev).\n"
+		"\n"
+		"Targets (one kind):\n"
+		"  -p, --pid PID          a running process (all its threads and the\n"
+		"                         processes it spawns); may be repeated\n"
+		"  -c, --cgroup CGROUP    every process in a cgroup v2 and its descendants:\n"
+		"                         an absolute directory or a name under the mount\n"
+		"  -- COMMAND [ARGS...]   run COMMAND (as the invoking user under sudo),\n"
+		"                         traced from its first instruction\n"
+		"\n"
+		"Options:\n"
+		"  -o, --output FILE      trace file; .gz compresses; '-' is standard output\n"
+		"                         (default: dltrace-YYYYmmdd-HHMMSS.json)\n"
+		"  -d, --duration SECS    stop after SECS seconds\n"
+		"      --report           print the I/O report when tracing ends\n"
+		"      --layers LIST      capture layers, comma separated (default: all that\n"
+		"                         the kernel offers): syscall, vfs, mmap, cache,\n"
+		"                         block, uring\n"
+		"      --vfs-attach HOW   vfs layer: auto (fentry, else kprobes), fentry, kprobe\n"
+		"      --ring-size MIB    kernel ring buffer size in MiB (default 16)\n"
+		"      --gzip-level N     compression level 1-9 for .gz output (default 1)\n"
+		"  -q, --quiet            print nothing but errors\n"
+		"  -v, --verbose          show libbpf's messages and the verifier log\n"
+		"  -h, --help             this help\n"
+		"  -V, --version          print the version\n"
+		"\n"
+		"Tracing stops when the traced processes have all exited, when the\n"
+		"cgroup is removed, after --duration, or on Ctrl-C, SIGTERM or SIGHUP.\n"
+		"Exit status: the command's status with '--', else 0; 1 on errors, 2 on\n"
+		"usage errors.  See dltrace(8).\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "dltrace: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'dltrace --help' for more information.\n");
+	return 2;
+}
+
+static int parse_pid(const char *s, pid_t *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > INT_MAX)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int trace_options_parse(struct trace_options *o, int argc, char **argv)
+{
+	enum { OPT_REPORT = 256, OPT_RING, OPT_GZIP, OPT_LAYERS, OPT_VFS };
+	static const struct option longopts[] = {
+	    {"pid", required_argument, NULL, 'p'},
+	    {"cgroup", required_argument, NULL, 'c'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"report", no_argument, NULL, OPT_REPORT},
+	    {"ring-size", required_argument, NULL, OPT_RING},
+	    {"gzip-level", required_argument, NULL, OPT_GZIP},
+	    {"layers", required_argument, NULL, OPT_LAYERS},
+	    {"vfs-attach", required_argument, NULL, OPT_VFS},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {0},
+	};
+	char *end;
+	long v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->ring_bytes = 16ull << 20;
+	o->gzip_level = 1;
+	o->layers = LAYERS_ALL;
+	o->vfs_attach = VFS_ATTACH_AUTO;
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at the first non-option so that COMMAND's own options are its own */
+	while ((c = getopt_long(argc, argv, "+:p:c:o:d:qvhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (o->npids == MAX_PIDS)
+				return usage_error("too many --pid options (at most 64)%s", "");
+			if (parse_pid(optarg, &o->pids[o->npids]))
+				return usage_error("--pid needs a positive process id, not '%s'",
+						   optarg);
+			o->npids++;
+			break;
+		case 'c':
+			o->cgroup = optarg;
+			break;
+		case 'o':
+			if (!*optarg)
+				return usage_error("--output needs a file name%s", "");
+			o->output = optarg;
+			break;
+		case 'd':
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->duration > 0) ||
+			    o->duration > 1e9 || isnan(o->duration))
+				return usage_error(
+				    "--duration needs a positive number of seconds, not '%s'",
+				    optarg);
+			break;
+		case OPT_REPORT:
+			o->report = true;
+			break;
+		case OPT_RING:
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || v < 1 || v > 4096 || (v & (v - 1)))
+				return usage_error(
+				    "--ring-size needs a power of two from 1 to 4096 (MiB), "
+				    "not '%s'",
+				    optarg);
+			o->ring_bytes = (uint64_t)v << 20;
+			break;
+		case OPT_GZIP:
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || v > 9)
+				return usage_error("--gzip-level needs 1 to 9, not '%s'", optarg);
+			o->gzip_level = v;
+			break;
+		case OPT_LAYERS: {
+			char err[256];
+
+			if (layers_parse(optarg, &o->layers, err, sizeof(err)))
+				return usage_error("%s", err);
+			break;
+		}
+		case OPT_VFS:
+			if (strcmp(optarg, "auto") == 0)
+				o->vfs_attach = VFS_ATTACH_AUTO;
+			else if (strcmp(optarg, "fentry") == 0)
+				o->vfs_attach = VFS_ATTACH_FENTRY;
+			else if (strcmp(optarg, "kprobe") == 0)
+				o->vfs_attach = VFS_ATTACH_KPROBE;
+			else
+				return usage_error(
+				    "--vfs-attach needs auto, fentry or kprobe, not '%s'", optarg);
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			trace_usage(stdout);
+			return 1;
+		case 'V':
+			printf("dltrace %s\n", DLTRACE_VERSION);
+			return 1;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return usage_error("unexpected argument '%s' (put the command after '--')",
+					   argv[optind]);
+		o->command = &argv[optind];
+	} else if (optind > 0 && strcmp(argv[optind - 1], "--") == 0) {
+		return usage_error("no command after '--'%s", "");
+	}
+	if ((o->npids > 0) + (o->cgroup != NULL) + (o->command != NULL) != 1)
+		return usage_error("give exactly one target kind: --pid, --cgroup or -- COMMAND%s",
+				   "");
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * One track per block device in the trace: a synthetic process (pid above
+ * any real pid) named after the device, holding its requests as async
+ * slices and a read/write throughput counter in 100 ms buckets.
+ */
+#ifndef BLOCK_TRACKS_H
+#define BLOCK_TRACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/dltrace_events.h"
+#include "format/chrome/chrome_writer.h"
+
+#define BLOCK_TRACK_PID_BASE 0x40000000u /* above PID_MAX_LIMIT (4194304) */
+#define BLOCK_BUCKET_NS	     100000000ull
+
+struct block_track {
+	uint32_t dev;
+	uint32_t pid;
+	uint64_t bucket;     /* start of the bucket being filled (ns), 0 = none */
+	uint64_t read_bytes; /* completed in the bucket */
+	uint64_t write_bytes;
+};
+
+struct block_tracks {
+	struct block_track *v;
+	size_t n;
+	uint64_t requests; /* requests seen: the async slice ids */
+};
+
+/* Record one completed request: its slices and its share of the throughput. */
+void block_tracks_add(struct block_tracks *t, struct chrome_writer *w, const struct dl_block *b);
+/* Flush the counters and name the device tracks (end of trace). */
+void block_tracks_finish(struct block_tracks *t, struct chrome_writer *w);
+void block_tracks_free(struct block_tracks *t);
+
+#endif

@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include "decode/record_decoder.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/chrome/chrome_layer_events.h"
+#include "decode/path_rebuild.h"
+#include "live/proc_scan.h"
+#include "event/syscall_table.h"
+
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+
+static void trace_ids(void *ctx, uint32_t *pid, uint32_t *tid)
+{
+	proc_trace_ids(ctx, pid, tid);
+}
+
+void decoder_init(struct record_decoder *d, struct chrome_writer *w)
+{
+	memset(d, 0, sizeof(*d));
+	process_table_init(&d->procs);
+	inode_paths_init(&d->inodes);
+	d->writer = w;
+	w->map_ids = trace_ids;
+	w->map_ctx = &d->procs;
+	d->user_uid = -1;
+}
+
+/* The job's user: the first process seen that does not run as root. */
+static void learn_user(struct record_decoder *d, uint32_t uid)
+{
+	if (d->user_uid <= 0 && uid != 0)
+		d->user_uid = uid;
+}
+
+/* The same, from /proc (processes found running when tracing starts). */
+static void learn_user_from_proc(struct record_decoder *d, uint32_t pid)
+{
+	char status[2048], *p;
+	unsigned uid;
+
+	if (d->user_uid > 0 || proc_read(pid, "status", status, sizeof(status)) <= 0)
+		return;
+	p = strstr(status, "\nUid:");
+	if (p && sscanf(p + 5, "%u", &uid) == 1)
+		learn_user(d, uid);
+}
+
+void decoder_free(struct record_decoder *d)
+{
+	process_table_free(&d->procs);
+	inode_paths_free(&d->inodes);
+	block_tracks_free(&d->blocks);
+}
+
+/* A process's display name: its command line, else its comm. */
+static const char *proc_display_name(const struct process *p)
+{
+	return p->cmdline && *p->cmdline ? p->cmdline : p->comm;
+}
+
+/* Learn what fd refers to from /proc (descriptors opened before we saw them). */
+static const struct fd_entry *fd_from_proc(struct process *p, int fd)
+{
+	char buf[DL_PATH_MAX + 1];
+	struct fd_entry e = {0};
+	ssize_t n;
+
+	if (fd < 0 || !p->live)
+		return NULL;
+	n = proc_fd_path(p->pid, fd, buf, sizeof(buf));
+	if (n <= 0)
+		return NULL;
+	e.path = path_intern(buf, n);
+	fdt_set(p->fds, fd, &e);
+	path_put(e.path);
+	return fdt_lookup(p->fds, fd);
+}
+
+/* The file fd meant at time ts (records may arrive after later opens and closes). */
+static const struct path_ref *fd_path(struct process *p, int fd, uint64_t ts)
+{
+	const struct fd_entry *e = fdt_lookup_at(p->fds, fd, ts);
+
+	if (!e)
+		e = fd_from_proc(p, fd);
+	return e ? e->path : NULL;
+}
+
+/* Rebuild path slot i of a path record; NULL when the slot is empty. */
+static struct path_ref *slot_path(const struct dl_path *rec, size_t size, int i, size_t *offset)
+{
+	const char *data = rec->data;
+	size_t avail = size - sizeof(*rec);
+	size_t base = rec->base_len[i], name = rec->name_len[i];
+	char out[PATH_REBUILD_MAX];
+	size_t len;
+
+	if (!rec->how[i] || *offset + base + name > avail) {
+		*offset = avail;
+		return NULL;
+	}
+	len = path_rebuild(data + *offset, base, data + *offset + base, name, rec->how[i], out);
+	*offset += base + name;
+	if (!len)
+		return NULL;
+	return path_intern(out, len);
+}
+
+static void update_fds(struct process *p, const struct dl_io *io, const struct dl_path *rec,
+		       struct path_ref *opened)
+{
+	uint32_t lo = io->arg & 0xffffffff, hi = io->arg >> 32;
+	uint64_t done = io->h.ts + io->dur; /* a new descriptor exists from the exit on */
+
+	if (io->ret < 0)
+		return;
+	switch (io->h.kind) {
+	case DL_SYS_OPEN:
+	case DL_SYS_OPENAT:
+	case DL_SYS_OPENAT2:
+	case DL_SYS_CREAT:
+		if (opened) {
+			struct fd_entry e = {opened, rec->ino, rec->dev, (lo & O_CLOEXEC) != 0,
+					     done};
+
+			fdt_set(p->fds, io->ret, &e);
+		}
+		break;
+	case DL_SYS_CLOSE:
+		fdt_close(p->fds, io->h.fd, io->h.ts);
+		break;
+	case DL_SYS_CLOSE_RANGE:
+		if (hi & CLOSE_RANGE_UNSHARE && p->fds->refs > 1) {
+			struct fd_table *own = fd_table_copy(p->fds);
+
+			fd_table_put(p->fds);
+			p->fds = own;
+		}
+		fdt_close_range(p->fds, io->h.fd, lo, hi & CLOSE_RANGE_CLOEXEC, io->h.ts);
+		break;
+	case DL_SYS_DUP:
+		fdt_dup(p->fds, io->h.fd, io->ret, false, done);
+		break;
+	case DL_SYS_DUP2:
+		fdt_dup(p->fds, io->h.fd, io->ret, false, done);
+		break;
+	case DL_SYS_DUP3:
+		fdt_dup(p->fds, io->h.fd, io->ret, hi & O_CLOEXEC, done);
+		break;
+	case DL_SYS_FCNTL:
+		fdt_dup(p->fds, io->h.fd, io->ret, lo == F_DUPFD_CLOEXEC, done);
+		break;
+	default:
+		break;
+	}
+}
+
+static struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h)
+{
+	struct process *p;
+
+	/* most records come from the thread of the one before */
+	if (d->last_proc && d->last_tid == h->tid && d->last_proc->pid == h->tgid)
+		return d->last_proc;
+	p = proc_find(&d->procs, h->tgid);
+
+	if (!p) {
+		/* first sight of a process (e.g. traced by cgroup): name it from /proc */
+		decoder_seed_process(d, h->tgid);
+		p = proc_ensure(&d->procs, h->tgid);
+	}
+	p->job = h->job;
+	if (!thread_find(&d->procs, h->tid)) {
+		struct thread *t = thread_ensure(&d->procs, h->tid, h->tgid);
+		char file[64];
+
+		snprintf(file, sizeof(file), "task/%u/comm", h->tid);
+		if (proc_read(h->tgid, file, t->comm, sizeof(t->comm)) > 0)
+			t->comm[strcspn(t->comm, "\n")] = '\0';
+		p->threads++;
+	}
+	d->last_proc = p;
+	d->last_tid = h->tid;
+	return p;
+}
+
+static void handle_syscall(struct record_decoder *d, const void *data, size_t size)
+{
+	const struct dl_io *io = data;
+	const struct dl_path *rec = NULL;
+	struct io_names names = {0};
+	struct path_ref *p1 = NULL, *p2 = NULL;
+	struct process *p;
+
+	if (size < sizeof(*io)) {
+		d->malformed++;
+		return;
+	}
+	p = proc_for(d, &io->h);
+	if (dl_kind_has_path(io->h.kind)) {
+		size_t off = 0;
+
+		if (size < sizeof(*rec)) {
+			d->malformed++;
+			return;
+		}
+		rec = data;
+		p1 = slot_path(rec, size, 0, &off);
+		p2 = slot_path(rec, size, 1, &off);
+		names.path = p1;
+		names.path2 = p2;
+		/* fstatat(fd, "", AT_EMPTY_PATH): the file is the descriptor's */
+		if (!p1 && rec->how[0] && !rec->name_len[0] && !rec->base_len[0] && io->h.fd >= 0)
+			names.path = fd_path(p, io->h.fd, io->h.ts);
+	} else if (io->h.kind != DL_SYS_CLOSE_RANGE) {
+		names.path = fd_path(p, io->h.fd, io->h.ts);
+		if (io->h.kind == DL_SYS_SENDFILE || io->h.kind == DL_SYS_COPY_FILE_RANGE)
+			names.path2 = fd_path(p, (int)(io->arg & 0xffffffff), io->h.ts);
+	}
+	cw_syscall(d->writer, io, &names, rec);
+	if (rec && p1 && (rec->ino || rec->dev) && io->ret >= 0)
+		inode_paths_set(&d->inodes, rec->dev, rec->ino, p1);
+	update_fds(p, io, rec, p1);
+	path_put(p1);
+	path_put(p2);
+}
+
+static void name_process(struct record_decoder *d, const struct process *p);
+
+static void handle_fork(struct record_decoder *d, const struct dl_proc *e)
+{
+	struct process *parent =
+	    proc_for(d, &(struct dl_hdr){.tgid = e->ppid, .tid = e->ptid, .job = e->h.job});
+	bool thread = e->h.flags & DL_F_THREAD;
+	struct thread *t;
+
+	if (thread) {
+		t = thread_ensure(&d->procs, e->h.tid, e->h.tgid);
+		t->live = true;
+		memcpy(t->comm, e->comm, sizeof(t->comm));
+		t->comm[sizeof(t->comm) - 1] = '\0';
+		parent->threads++;
+	} else {
+		struct process *old = proc_find(&d->procs, e->h.tgid), *c;
+
+		d->last_proc = NULL;
+		if (old) { /* pid reused, or its exit was lost */
+			name_process(d, old);
+			proc_forget(&d->procs, e->h.tgid);
+		}
+		c = proc_ensure(&d->procs, e->h.tgid);
+		c->ppid = e->ppid;
+		c->job = e->h.job;
+		memcpy(c->comm, e->comm, sizeof(c->comm));
+		c->comm[sizeof(c->comm) - 1] = '\0';
+		if (parent->cmdline)
+			c->cmdline = strdup(parent->cmdline);
+		fd_table_put(c->fds);
+		c->fds = e->h.flags & DL_F_SHARE_FILES ? fd_table_get_ref(parent->fds)
+						       : fd_table_copy(parent->fds);
+		t = thread_ensure(&d->procs, e->h.tid, e->h.tgid);
+		t->live = true;
+		memcpy(t->comm, c->comm, sizeof(t->comm));
+		c->threads = 1;
+	}
+	cw_fork(d->writer, e->h.ts, e->ppid, e->ptid, thread ? e->h.tid : e->h.tgid, thread);
+}
+
+static void handle_exec(struct record_decoder *d, const struct dl_proc *e, size_t size)
+{
+	struct process *p = proc_for(d, &e->h);
+	size_t file_len = e->file_len, args_len = e->args_len;
+
+	if (sizeof(*e) + file_len + args_len > size) {
+		d->malformed++;
+		return;
+	}
+	/* a non-leader thread that execs takes over the leader's id */
+	if (e->ppid != e->h.tid) {
+		struct thread *old = thread_find(&d->procs, e->ppid);
+
+		if (old)
+			old->live = false;
+	}
+	memcpy(p->comm, e->comm, sizeof(p->comm));
+	p->comm[sizeof(p->comm) - 1] = '\0';
+	if (args_len)
+		proc_set_cmdline(p, e->data + file_len, args_len);
+	p->exec_seen = true;
+	learn_user(d, e->uid);
+	if (p->fds->refs > 1) {
+		struct fd_table *own = fd_table_copy(p->fds);
+
+		fd_table_put(p->fds);
+		p->fds = own;
+	}
+	fdt_exec(p->fds, e->h.ts);
+	cw_exec(d->writer, e->h.ts, e->h.tgid, e->h.tid, e->data, file_len, p->cmdline);
+}
+
+static void name_process(struct record_decoder *d, const struct process *p)
+{
+	char name[DL_ARGS_MAX + 64];
+
+	if (p->out_pid == p->pid) {
+		cw_process_name(d->writer, p->pid, proc_display_name(p));
+		return;
+	}
+	/* a reused pid: its trace pid is an alias, say which real pid it was */
+	snprintf(name, sizeof(name), "%s (pid %u reused)", proc_display_name(p), p->pid);
+	cw_process_name(d->writer, p->pid, name);
+}
+
+static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
+{
+	struct process *p = proc_for(d, &e->h);
+	struct thread *t = thread_find(&d->procs, e->h.tid);
+	bool group_dead = e->h.flags & DL_F_GROUP_DEAD;
+	char comm[DL_COMM_LEN];
+
+	memcpy(comm, e->comm, sizeof(comm));
+	comm[sizeof(comm) - 1] = '\0';
+	d->last_proc = NULL;
+	cw_exit(d->writer, e->h.ts, e->h.tgid, e->h.tid, e->exit_code, group_dead);
+	cw_thread_name(d->writer, e->h.tgid, e->h.tid, comm);
+	if (t) {
+		t->live = false;
+		free(id_map_remove(&d->procs.threads, e->h.tid));
+	}
+	if (p->threads)
+		p->threads--;
+	if (group_dead) {
+		name_process(d, p);
+		proc_mark_exited(&d->procs, p, e->exit_code);
+		proc_forget(&d->procs, p->pid);
+	}
+}
+
+static void handle_fault(struct record_decoder *d, const struct dl_fault *f)
+{
+	proc_for(d, &f->h);
+	cw_fault(d->writer, f, inode_paths_get(&d->inodes, f->dev, f->ino, f->h.tgid));
+}
+
+static void handle_uring(struct record_decoder *d, const struct dl_uring *u)
+{
+	struct process *p = proc_for(d, &u->h);
+
+	cw_uring(d->writer, u, u->h.fd >= 0 ? fd_path(p, u->h.fd, u->h.ts) : NULL,
+		 ++d->uring_requests);
+}
+
+static void handle_vfs(struct record_decoder *d, const struct dl_vfs *v)
+{
+	proc_for(d, &v->h);
+	cw_vfs(d->writer, v, inode_paths_get(&d->inodes, v->dev, v->ino, v->h.tgid));
+}
+
+static void handle_vfs_open(struct record_decoder *d, const struct dl_path *rec, size_t size)
+{
+	size_t off = 0;
+	struct path_ref *path;
+
+	proc_for(d, &rec->io.h);
+	path = slot_path(rec, size, 0, &off);
+	if (path && rec->io.ret >= 0)
+		inode_paths_set(&d->inodes, rec->dev, rec->ino, path);
+	cw_vfs_open(d->writer, rec, path);
+	path_put(path);
+}
+
+/* Smallest record of each kind beyond the syscalls. */
+static size_t min_size(unsigned kind)
+{
+	switch (kind) {
+	case DL_EV_FAULT:
+		return sizeof(struct dl_fault);
+	case DL_EV_BLOCK:
+		return sizeof(struct dl_block);
+	case DL_EV_URING:
+		return sizeof(struct dl_uring);
+	case DL_EV_VFS:
+		return sizeof(struct dl_vfs);
+	case DL_EV_VFS_OPEN:
+		return sizeof(struct dl_path);
+	case DL_EV_CGROUP:
+		return sizeof(struct dl_cgroup);
+	default:
+		return sizeof(struct dl_proc);
+	}
+}
+
+void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
+{
+	const struct dl_hdr *h = rec;
+
+	if (size < sizeof(*h) || h->kind >= DL_KIND_COUNT) {
+		d->malformed++;
+		return;
+	}
+	if (h->kind < DL_SYS_COUNT && (h->flags & DL_F_BATCH) && size > sizeof(struct dl_io)) {
+		/* a task's batch of data records */
+		for (size_t off = 0; off + sizeof(struct dl_io) <= size;
+		     off += sizeof(struct dl_io))
+			decoder_handle(d, (const char *)rec + off, sizeof(struct dl_io));
+		return;
+	}
+	d->records++;
+	d->by_kind[h->kind]++;
+	if (h->kind < DL_SYS_COUNT) {
+		handle_syscall(d, rec, size);
+		return;
+	}
+	if (size < min_size(h->kind)) {
+		d->malformed++;
+		return;
+	}
+	switch (h->kind) {
+	case DL_EV_FAULT:
+		handle_fault(d, rec);
+		break;
+	case DL_EV_BLOCK:
+		block_tracks_add(&d->blocks, d->writer, rec);
+		break;
+	case DL_EV_URING:
+		handle_uring(d, rec);
+		break;
+	case DL_EV_VFS:
+		handle_vfs(d, rec);
+		break;
+	case DL_EV_VFS_OPEN:
+		handle_vfs_open(d, rec, size);
+		break;
+	case DL_EV_CGROUP: /* the daemon's business */
+		break;
+	case DL_EV_FORK:
+		handle_fork(d, rec);
+		break;
+	case DL_EV_EXEC:
+		handle_exec(d, rec, size);
+		break;
+	case DL_EV_EXIT:
+		handle_exit(d, rec);
+		break;
+	default:
+		d->malformed++;
+	}
+}
+
+static void seed_fd(pid_t fd, void *ctx)
+{
+	fd_from_proc(ctx, fd);
+}
+
+struct seed_ctx {
+	struct record_decoder *d;
+	struct process *p;
+};
+
+static void seed_thread(pid_t tid, void *ctx)
+{
+	struct seed_ctx *s = ctx;
+	struct thread *t = thread_ensure(&s->d->procs, tid, s->p->pid);
+	char file[64];
+
+	snprintf(file, sizeof(file), "task/%d/comm", (int)tid);
+	if (proc_read(s->p->pid, file, t->comm, sizeof(t->comm)) > 0)
+		t->comm[strcspn(t->comm, "\n")] = '\0';
+	s->p->threads++;
+}
+
+void decoder_seed_process(struct record_decoder *d, uint32_t pid)
+{
+	struct process *p;
+	char buf[DL_ARGS_MAX + 1];
+	ssize_t n;
+
+	if (proc_find(&d->procs, pid))
+		return;
+	p = proc_ensure(&d->procs, pid);
+	p->ppid = proc_ppid(pid);
+	learn_user_from_proc(d, pid);
+	n = proc_read(pid, "cmdline", buf, sizeof(buf));
+	if (n > 0)
+		proc_set_cmdline(p, buf, n);
+	if (proc_read(pid, "comm", p->comm, sizeof(p->comm)) > 0)
+		p->comm[strcspn(p->comm, "\n")] = '\0';
+	proc_for_each_fd(pid, seed_fd, p);
+	proc_for_each_thread(pid, seed_thread, &(struct seed_ctx){d, p});
+}
+
+void decoder_finish(struct record_decoder *d)
+{
+	uint32_t key;
+	void *v;
+
+	block_tracks_finish(&d->blocks, d->writer);
+	for (size_t i = 0; id_map_next(&d->procs.procs, &i, &key, &v);)
+		name_process(d, v);
+	for (size_t i = 0; id_map_next(&d->procs.threads, &i, &key, &v);) {
+		struct thread *t = v;
+
+		if (t->comm[0])
+			cw_thread_name(d->writer, t->pid, t->tid, t->comm);
+	}
+}

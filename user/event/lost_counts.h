@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Records the kernel side dropped because the ring buffer was full: in
+ * total and by record kind, so that a user (and a test) knows which
+ * syscalls or events are missing from a trace, not only how many.
+ */
+#ifndef LOST_COUNTS_H
+#define LOST_COUNTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/dltrace_events.h"
+
+struct lost_counts {
+	uint64_t events;
+	uint64_t bytes;
+	uint64_t by_kind[DL_LOST_KINDS]; /* index: dl_lost_index(kind) */
+};
+
+/* a -= b: what was lost since b was read. */
+void lost_counts_sub(struct lost_counts *a, const struct lost_counts *b);
+
+/*
+ * "pread64 9126760, write 3, exit 2": the kinds with losses, most first,
+ * at most `max` of them and then ", ...".  Empty when nothing was lost.
+ */
+void lost_counts_describe(const struct lost_counts *c, unsigned max, char *buf, size_t size);
+
+/* JSON object members `"pread64":9126760,"write":3` (no braces); returns the end. */
+char *lost_counts_json(const struct lost_counts *c, char *p);
+
+#endif

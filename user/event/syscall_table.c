@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include "event/syscall_table.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "bpf/dltrace_events.h"
+
+#define SYS(kind, nm, tp, cls, r, w, o) [kind] = {nm, tp, cls, r, w, o}
+
+static const struct syscall_info table[DL_SYS_COUNT] = {
+    SYS(DL_SYS_OPEN, "open", "open", IO_METADATA, 0, 0, 1),
+    SYS(DL_SYS_OPENAT, "openat", "openat", IO_METADATA, 0, 0, 1),
+    SYS(DL_SYS_OPENAT2, "openat2", "openat2", IO_METADATA, 0, 0, 1),
+    SYS(DL_SYS_CREAT, "creat", "creat", IO_METADATA, 0, 0, 1),
+    SYS(DL_SYS_CLOSE, "close", "close", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_CLOSE_RANGE, "close_range", "close_range", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_READ, "read", "read", IO_DATA, 1, 0, 0),
+    SYS(DL_SYS_PREAD64, "pread64", "pread64", IO_DATA, 1, 0, 0),
+    SYS(DL_SYS_READV, "readv", "readv", IO_DATA, 1, 0, 0),
+    SYS(DL_SYS_PREADV, "preadv", "preadv", IO_DATA, 1, 0, 0),
+    SYS(DL_SYS_PREADV2, "preadv2", "preadv2", IO_DATA, 1, 0, 0),
+    SYS(DL_SYS_WRITE, "write", "write", IO_DATA, 0, 1, 0),
+    SYS(DL_SYS_PWRITE64, "pwrite64", "pwrite64", IO_DATA, 0, 1, 0),
+    SYS(DL_SYS_WRITEV, "writev", "writev", IO_DATA, 0, 1, 0),
+    SYS(DL_SYS_PWRITEV, "pwritev", "pwritev", IO_DATA, 0, 1, 0),
+    SYS(DL_SYS_PWRITEV2, "pwritev2", "pwritev2", IO_DATA, 0, 1, 0),
+    SYS(DL_SYS_LSEEK, "lseek", "lseek", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_FSYNC, "fsync", "fsync", IO_SYNC, 0, 0, 0),
+    SYS(DL_SYS_FDATASYNC, "fdatasync", "fdatasync", IO_SYNC, 0, 0, 0),
+    SYS(DL_SYS_SYNC_FILE_RANGE, "sync_file_range", "sync_file_range", IO_SYNC, 0, 0, 0),
+    SYS(DL_SYS_MMAP, "mmap", "mmap", IO_DATA, 0, 0, 0),
+    SYS(DL_SYS_STAT, "stat", "newstat", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_LSTAT, "lstat", "newlstat", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_FSTAT, "fstat", "newfstat", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_NEWFSTATAT, "newfstatat", "newfstatat", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_STATX, "statx", "statx", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_GETDENTS64, "getdents64", "getdents64", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_UNLINK, "unlink", "unlink", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_UNLINKAT, "unlinkat", "unlinkat", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_RENAME, "rename", "rename", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_RENAMEAT, "renameat", "renameat", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_RENAMEAT2, "renameat2", "renameat2", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_MKDIR, "mkdir", "mkdir", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_MKDIRAT, "mkdirat", "mkdirat", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_RMDIR, "rmdir", "rmdir", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_FTRUNCATE, "ftruncate", "ftruncate", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_FALLOCATE, "fallocate", "fallocate", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_DUP, "dup", "dup", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_DUP2, "dup2", "dup2", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_DUP3, "dup3", "dup3", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_FCNTL, "fcntl", "fcntl", IO_METADATA, 0, 0, 0),
+    SYS(DL_SYS_SENDFILE, "sendfile", "sendfile64", IO_DATA, 1, 1, 0),
+    SYS(DL_SYS_COPY_FILE_RANGE, "copy_file_range", "copy_file_range", IO_DATA, 1, 1, 0),
+};
+
+const struct syscall_info *syscall_info(unsigned kind)
+{
+	return kind < DL_SYS_COUNT ? &table[kind] : NULL;
+}
+
+const char *record_kind_name(unsigned kind)
+{
+	static const char *const events[] = {
+	    [DL_EV_FORK - DL_EV_FORK] = "fork",
+	    [DL_EV_EXEC - DL_EV_FORK] = "exec",
+	    [DL_EV_EXIT - DL_EV_FORK] = "exit",
+	    [DL_EV_FAULT - DL_EV_FORK] = "page_fault",
+	    [DL_EV_BLOCK - DL_EV_FORK] = "block_request",
+	    [DL_EV_URING - DL_EV_FORK] = "io_uring_request",
+	    [DL_EV_VFS - DL_EV_FORK] = "vfs",
+	    [DL_EV_VFS_OPEN - DL_EV_FORK] = "vfs_open",
+	    [DL_EV_CGROUP - DL_EV_FORK] = "cgroup",
+	};
+
+	if (kind < DL_SYS_COUNT)
+		return table[kind].name;
+	if (kind >= DL_EV_FORK && kind < DL_KIND_COUNT)
+		return events[kind - DL_EV_FORK];
+	return NULL;
+}
+
+const char *io_class_name(enum io_class c)
+{
+	switch (c) {
+	case IO_DATA:
+		return "data";
+	case IO_SYNC:
+		return "sync";
+	default:
+		return "metadata";
+	}
+}
+
+struct flag_name {
+	uint32_t bit;
+	const char *name;
+};
+
+/* Append "name" (with a '|' separator) to buf; keeps buf terminated. */
+static void append(char *buf, size_t size, size_t *len, const char *name)
+{
+	int n = snprintf(buf + *len, size - *len, "%s%s", *len ? "|" : "", name);
+
+	if (n > 0 && (size_t)n < size - *len)
+		*len += n;
+}
+
+static void format_bits(uint32_t value, const struct flag_name *names, size_t count, char *buf,
+			size_t size, size_t len)
+{
+	char rest[16];
+
+	for (size_t i = 0; i < count; i++) {
+		if ((value & names[i].bit) == names[i].bit && names[i].bit) {
+			append(buf, size, &len, names[i].name);
+			value &= ~names[i].bit;
+		}
+	}
+	if (value) {
+		snprintf(rest, sizeof(rest), "0x%x", value);
+		append(buf, size, &len, rest);
+	}
+	if (!len && size)
+		snprintf(buf, size, "0");
+}
+
+void format_open_flags(uint32_t flags, char *buf, size_t size)
+{
+	static const struct flag_name names[] = {
+	    {O_CREAT, "O_CREAT"},	  {O_EXCL, "O_EXCL"},
+	    {O_NOCTTY, "O_NOCTTY"},	  {O_TRUNC, "O_TRUNC"},
+	    {O_APPEND, "O_APPEND"},	  {O_NONBLOCK, "O_NONBLOCK"},
+	    {O_DSYNC, "O_DSYNC"},	  {O_DIRECT, "O_DIRECT"},
+	    {O_LARGEFILE, "O_LARGEFILE"}, {O_DIRECTORY, "O_DIRECTORY"},
+	    {O_NOFOLLOW, "O_NOFOLLOW"},	  {O_NOATIME, "O_NOATIME"},
+	    {O_CLOEXEC, "O_CLOEXEC"},	  {O_SYNC & ~O_DSYNC, "O_SYNC"},
+	    {O_PATH, "O_PATH"},		  {O_TMPFILE & ~O_DIRECTORY, "O_TMPFILE"},
+	};
+	static const char *const access[] = {"O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE"};
+	size_t len = 0;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	append(buf, size, &len, access[flags & O_ACCMODE]);
+	format_bits(flags & ~(uint32_t)O_ACCMODE, names, sizeof(names) / sizeof(names[0]), buf,
+		    size, len);
+}
+
+void format_whence(uint32_t whence, char *buf, size_t size)
+{
+	static const char *const names[] = {"SEEK_SET", "SEEK_CUR", "SEEK_END", "SEEK_DATA",
+					    "SEEK_HOLE"};
+
+	if (whence < sizeof(names) / sizeof(names[0]))
+		snprintf(buf, size, "%s", names[whence]);
+	else
+		snprintf(buf, size, "%u", whence);
+}
+
+void format_mmap_prot(uint32_t prot, char *buf, size_t size)
+{
+	static const struct flag_name names[] = {
+	    {PROT_READ, "PROT_READ"},
+	    {PROT_WRITE, "PROT_WRITE"},
+	    {PROT_EXEC, "PROT_EXEC"},
+	};
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	if (!prot) {
+		snprintf(buf, size, "PROT_NONE");
+		return;
+	}
+	format_bits(prot, names, sizeof(names) / sizeof(names[0]), buf, size, 0);
+}
+
+void format_mmap_flags(uint32_t flags, char *buf, size_t size)
+{
+	static const struct flag_name names[] = {
+	    {MAP_SHARED_VALIDATE, "MAP_SHARED_VALIDATE"},
+	    {MAP_SHARED, "MAP_SHARED"},
+	    {MAP_PRIVATE, "MAP_PRIVATE"},
+	    {MAP_FIXED, "MAP_FIXED"},
+	    {MAP_POPULATE, "MAP_POPULATE"},
+	    {MAP_NORESERVE, "MAP_NORESERVE"},
+	    {MAP_LOCKED, "MAP_LOCKED"},
+	    {MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"},
+	};
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	format_bits(flags, names, sizeof(names) / sizeof(names[0]), buf, size, 0);
+}
+
+const char *errno_name(int err, char *buf, size_t size)
+{
+	const char *name = strerrorname_np(err);
+
+	if (name)
+		return name;
+	snprintf(buf, size, "%d", err);
+	return buf;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Streaming reader of dltrace traces (plain or gzip, detected from the
+ * bytes): splits the text into lines, checks the layout (first line
+ * `[{...dltrace metadata...}`, then `,{...}` lines, then `]`) and hands each
+ * event to a callback.  Memory stays bounded by the longest line.
+ *
+ * What a crash leaves (no `]`, the last event cut, a gzip stream without
+ * its end) is not an error: the status says so and the caller warns.
+ * Input that is not a dltrace trace, an empty file or corrupt gzip data is
+ * an error with a one-line message.
+ */
+#ifndef TRACE_READER_H
+#define TRACE_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <zlib.h>
+
+#include "event/trace_event.h"
+
+#define TRACE_LINE_MAX (16u << 20) /* longer lines are not dltrace events */
+
+typedef void (*trace_event_fn)(void *ctx, const struct trace_event *ev);
+
+struct trace_read_status {
+	bool gzip;	       /* the input was gzip-compressed */
+	bool header;	       /* the dltrace metadata event was read */
+	bool summary;	       /* the dltrace_summary event was read */
+	bool closed;	       /* the closing `]` was read */
+	bool cut_event;	       /* the last line was an incomplete event */
+	bool gzip_unfinished;  /* the gzip stream ended early */
+	bool trailing_garbage; /* bytes after the end (ignored) */
+	uint64_t lines;	       /* lines read */
+	uint64_t events;       /* events parsed and delivered */
+	uint64_t malformed;    /* lines skipped because they are not events */
+	uint64_t first_malformed_line;
+	const char *first_malformed_why;
+	uint64_t bytes; /* bytes of trace text (after decompression) */
+	char error[320];
+};
+
+struct trace_reader {
+	trace_event_fn fn;
+	void *ctx;
+	int mode; /* 0: not known yet, 1: plain, 2: gzip */
+	unsigned char magic[2];
+	size_t magic_len;
+	z_stream z;
+	bool z_ready, z_ended;
+	char *zout;
+	char *line; /* a line split across input chunks */
+	size_t line_len, line_cap;
+	bool skipping; /* dropping the rest of an overlong line */
+	char *scratch;
+	size_t scratch_cap;
+	int state;	    /* 0: before the header, 1: events, 2: after `]` */
+	bool first_checked; /* the first non-blank byte was looked at */
+	bool last_bad;	    /* the last non-blank line was malformed */
+	bool failed;
+	struct trace_read_status st;
+};
+
+void trace_reader_init(struct trace_reader *r, trace_event_fn fn, void *ctx);
+/* Raw file bytes (compressed or not).  -1 on a fatal error (st.error). */
+int trace_reader_feed(struct trace_reader *r, const void *data, size_t len);
+/* End of input.  -1 on a fatal error (st.error). */
+int trace_reader_finish(struct trace_reader *r);
+void trace_reader_free(struct trace_reader *r);
+
+/* Read a whole file ("-": standard input).  -1 with st->error on errors. */
+int trace_read_file(const char *path, trace_event_fn fn, void *ctx, struct trace_read_status *st);
+
+/*
+ * Read a file only as far as its first line: fn receives the metadata
+ * event, nothing else (for what must be known of every trace before any is
+ * read, such as the earliest start).  -1 with a one-line reason in err.
+ */
+int trace_read_header(const char *path, trace_event_fn fn, void *ctx, char *err, size_t errlen);
+
+/* Is the status one of a trace that was cut short (a warning, not an error)? */
+bool trace_read_truncated(const struct trace_read_status *st);
+/* How it was cut short: "the gzip stream ends early; no closing ']'", ... */
+void trace_read_damage(const struct trace_read_status *st, char *out, size_t size);
+
+#endif

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include "live/cgroup_lookup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+
+#define CGROUP2_MAGIC 0x63677270
+
+static int is_cgroup2_dir(const char *path)
+{
+	struct statfs sf;
+	struct stat st;
+
+	return statfs(path, &sf) == 0 && (unsigned long)sf.f_type == CGROUP2_MAGIC &&
+	       stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int cgroup2_mount(char *out, size_t size)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	int found = -1;
+
+	if (!f)
+		return -1;
+	/* ... mountpoint ... - fstype source options */
+	while (fgets(line, sizeof(line), f)) {
+		char mnt[PATH_MAX], fstype[64];
+		char *dash = strstr(line, " - ");
+
+		if (!dash || sscanf(dash + 3, "%63s", fstype) != 1 || strcmp(fstype, "cgroup2"))
+			continue;
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
+			continue;
+		/* prefer the canonical location when there are several */
+		if (found < 0 || strcmp(mnt, "/sys/fs/cgroup") == 0) {
+			snprintf(out, size, "%s", mnt);
+			found = 0;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+struct search {
+	const char *name;
+	size_t name_len;
+	char **found;
+	size_t count;
+};
+
+static struct search *current_search;
+
+static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	struct search *s = current_search;
+	size_t len = strlen(path);
+
+	(void)st;
+	(void)ftw;
+	if (type != FTW_D)
+		return 0;
+	/* match the last components: "job123" or "slurm/job123" */
+	if (len > s->name_len && path[len - s->name_len - 1] == '/' &&
+	    strcmp(path + len - s->name_len, s->name) == 0) {
+		char **f = realloc(s->found, (s->count + 1) * sizeof(*f));
+
+		if (!f)
+			return -1;
+		s->found = f;
+		s->found[s->count++] = strdup(path);
+	}
+	return 0;
+}
+
+int cgroup_resolve(const char *arg, char *out, size_t size, char *err, size_t errlen)
+{
+	char mount[PATH_MAX], path[PATH_MAX];
+	struct search s = {0};
+	size_t used = 0;
+
+	if (!*arg) {
+		snprintf(err, errlen, "--cgroup needs a cgroup name or directory");
+		return -1;
+	}
+	if (cgroup2_mount(mount, sizeof(mount))) {
+		snprintf(err, errlen,
+			 "no cgroup v2 hierarchy is mounted (looked in /proc/self/mountinfo)");
+		return -1;
+	}
+	if (arg[0] == '/') {
+		if (is_cgroup2_dir(arg) && realpath(arg, out)) {
+			if (strncmp(out, mount, strlen(mount)) == 0)
+				return 0;
+		}
+		snprintf(path, sizeof(path), "%s%s", mount, arg);
+		if (is_cgroup2_dir(path) && realpath(path, out))
+			return 0;
+		snprintf(err, errlen, "%s is not a cgroup v2 directory (the cgroup v2 mount is %s)",
+			 arg, mount);
+		return -1;
+	}
+	/* a name: search the hierarchy */
+	while (arg[0] == '.' && arg[1] == '/')
+		arg += 2;
+	s.name = arg;
+	s.name_len = strlen(arg);
+	current_search = &s;
+	nftw(mount, visit, 32, FTW_PHYS | FTW_MOUNT);
+	current_search = NULL;
+	if (s.count == 1) {
+		snprintf(out, size, "%s", s.found[0]);
+	} else if (s.count == 0) {
+		snprintf(err, errlen, "no cgroup named '%s' under %s", arg, mount);
+	} else {
+		used = snprintf(err, errlen, "cgroup name '%s' is ambiguous; give one of:", arg);
+		for (size_t i = 0; i < s.count && used < errlen; i++)
+			used += snprintf(err + used, errlen - used, "\n  %s", s.found[i]);
+	}
+	for (size_t i = 0; i < s.count; i++)
+		free(s.found[i]);
+	free(s.found);
+	return s.count == 1 ? 0 : -1;
+}

@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * One tracing run: check the machine, open the output, load and attach the
+ * probes, name the target, drain the ring buffer into the trace until the
+ * target is gone (or a signal, or --duration), then detach, drain the rest
+ * and close the trace with its summary.
+ */
+#define _GNU_SOURCE
+#include "live/trace_session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live/cgroup_lookup.h"
+#include "format/chrome/chrome_writer.h"
+#include "live/job_trace.h"
+#include "live/command_launcher.h"
+#include "io/output_file.h"
+#include "io/output_sink.h"
+#include "probe/probe_loader.h"
+#include "live/proc_scan.h"
+#include "decode/record_decoder.h"
+#include "report/report_main.h"
+#include "probe/system_checks.h"
+#include "event/version.h"
+
+#define POLL_MS	 50
+#define SWEEP_NS 1000000000ull /* liveness check of traced processes */
+#define JOB_SLOT 1
+
+static volatile sig_atomic_t stop_signal;   /* last stop signal received */
+static volatile sig_atomic_t stop_count;    /* how many */
+static volatile sig_atomic_t stop_from_tty; /* sent by the terminal (si_code SI_KERNEL) */
+static volatile sig_atomic_t child_changed;
+
+static void on_stop_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	stop_signal = sig;
+	stop_count++;
+	stop_from_tty = si && si->si_code == SI_KERNEL;
+}
+
+static void on_sigchld(int sig)
+{
+	(void)sig;
+	child_changed = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = {0};
+
+	sa.sa_sigaction = on_stop_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_flags = 0;
+	sa.sa_handler = on_sigchld;
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static uint64_t now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+struct session {
+	const struct trace_options *opt;
+	struct probes probes;
+	struct job_trace trace;
+	struct command cmd;
+	int cmd_status;
+	bool cmd_reaped;
+	int cgroup_fd;
+	char cgroup_path[PATH_MAX];
+	char output[PATH_MAX];
+	char target[PATH_MAX + 64];
+	char layers[128];      /* active layers, "syscall,mmap,..." */
+	char layers_off[1024]; /* "vfs: reason; ..." */
+	char err[2 * PATH_MAX + 256];
+	const char *stop_reason;
+	struct report_session *report; /* --report */
+};
+
+static int ring_record(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+
+	job_trace_record(&s->trace, data, size);
+	return 0;
+}
+
+static void say(const struct session *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void say(const struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->opt->quiet)
+		return;
+	va_start(ap, fmt);
+	fputs("dltrace: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void default_output(char *out, size_t size)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(out, size, "dltrace-%Y%m%d-%H%M%S.json", &tm);
+}
+
+/* Everything that can be refused before anything is attached. */
+static int prepare(struct session *s)
+{
+	const struct trace_options *o = s->opt;
+	struct file_owner owner = invoking_user();
+	int fd;
+
+	if (check_privileges(s->err, sizeof(s->err)) || check_btf(s->err, sizeof(s->err)) ||
+	    ensure_tracefs(s->err, sizeof(s->err)))
+		return -1;
+	raise_memlock_limit();
+
+	for (int i = 0; i < o->npids; i++) {
+		if (!proc_exists(o->pids[i])) {
+			snprintf(s->err, sizeof(s->err), "no process with pid %d", (int)o->pids[i]);
+			return -1;
+		}
+	}
+	if (o->npids)
+		snprintf(s->target, sizeof(s->target), "pid %d%s", (int)o->pids[0],
+			 o->npids > 1 ? " and others" : "");
+	if (o->cgroup) {
+		if (cgroup_resolve(o->cgroup, s->cgroup_path, sizeof(s->cgroup_path), s->err,
+				   sizeof(s->err)))
+			return -1;
+		s->cgroup_fd = open(s->cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (s->cgroup_fd < 0) {
+			snprintf(s->err, sizeof(s->err), "cannot open %s: %s", s->cgroup_path,
+				 strerror(errno));
+			return -1;
+		}
+		snprintf(s->target, sizeof(s->target), "cgroup %s", s->cgroup_path);
+	}
+	if (o->command) {
+		size_t n = snprintf(s->target, sizeof(s->target), "command");
+
+		for (char **a = o->command; *a && n < sizeof(s->target); a++)
+			n += snprintf(s->target + n, sizeof(s->target) - n, " %s", *a);
+	}
+
+	if (o->output)
+		snprintf(s->output, sizeof(s->output), "%s", o->output);
+	else
+		default_output(s->output, sizeof(s->output));
+	fd = output_open(s->output, &owner, 0600, s->err, sizeof(s->err));
+	if (fd < 0)
+		return -1;
+	if (job_trace_init(&s->trace, fd, output_wants_gzip(s->output), o->gzip_level, 0)) {
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void seed_pid(pid_t pid, void *ctx)
+{
+	struct session *s = ctx;
+
+	if (proc_find(&s->trace.decoder.procs, pid))
+		return;
+	probes_add_process(&s->probes, pid, JOB_SLOT);
+	decoder_seed_process(&s->trace.decoder, pid);
+}
+
+/* --pid: the processes and their descendants, rescanned until stable. */
+static void seed_targets(struct session *s)
+{
+	for (int round = 0; round < 3; round++) {
+		uint32_t before = s->trace.decoder.procs.procs.count;
+
+		for (int i = 0; i < s->opt->npids; i++)
+			proc_for_each_descendant(s->opt->pids[i], seed_pid, s);
+		if (round && s->trace.decoder.procs.procs.count == before)
+			break;
+	}
+}
+
+static void start_trace(struct session *s, uint64_t t0, int64_t wall0)
+{
+	struct utsname u;
+	struct trace_meta m = {0};
+
+	uname(&u);
+	m.version = DLTRACE_VERSION;
+	m.kernel = u.release;
+	m.hostname = u.nodename;
+	m.target = s->target;
+	m.layers = s->layers;
+	m.layers_off = s->layers_off;
+	m.start_mono_ns = t0;
+	m.start_wall_ns = wall0;
+	m.tracer_pid = getpid();
+	job_trace_begin(&s->trace, &m);
+}
+
+/* Reap children (dltrace is their subreaper); remember the command's status. */
+static void reap(struct session *s)
+{
+	int status;
+	pid_t pid;
+
+	child_changed = 0;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid == s->cmd.pid) {
+			s->cmd_status = status;
+			s->cmd_reaped = true;
+		}
+	}
+}
+
+/* Traced processes that vanished without an exit record (e.g. lost). */
+static void sweep(struct session *s, uint32_t *suspects)
+{
+	struct id_map *m = &s->trace.decoder.procs.procs;
+	uint32_t key, dead = 0;
+	void *v;
+
+	for (size_t i = 0; id_map_next(m, &i, &key, &v);) {
+		struct process *p = v;
+
+		if (p->live && !proc_exists(p->pid))
+			dead++;
+	}
+	/* act only when seen twice: an exit record may still be in the ring */
+	if (dead && *suspects) {
+		for (size_t i = 0; id_map_next(m, &i, &key, &v);) {
+			struct process *p = v;
+
+			if (p->live && !proc_exists(p->pid))
+				proc_mark_exited(&s->trace.decoder.procs, p, 0);
+		}
+	}
+	*suspects = dead;
+}
+
+static bool cgroup_gone(struct session *s)
+{
+	return faccessat(s->cgroup_fd, "cgroup.procs", F_OK, 0) != 0;
+}
+
+static void run_loop(struct session *s, uint64_t t0)
+{
+	const struct trace_options *o = s->opt;
+	uint64_t deadline = o->duration > 0 ? t0 + (uint64_t)(o->duration * 1e9) : 0;
+	uint64_t next_sweep = t0 + SWEEP_NS;
+	uint32_t suspects = 0;
+	int handled_signals = 0;
+
+	for (;;) {
+		int n = probes_poll(&s->probes, POLL_MS);
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+		if (n < 0) {
+			s->stop_reason = "ring buffer error";
+			break;
+		}
+		if (s->trace.sink.error) {
+			s->stop_reason = "output write error";
+			break;
+		}
+		if (child_changed)
+			reap(s);
+		if (stop_count > handled_signals) {
+			handled_signals = stop_count;
+			if (!o->command || stop_count > 1 || s->cmd_reaped) {
+				s->stop_reason = "signal";
+				break;
+			}
+			/* first signal with a command: let it end, keep tracing */
+			if (!stop_from_tty)
+				kill(s->cmd.pid, stop_signal);
+			say(s, "waiting for the command to exit; press Ctrl-C again to stop "
+			       "tracing now");
+		}
+		if (deadline && now >= deadline) {
+			s->stop_reason = "duration";
+			break;
+		}
+		if (o->cgroup) {
+			if (cgroup_gone(s)) {
+				s->stop_reason = "cgroup removed";
+				break;
+			}
+			continue;
+		}
+		if (now >= next_sweep) {
+			next_sweep = now + SWEEP_NS;
+			sweep(s, &suspects);
+		}
+		if (s->trace.decoder.procs.live_procs == 0 && (!o->command || s->cmd_reaped)) {
+			s->stop_reason = "target exited";
+			break;
+		}
+	}
+}
+
+static int finish(struct session *s)
+{
+	struct trace_summary sum = {0};
+	uint64_t events;
+	int err;
+
+	/* Stop recording: no task belongs to the job any more. */
+	probes_set_job(&s->probes, JOB_SLOT, 0, -1);
+	usleep(20000); /* let programs already past the filter finish */
+	probes_flush_batches(&s->probes);
+	probes_drain_backlog(&s->probes);
+	probes_lost(&s->probes, JOB_SLOT, &sum.lost);
+	sum.stop_reason = s->stop_reason;
+	err = job_trace_finish(&s->trace, &sum);
+	events = s->trace.writer.events + 1; /* with the summary event */
+	if (err) {
+		fprintf(stderr,
+			"dltrace: writing %s failed: %s; tracing stopped, the trace holds what "
+			"was written before\n",
+			s->output, strerror(-err));
+	} else {
+		say(s, "wrote %llu events to %s (%s)", (unsigned long long)events,
+		    strcmp(s->output, "-") ? s->output : "standard output",
+		    s->stop_reason ? s->stop_reason : "done");
+		if (strcmp(s->output, "-"))
+			say(s, "open it in https://ui.perfetto.dev (Open trace file)");
+	}
+	if (sum.lost.events) {
+		char kinds[512];
+
+		lost_counts_describe(&sum.lost, 6, kinds, sizeof(kinds));
+		fprintf(stderr,
+			"dltrace: WARNING: %llu events were lost (ring buffer full: %s); try a "
+			"larger --ring-size\n",
+			(unsigned long long)sum.lost.events, kinds);
+	}
+	return err ? 1 : 0;
+}
+
+/* --report: the summary, on standard output unless the trace went there. */
+static void print_report(struct session *s)
+{
+	bool to_stdout = strcmp(s->output, "-") != 0;
+
+	if (!s->report)
+		s->report = report_session_new();
+	if (s->report)
+		report_session_print(s->report, to_stdout ? s->output : NULL,
+				     to_stdout ? stdout : stderr);
+}
+
+int trace_run(const struct trace_options *o)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	struct probe_options po = {
+	    .ring_bytes = o->ring_bytes,
+	    .verbose = o->verbose,
+	    .layers = o->layers,
+	    .vfs_attach = o->vfs_attach,
+	};
+	uint64_t t0;
+	int64_t wall0;
+	int rc = 1;
+
+	if (!s)
+		return 1;
+	s->opt = o;
+	s->cgroup_fd = -1;
+	s->cmd.pid = -1;
+	s->cmd.release_fd = s->cmd.error_fd = -1;
+	install_signals();
+	if (prepare(s))
+		goto fail;
+	if (o->report && !strcmp(s->output, "-")) {
+		/* the trace cannot be read back from standard output: summarize it as written */
+		s->report = report_session_new();
+		s->trace.sink.copy = s->report ? report_session_feed : NULL;
+		s->trace.sink.copy_ctx = s->report;
+	}
+	if (o->command) {
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		if (command_prepare(&s->cmd, o->command, s->err, sizeof(s->err)))
+			goto fail;
+	}
+
+	t0 = now_ns(CLOCK_MONOTONIC);
+	wall0 = now_ns(CLOCK_REALTIME);
+	if (probes_load(&s->probes, &po, ring_record, s, s->err, sizeof(s->err)) ||
+	    probes_attach(&s->probes, s->err, sizeof(s->err)))
+		goto fail;
+	layers_describe(&s->probes.plan, s->layers, sizeof(s->layers), s->layers_off,
+			sizeof(s->layers_off));
+	start_trace(s, t0, wall0);
+	if (probes_set_job(&s->probes, JOB_SLOT, 1, s->cgroup_fd)) {
+		snprintf(s->err, sizeof(s->err), "cannot configure the cgroup filter: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	if (o->npids)
+		seed_targets(s);
+	if (o->command) {
+		/* the held child joins at its exec: its remaining dltrace code is not traced */
+		probes_add_process(&s->probes, s->cmd.pid, JOB_SLOT | DL_SEED_AT_EXEC);
+		decoder_seed_process(&s->trace.decoder, s->cmd.pid);
+		if (command_release(&s->cmd, s->err, sizeof(s->err))) {
+			fprintf(stderr, "dltrace: %s\n", s->err);
+			waitpid(s->cmd.pid, &s->cmd_status, 0);
+			s->cmd_reaped = true;
+			s->stop_reason = "command failed to start";
+			finish(s);
+			rc = command_exit_code(s->cmd_status);
+			goto out;
+		}
+	}
+	say(s, "tracing %s (layers %s; %zu probes%s%s%s); writing %s", s->target, s->layers,
+	    s->probes.nlinks, s->probes.skipped ? "; not on this kernel: " : "",
+	    s->probes.skipped_names, s->probes.skipped > 8 ? ", ..." : "", s->output);
+	if (s->layers_off[0])
+		say(s, "layers unavailable: %s", s->layers_off);
+
+	run_loop(s, t0);
+	rc = finish(s);
+	if (o->command) {
+		if (!s->cmd_reaped) {
+			say(s, "tracing stopped; waiting for the command (pid %d) to exit",
+			    (int)s->cmd.pid);
+			while (waitpid(s->cmd.pid, &s->cmd_status, 0) < 0 && errno == EINTR)
+				;
+		}
+		if (rc == 0)
+			rc = command_exit_code(s->cmd_status);
+	}
+	if (o->report)
+		print_report(s);
+	goto out;
+
+fail:
+	fprintf(stderr, "dltrace: %s\n", s->err);
+	if (s->cmd.pid > 0)
+		command_abort(&s->cmd);
+	if (s->trace.ready && !s->trace.open) {
+		/* leave no half-written file behind on a start-up failure */
+		job_trace_abandon(&s->trace);
+		if (strcmp(s->output, "-"))
+			unlink(s->output);
+	}
+	rc = 1;
+out:
+	report_session_free(s->report);
+	probes_release_and_exit_soon(&s->probes);
+	probes_destroy(&s->probes);
+	if (s->trace.ready) /* a failure after the header: close it as it is */
+		job_trace_finish(&s->trace, &(struct trace_summary){.stop_reason = "error"});
+	if (s->cgroup_fd >= 0)
+		close(s->cgroup_fd);
+	free(s);
+	return rc;
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include "merge/merge_meta.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/chrome/chrome_format.h"
+#include "lib/json_string.h"
+#include "event/version.h"
+
+static struct trace_str copy_str(const struct trace_str *s)
+{
+	struct trace_str c = {malloc(s->len + 1), s->len};
+
+	if (!c.s)
+		abort();
+	memcpy((char *)c.s, s->s, s->len);
+	((char *)c.s)[s->len] = '\0';
+	return c;
+}
+
+void merge_input_header(void *input, const struct trace_event *ev)
+{
+	struct merge_input *in = input;
+
+	in->hostname = copy_str(&ev->hostname);
+	in->kernel = copy_str(&ev->kernel);
+	in->target = copy_str(&ev->target);
+	in->layers = copy_str(&ev->layers);
+	in->start_wall = copy_str(&ev->start_wall);
+	in->start_wall_ns = ev->start_wall_ns;
+}
+
+void merge_input_free(struct merge_input *in)
+{
+	struct trace_str *strs[] = {&in->hostname, &in->kernel, &in->target, &in->layers,
+				    &in->start_wall};
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		free((char *)strs[i]->s);
+		*strs[i] = (struct trace_str){NULL, 0};
+	}
+}
+
+uint32_t merge_align(struct merge_input *in, uint32_t n)
+{
+	uint32_t origin = 0;
+
+	for (uint32_t i = 1; i < n; i++)
+		if (in[i].start_wall_ns < in[origin].start_wall_ns)
+			origin = i;
+	for (uint32_t i = 0; i < n; i++)
+		in[i].shift_ns = (uint64_t)in[i].start_wall_ns - (uint64_t)in[origin].start_wall_ns;
+	return origin;
+}
+
+static bool same(const struct trace_str *a, const struct trace_str *b)
+{
+	return a->len == b->len && !memcmp(a->s, b->s, a->len);
+}
+
+/* ,"key":"text" */
+static char *put_key_text(char *p, const char *key, const struct trace_str *s)
+{
+	*p++ = ',';
+	*p++ = '"';
+	p = stpcpy(p, key);
+	*p++ = '"';
+	*p++ = ':';
+	return fmt_str(p, s->s, s->len);
+}
+
+/* Is the comma-separated word w[0..n) in list[0..len)? */
+static bool has_word(const char *list, size_t len, const char *w, size_t n)
+{
+	for (size_t i = 0; i < len;) {
+		size_t e = i;
+
+		while (e < len && list[e] != ',')
+			e++;
+		if (e - i == n && !memcmp(list + i, w, n))
+			return true;
+		i = e + 1;
+	}
+	return false;
+}
+
+/* Words of src[0..n) not yet in the list, appended to out (at *len). */
+static void add_words(char *out, size_t *len, const char *src, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t e = i;
+
+		while (e < n && src[e] != ',')
+			e++;
+		if (e > i && !has_word(out, *len, src + i, e - i)) {
+			if (*len)
+				out[(*len)++] = ',';
+			memcpy(out + *len, src + i, e - i);
+			*len += e - i;
+		}
+		i = e + 1;
+	}
+}
+
+/* Hostnames, or layers, of all inputs without repeats, comma-separated. */
+static struct trace_str union_of(const struct merge_input *in, uint32_t n, bool hosts)
+{
+	size_t cap = 1, len = 0;
+	char *out;
+
+	for (uint32_t i = 0; i < n; i++)
+		cap += (hosts ? in[i].hostname.len : in[i].layers.len) + 1;
+	out = malloc(cap);
+	if (!out)
+		abort();
+	for (uint32_t i = 0; i < n; i++) {
+		const struct trace_str *h = &in[i].hostname;
+		bool seen = false;
+
+		if (!hosts) {
+			add_words(out, &len, in[i].layers.s, in[i].layers.len);
+			continue;
+		}
+		for (uint32_t k = 0; k < i && !seen; k++)
+			seen = same(&in[k].hostname, h);
+		if (seen)
+			continue;
+		if (len)
+			out[len++] = ',';
+		memcpy(out + len, h->s, h->len);
+		len += h->len;
+	}
+	return (struct trace_str){out, len};
+}
+
+void merge_write_header(struct output_sink *s, const struct merge_input *in, uint32_t n,
+			uint32_t origin)
+{
+	struct trace_str hosts = union_of(in, n, true), layers = union_of(in, n, false);
+	size_t bound = 1024 + JSON_ESCAPED_MAX(hosts.len) + JSON_ESCAPED_MAX(layers.len) +
+		       JSON_ESCAPED_MAX(in[origin].start_wall.len);
+	char *p, *start;
+
+	for (uint32_t i = 0; i < n; i++)
+		bound += 512 + JSON_ESCAPED_MAX(strlen(in[i].path)) +
+			 JSON_ESCAPED_MAX(in[i].hostname.len) + JSON_ESCAPED_MAX(in[i].kernel.len) +
+			 JSON_ESCAPED_MAX(in[i].target.len) +
+			 JSON_ESCAPED_MAX(in[i].start_wall.len);
+	start = p = sink_space(s, bound);
+	PUT(p, "[{\"name\":\"dltrace\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"format\":"
+	       "\"dltrace-chrome-1\"");
+	p = put_key_str(p, "version", DLTRACE_VERSION);
+	p = put_key_text(p, "hostname", &hosts);
+	PUT(p, ",\"target\":\"merge of ");
+	p = fmt_u64(p, n);
+	p = stpcpy(p, n == 1 ? " trace\"" : " traces\"");
+	p = put_key_text(p, "layers", &layers);
+	/* every input's monotonic times, moved onto the earliest wall-clock start */
+	p = put_key_str(p, "clock", "CLOCK_REALTIME");
+	p = put_key_i64(p, "start_wall_ns", in[origin].start_wall_ns);
+	p = put_key_text(p, "start_wall", &in[origin].start_wall);
+	PUT(p, ",\"traces\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			*p++ = ',';
+		PUT(p, "{\"file\":");
+		p = fmt_str(p, in[i].path, strlen(in[i].path));
+		p = put_key_text(p, "hostname", &in[i].hostname);
+		p = put_key_text(p, "kernel", &in[i].kernel);
+		p = put_key_text(p, "target", &in[i].target);
+		p = put_key_text(p, "start_wall", &in[i].start_wall);
+		p = put_key_i64(p, "start_wall_ns", in[i].start_wall_ns);
+		p = put_key_u64(p, "shift_ns", in[i].shift_ns);
+		*p++ = '}';
+	}
+	PUT(p, "]}}");
+	sink_advance(s, p - start);
+	free((char *)hosts.s);
+	free((char *)layers.s);
+}
+
+size_t merge_summary_tail(char *tail, size_t cap, const struct merge_input *in, uint32_t n,
+			  uint64_t events, bool output_error)
+{
+	uint64_t lost = 0, lost_bytes = 0, input_events = 0, duration = 0;
+	int64_t end_wall = 0;
+	uint32_t truncated = 0;
+	bool cut = output_error;
+	char *p = tail;
+
+	if (cap < MERGE_TAIL_MAX)
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct merge_input_summary *s = &in[i].summary;
+
+		input_events += in[i].status.events;
+		truncated += trace_read_truncated(&in[i].status);
+		if (!s->seen)
+			continue;
+		lost += s->lost_events;
+		lost_bytes += s->lost_bytes;
+		cut |= s->truncated;
+		if (in[i].shift_ns + s->duration_ns > duration)
+			duration = in[i].shift_ns + s->duration_ns;
+		if (s->end_wall_ns > end_wall)
+			end_wall = s->end_wall_ns;
+	}
+	PUT(p, "\n,{\"name\":\"dltrace_summary\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{");
+	PUT(p, "\"events\":");
+	p = fmt_u64(p, events);
+	p = put_key_u64(p, "lost_events", lost);
+	p = put_key_u64(p, "lost_bytes", lost_bytes);
+	p = put_key_u64(p, "duration_ns", duration);
+	p = put_key_i64(p, "end_wall_ns", end_wall);
+	p = put_key_str(p, "stop_reason", "merged");
+	p = put_key_u64(p, "inputs", n);
+	p = put_key_u64(p, "input_events", input_events);
+	p = put_key_u64(p, "truncated_inputs", truncated);
+	if (cut)
+		PUT(p, ",\"truncated\":true");
+	PUT(p, "}}\n]\n");
+	return p - tail;
+}

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include "probe/probe_layers.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "probe/system_checks.h"
+
+static const char *const names[LAYER_COUNT] = {"syscall", "vfs", "mmap", "cache", "block", "uring"};
+
+const char *layer_name(enum layer l)
+{
+	return l < LAYER_COUNT ? names[l] : "?";
+}
+
+int layers_parse(const char *list, unsigned *mask, char *err, size_t errlen)
+{
+	char buf[256], *save = NULL, *tok;
+
+	*mask = 0;
+	if (strlen(list) >= sizeof(buf)) {
+		snprintf(err, errlen, "--layers: list too long");
+		return -1;
+	}
+	strcpy(buf, list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int found = -1;
+
+		if (strcmp(tok, "all") == 0) {
+			*mask = LAYERS_ALL;
+			continue;
+		}
+		for (int l = 0; l < LAYER_COUNT; l++)
+			if (strcmp(tok, names[l]) == 0)
+				found = l;
+		if (found < 0) {
+			snprintf(
+			    err, errlen,
+			    "--layers: unknown layer '%s' (choose from syscall, vfs, mmap, cache, "
+			    "block, uring, all)",
+			    tok);
+			return -1;
+		}
+		*mask |= 1u << found;
+	}
+	if (!*mask) {
+		snprintf(err, errlen, "--layers needs at least one layer");
+		return -1;
+	}
+	return 0;
+}
+
+static struct btf *kernel_btf(void)
+{
+	static struct btf *btf;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		btf = btf__load_vmlinux_btf();
+		if (libbpf_get_error(btf))
+			btf = NULL;
+	}
+	return btf;
+}
+
+static bool btf_has(const char *name, int kind)
+{
+	struct btf *btf = kernel_btf();
+
+	return btf && btf__find_by_name_kind(btf, name, kind) > 0;
+}
+
+static bool tp_btf_exists(const char *tp)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	return btf_has(name, BTF_KIND_TYPEDEF);
+}
+
+/*
+ * Can a fentry program be loaded and attached here?  0, or -errno.  The
+ * raw syscall with a whole zeroed bpf_attr keeps valgrind content.
+ */
+static int fentry_works(void)
+{
+	const struct bpf_insn insns[] = {
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0}, /* r0 = 0 */
+	    {.code = BPF_JMP | BPF_EXIT},
+	};
+	struct btf *btf = kernel_btf();
+	union bpf_attr attr;
+	int id, fd, link, err;
+
+	if (!btf)
+		return -ENOENT;
+	id = btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC);
+	if (id <= 0)
+		return -ENOENT;
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_TRACING;
+	attr.expected_attach_type = BPF_TRACE_FENTRY;
+	attr.attach_btf_id = id;
+	attr.insns = (uintptr_t)insns;
+	attr.insn_cnt = sizeof(insns) / sizeof(insns[0]);
+	attr.license = (uintptr_t) "GPL";
+	fd = syscall(SYS_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+	if (fd < 0)
+		return -errno;
+	memset(&attr, 0, sizeof(attr));
+	attr.raw_tracepoint.prog_fd = fd;
+	link = syscall(SYS_bpf, BPF_RAW_TRACEPOINT_OPEN, &attr, sizeof(attr));
+	err = link < 0 ? -errno : 0;
+	if (link >= 0)
+		close(link);
+	close(fd);
+	return err;
+}
+
+static bool kprobes_work(void)
+{
+	char path[256];
+
+	if (access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0)
+		return true;
+	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs_dir());
+	return access(path, F_OK) == 0;
+}
+
+static void unavailable(struct layer_state *s, const char *fmt, const char *arg)
+{
+	s->active = false;
+	snprintf(s->reason, sizeof(s->reason), fmt, arg);
+}
+
+void layers_plan(struct layer_plan *plan, unsigned wanted, enum vfs_attach vfs)
+{
+	struct layer_state *s;
+	int fentry = 0;
+	bool kprobe = false;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->vfs = vfs;
+	for (int l = 0; l < LAYER_COUNT; l++) {
+		plan->layer[l].wanted = wanted & (1u << l);
+		plan->layer[l].active = plan->layer[l].wanted;
+		if (!plan->layer[l].wanted)
+			snprintf(plan->layer[l].reason, sizeof(plan->layer[l].reason),
+				 "not selected");
+	}
+	plan->layer[LAYER_SYSCALL].how = "syscall tracepoints";
+
+	s = &plan->layer[LAYER_MMAP];
+	if (s->wanted) {
+		if (tp_btf_exists("page_fault_user"))
+			s->how = "exceptions:page_fault_user";
+		else if (tracepoint_exists("filemap", "mm_filemap_fault"))
+			s->how = "filemap:mm_filemap_fault";
+		else
+			unavailable(s, "%sno page fault tracepoint in this kernel", "");
+	}
+	s = &plan->layer[LAYER_CACHE];
+	if (s->wanted) {
+		if (tracepoint_exists("filemap", "mm_filemap_add_to_page_cache"))
+			s->how = "filemap:mm_filemap_add_to_page_cache";
+		else
+			unavailable(s, "%sno filemap:mm_filemap_add_to_page_cache tracepoint", "");
+	}
+	s = &plan->layer[LAYER_BLOCK];
+	if (s->wanted) {
+		if (tp_btf_exists("block_rq_issue") && tp_btf_exists("block_rq_complete"))
+			s->how = "block:block_rq_issue/complete";
+		else
+			unavailable(s, "%sno block_rq_issue/complete tracepoints with BTF", "");
+	}
+	s = &plan->layer[LAYER_URING];
+	if (s->wanted) {
+		/* the submit tracepoint was io_uring_submit_sqe before 6.0 */
+		bool complete = tracepoint_exists("io_uring", "io_uring_complete");
+
+		if (complete && tracepoint_exists("io_uring", "io_uring_submit_req"))
+			s->how = "io_uring:io_uring_submit_req/complete";
+		else if (complete && tracepoint_exists("io_uring", "io_uring_submit_sqe"))
+			s->how = "io_uring:io_uring_submit_sqe/complete";
+		else
+			unavailable(s, "%sno io_uring submit/complete tracepoints", "");
+	}
+	s = &plan->layer[LAYER_VFS];
+	if (s->wanted) {
+		if (vfs != VFS_ATTACH_KPROBE)
+			fentry = fentry_works();
+		if (vfs != VFS_ATTACH_FENTRY)
+			kprobe = kprobes_work();
+		if (vfs != VFS_ATTACH_KPROBE && fentry == 0) {
+			s->how = "fentry/fexit";
+		} else if (vfs != VFS_ATTACH_FENTRY && kprobe) {
+			s->how = "kprobe/kretprobe";
+		} else {
+			char why[160];
+
+			if (vfs == VFS_ATTACH_KPROBE)
+				snprintf(why, sizeof(why),
+					 "kprobes unavailable (CONFIG_KPROBES off?)");
+			else if (vfs == VFS_ATTACH_FENTRY)
+				snprintf(why, sizeof(why), "fentry refused (%s)",
+					 strerror(-fentry));
+			else
+				snprintf(why, sizeof(why),
+					 "fentry refused (%s) and kprobes unavailable "
+					 "(CONFIG_KPROBES off?)",
+					 strerror(-fentry));
+			unavailable(s, "%s", why);
+		}
+	}
+}
+
+int layer_of_program(const struct bpf_program *prog)
+{
+	static const struct {
+		const char *prefix;
+		enum layer layer;
+	} prefixes[] = {
+	    {"dl_enter_", LAYER_SYSCALL}, {"dl_exit_", LAYER_SYSCALL}, {"vfs_", LAYER_VFS},
+	    {"mmap_", LAYER_MMAP},	  {"cache_", LAYER_CACHE},     {"block_", LAYER_BLOCK},
+	    {"uring_", LAYER_URING},
+	};
+	const char *name = bpf_program__name(prog);
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(name, prefixes[i].prefix, strlen(prefixes[i].prefix)) == 0)
+			return prefixes[i].layer;
+	return -1;
+}
+
+/* Does the kernel have what this program attaches to? */
+static bool target_exists(const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog);
+	char category[64], name[128];
+	const char *fn;
+
+	if (sscanf(sec, "tracepoint/%63[^/]/%127s", category, name) == 2)
+		return tracepoint_exists(category, name);
+	if (strncmp(sec, "tp_btf/", 7) == 0)
+		return tp_btf_exists(sec + 7);
+	fn = strchr(sec, '/');
+	if (fn && (!strncmp(sec, "fentry/", 7) || !strncmp(sec, "fexit/", 6) ||
+		   !strncmp(sec, "kprobe/", 7) || !strncmp(sec, "kretprobe/", 10)))
+		return btf_has(fn + 1, BTF_KIND_FUNC);
+	return true;
+}
+
+bool layer_program_enabled(const struct layer_plan *plan, const struct bpf_program *prog)
+{
+	const char *name = bpf_program__name(prog);
+	const struct layer_state *s;
+	int l = layer_of_program(prog);
+
+	if (l < 0)
+		return target_exists(prog); /* core: process following */
+	s = &plan->layer[l];
+	if (!s->active || !target_exists(prog))
+		return false;
+	if (l == LAYER_MMAP) /* one fault source */
+		return strcmp(s->how, "exceptions:page_fault_user") == 0
+			   ? strcmp(name, "mmap_fault_user") == 0
+			   : strcmp(name, "mmap_fault_filemap") == 0;
+	if (l == LAYER_VFS) {
+		bool fentry_prog =
+		    !strncmp(name, "vfs_fentry_", 11) || !strncmp(name, "vfs_fexit_", 10);
+
+		return strcmp(s->how, "fentry/fexit") == 0 ? fentry_prog : !fentry_prog;
+	}
+	return true;
+}
+
+void layers_describe(const struct layer_plan *plan, char *active, size_t alen, char *missing,
+		     size_t mlen)
+{
+	size_t a = 0, m = 0;
+
+	active[0] = missing[0] = '\0';
+	for (int l = 0; l < LAYER_COUNT; l++) {
+		const struct layer_state *s = &plan->layer[l];
+
+		if (s->active && a < alen)
+			a += snprintf(active + a, alen - a, "%s%s", a ? "," : "", names[l]);
+		else if (s->wanted && !s->active && m < mlen)
+			m += snprintf(missing + m, mlen - m, "%s%s: %s", m ? "; " : "", names[l],
+				      s->reason);
+	}
+}

@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include "probe/probe_loader.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bpf/dltrace_events.h"
+#include "dltrace.skel.h"
+#include "probe/probe_layers.h"
+#include "probe/system_checks.h"
+
+static bool libbpf_verbose;
+static char failed_prog[64]; /* the program libbpf last failed to load */
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char line[1024];
+	const char *p;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	/* libbpf: prog 'NAME': failed to load: -13 */
+	p = strstr(line, "prog '");
+	if (p && strstr(line, "failed to load"))
+		sscanf(p + 6, "%63[^']", failed_prog);
+	if (libbpf_verbose && level != LIBBPF_DEBUG)
+		fputs(line, stderr);
+	return 0;
+}
+
+/* Open the skeleton with the programs of the plan's active layers. */
+static int open_planned(struct probes *p, const struct probe_options *o)
+{
+	struct bpf_program *prog;
+
+	p->skel = dltrace_bpf__open();
+	if (!p->skel)
+		return -errno;
+	p->skel->rodata->self_tgid = getpid();
+	p->skel->rodata->wakeup_bytes = o->ring_bytes / 4;
+	p->skel->rodata->cache_layer = p->plan.layer[LAYER_CACHE].active;
+	bpf_map__set_max_entries(p->skel->maps.events, o->ring_bytes);
+	p->ring_bytes = o->ring_bytes;
+	p->skipped = 0;
+	p->skipped_names[0] = '\0';
+	bpf_object__for_each_program (prog, p->skel->obj) {
+		int layer = layer_of_program(prog);
+
+		if (!strncmp(bpf_program__name(prog), "cgroup_", 7)) {
+			bpf_program__set_autoload(prog, o->cgroup_events);
+			continue;
+		}
+		if (layer_program_enabled(&p->plan, prog))
+			continue;
+		bpf_program__set_autoload(prog, false);
+		/* name the syscall tracepoints this kernel lacks (arm64: open, stat, ...) */
+		if (layer == LAYER_SYSCALL && p->plan.layer[LAYER_SYSCALL].active &&
+		    p->skipped++ < 8) {
+			size_t n = strlen(p->skipped_names);
+
+			snprintf(p->skipped_names + n, sizeof(p->skipped_names) - n, "%s%s",
+				 n ? ", " : "", bpf_program__section_name(prog) + 11);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Records handled per call: libbpf consumes for as long as records keep
+ * arriving, and a producer faster than the writer would keep the caller
+ * from ever looking at signals, timers or its traced processes again.
+ */
+#define RECORDS_PER_PASS 100000
+
+static int budgeted_record(void *ctx, void *data, size_t size)
+{
+	struct probes *p = ctx;
+	int err = p->cb(p->cb_ctx, data, size);
+
+	if (err)
+		return err;
+	/* the record is consumed; stop the pass here, the rest waits for the next */
+	return ++p->pass_records >= RECORDS_PER_PASS ? -EAGAIN : 0;
+}
+
+int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sample_fn cb,
+		void *ctx, char *err, size_t errlen)
+{
+	int e;
+
+	memset(p, 0, sizeof(*p));
+	libbpf_verbose = o->verbose;
+	libbpf_set_print(libbpf_print);
+	layers_plan(&p->plan, o->layers, o->vfs_attach);
+	for (;;) {
+		struct bpf_program *prog;
+		int layer;
+
+		e = open_planned(p, o);
+		if (e) {
+			snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-e));
+			return -1;
+		}
+		failed_prog[0] = '\0';
+		e = dltrace_bpf__load(p->skel);
+		if (!e)
+			break;
+		/* An optional layer the kernel refuses is dropped; the core is not optional. */
+		prog = failed_prog[0] ? bpf_object__find_program_by_name(p->skel->obj, failed_prog)
+				      : NULL;
+		layer = prog ? layer_of_program(prog) : -1;
+		if (layer <= LAYER_SYSCALL) {
+			snprintf(err, errlen,
+				 "the kernel refused dltrace's BPF programs (%s%s%s); rerun with "
+				 "--verbose for the verifier log",
+				 failed_prog[0] ? failed_prog : "", failed_prog[0] ? ": " : "",
+				 strerror(-e));
+			return -1;
+		}
+		p->plan.layer[layer].active = false;
+		snprintf(p->plan.layer[layer].reason, sizeof(p->plan.layer[layer].reason),
+			 "the kernel refused its BPF program %s (%s)", failed_prog, strerror(-e));
+		dltrace_bpf__destroy(p->skel);
+		p->skel = NULL;
+	}
+	p->cb = cb;
+	p->cb_ctx = ctx;
+	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), budgeted_record, p, NULL);
+	if (!p->rb) {
+		snprintf(err, errlen, "cannot map the ring buffer: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static bool is_attached(const struct probes *p, const struct bpf_program *prog)
+{
+	for (size_t i = 0; i < p->nlinks; i++)
+		if (p->link_prog[i] == prog)
+			return true;
+	return false;
+}
+
+/*
+ * Attach order: process following first (no child is missed while the rest
+ * attaches), then the programs that end a call (syscall exits, fexit,
+ * kretprobes, completions), then those that start one.  A call already in
+ * flight when its start program attaches then always meets its end
+ * program, and no entry state is left waiting for an end that never comes.
+ */
+static int attach_rank(const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog);
+	size_t len = strlen(sec);
+
+	if (layer_of_program(prog) < 0)
+		return 0;
+	if (strstr(sec, "/sys_exit_") || !strncmp(sec, "fexit/", 6) ||
+	    !strncmp(sec, "kretprobe/", 10) || (len > 9 && !strcmp(sec + len - 9, "_complete")))
+		return 1;
+	return 2;
+}
+
+#define ATTACH_RANKS 3
+
+int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program *), char *err,
+			size_t errlen)
+{
+	struct bpf_program *prog;
+	size_t n = 0;
+
+	if (!p->links) {
+		bpf_object__for_each_program (prog, p->skel->obj)
+			n++;
+		p->links = calloc(n, sizeof(*p->links));
+		p->link_layer = calloc(n, sizeof(*p->link_layer));
+		p->link_prog = calloc(n, sizeof(*p->link_prog));
+		if (!p->links || !p->link_layer || !p->link_prog) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	}
+	for (int rank = 0; rank < ATTACH_RANKS; rank++)
+		bpf_object__for_each_program (prog, p->skel->obj) {
+			int layer = layer_of_program(prog);
+			struct bpf_link *link;
+
+			/* iterators are not attached: they run on demand */
+			if (attach_rank(prog) != rank || !bpf_program__autoload(prog) ||
+			    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active) ||
+			    (want && !want(prog)) || is_attached(p, prog) ||
+			    !strncmp(bpf_program__section_name(prog), "iter/", 5))
+				continue;
+			link = bpf_program__attach(prog);
+			if (!link) {
+				int e = errno;
+
+				if (layer <= LAYER_SYSCALL) {
+					snprintf(
+					    err, errlen, "cannot attach %s: %s%s",
+					    bpf_program__section_name(prog), strerror(e),
+					    e == ENOENT
+						? " (is tracefs mounted at /sys/kernel/tracing?)"
+						: "");
+					return -1;
+				}
+				/* drop the layer: detach what it already attached */
+				p->plan.layer[layer].active = false;
+				snprintf(p->plan.layer[layer].reason,
+					 sizeof(p->plan.layer[layer].reason),
+					 "cannot attach %s (%s)", bpf_program__section_name(prog),
+					 strerror(e));
+				for (size_t i = 0; i < p->nlinks; i++) {
+					if (p->link_layer[i] == layer) {
+						bpf_link__destroy(p->links[i]);
+						p->nlinks--;
+						p->links[i] = p->links[p->nlinks];
+						p->link_prog[i] = p->link_prog[p->nlinks];
+						p->link_layer[i--] = p->link_layer[p->nlinks];
+					}
+				}
+				continue;
+			}
+			p->link_layer[p->nlinks] = layer;
+			p->link_prog[p->nlinks] = prog;
+			p->links[p->nlinks++] = link;
+		}
+	return 0;
+}
+
+int probes_attach(struct probes *p, char *err, size_t errlen)
+{
+	return probes_attach_where(p, NULL, err, errlen);
+}
+
+struct detach_batch {
+	struct bpf_link **links;
+	size_t n;
+};
+
+static void *detach_batch(void *arg)
+{
+	struct detach_batch *b = arg;
+
+	for (size_t i = 0; i < b->n; i++)
+		bpf_link__destroy(b->links[i]);
+	free(b->links);
+	free(b);
+	return NULL;
+}
+
+size_t probes_detach_where_async(struct probes *p, bool (*want)(const struct bpf_program *))
+{
+	struct detach_batch *b = calloc(1, sizeof(*b));
+	pthread_t thread;
+	size_t kept = 0;
+
+	if (!b || !(b->links = calloc(p->nlinks ? p->nlinks : 1, sizeof(*b->links)))) {
+		free(b);
+		return 0;
+	}
+	for (size_t i = 0; i < p->nlinks; i++) {
+		if (want(p->link_prog[i])) {
+			b->links[b->n++] = p->links[i];
+			continue;
+		}
+		p->links[kept] = p->links[i];
+		p->link_prog[kept] = p->link_prog[i];
+		p->link_layer[kept++] = p->link_layer[i];
+	}
+	p->nlinks = kept;
+	/* the kernel takes seconds to detach: let a thread wait for it */
+	if (pthread_create(&thread, NULL, detach_batch, b))
+		detach_batch(b);
+	else
+		pthread_detach(thread);
+	return b->n;
+}
+
+/*
+ * Each tracepoint detach waits for RCU grace periods under a kernel-wide
+ * mutex: tens of milliseconds each, seconds for all of them, and threads
+ * do not help.  See probes_release_and_exit_soon() for the way out.
+ */
+void probes_detach(struct probes *p)
+{
+	for (size_t i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	p->nlinks = 0;
+}
+
+void probes_release_and_exit_soon(struct probes *p)
+{
+	int hold[2];
+	pid_t pid;
+	char c;
+
+	if (!p->nlinks || pipe(hold))
+		return;
+	/*
+	 * A grandchild inherits every link and detaches once this process has
+	 * dropped its own references (the pipe reaches EOF), so that it holds
+	 * the last ones and pays the kernel's grace periods, not us.
+	 */
+	pid = fork();
+	if (pid == 0) {
+		if (fork() == 0) {
+			int null = open("/dev/null", O_RDWR);
+
+			/* hold no one's pipe: readers of dltrace's output see EOF at its exit */
+			if (null >= 0) {
+				dup2(null, 0);
+				dup2(null, 1);
+				dup2(null, 2);
+			}
+			setsid();
+			close(hold[1]);
+			while (read(hold[0], &c, 1) > 0)
+				;
+			probes_detach(p);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	if (pid < 0) {
+		probes_detach(p);
+		return;
+	}
+	waitpid(pid, NULL, 0);
+	p->released = true;
+	close(hold[0]);
+	if (hold[1] > 3)
+		syscall(SYS_close_range, 3, hold[1] - 1, 0);
+	syscall(SYS_close_range, hold[1] + 1, ~0U, 0);
+	close(hold[1]);
+}
+
+void probes_destroy(struct probes *p)
+{
+	if (p->released) {
+		/* the descriptors were handed over and closed: free, do not detach */
+		for (size_t i = 0; i < p->nlinks; i++)
+			bpf_link__disconnect(p->links[i]);
+	}
+	probes_detach(p);
+	free(p->links);
+	free(p->link_layer);
+	free(p->link_prog);
+	p->links = NULL;
+	p->link_layer = NULL;
+	p->link_prog = NULL;
+	ring_buffer__free(p->rb);
+	p->rb = NULL;
+	dltrace_bpf__destroy(p->skel);
+	p->skel = NULL;
+}
+
+int probes_set_job(struct probes *p, uint32_t slot, uint32_t job_id, int cgroup_fd)
+{
+	struct dltrace_bpf__bss *bss = p->skel->bss;
+	int fd = bpf_map__fd(p->skel->maps.job_cgroups);
+
+	if (slot == 0 || slot >= DL_MAX_JOBS)
+		return -EINVAL;
+	if (cgroup_fd >= 0) {
+		if (bpf_map_update_elem(fd, &slot, &cgroup_fd, BPF_ANY))
+			return -errno;
+		__atomic_or_fetch(&bss->cgroup_slots, 1ULL << slot, __ATOMIC_SEQ_CST);
+	} else {
+		__atomic_and_fetch(&bss->cgroup_slots, ~(1ULL << slot), __ATOMIC_SEQ_CST);
+		bpf_map_delete_elem(fd, &slot);
+	}
+	bss->job_ids[slot] = job_id;
+	{
+		uint32_t live = 0;
+
+		for (int i = 1; i < DL_MAX_JOBS; i++)
+			live += bss->job_ids[i] != 0;
+		bss->jobs_live = live;
+	}
+	__atomic_add_fetch(&bss->dl_gen, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int probes_add_process(struct probes *p, pid_t tgid, uint32_t slot)
+{
+	uint32_t key = tgid;
+
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.seed_tgids), &key, &slot, BPF_ANY))
+		return -errno;
+	__atomic_add_fetch(&p->skel->bss->dl_gen, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int probes_remove_process(struct probes *p, pid_t tgid)
+{
+	uint32_t key = tgid;
+
+	return bpf_map_delete_elem(bpf_map__fd(p->skel->maps.seed_tgids), &key) ? -errno : 0;
+}
+
+void probes_lost(struct probes *p, uint32_t slot, struct lost_counts *lost)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	int fd = bpf_map__fd(p->skel->maps.dl_stats);
+	uint64_t *v = calloc(ncpu > 0 ? ncpu : 1, sizeof(*v));
+	uint64_t sum[DL_STAT_COUNT] = {0};
+
+	for (uint32_t s = 0; v && s < DL_STAT_COUNT; s++) {
+		uint32_t key = slot * DL_STAT_COUNT + s;
+
+		if (bpf_map_lookup_elem(fd, &key, v))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			sum[s] += v[c];
+	}
+	free(v);
+	lost->events = sum[DL_STAT_LOST];
+	lost->bytes = sum[DL_STAT_LOST_BYTES];
+	memcpy(lost->by_kind, sum + DL_STAT_LOST_KIND, sizeof(lost->by_kind));
+}
+
+int probes_flush_batches(struct probes *p)
+{
+	struct bpf_link *link = bpf_program__attach_iter(p->skel->progs.dl_flush_batches, NULL);
+	char buf[64];
+	int fd, err = 0;
+
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0)
+		err = -errno;
+	else
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	return err;
+}
+
+/* One pass: records consumed (RECORDS_PER_PASS when more are waiting), or -errno. */
+static int consume_pass(struct probes *p)
+{
+	int n;
+
+	p->pass_records = 0;
+	n = ring_buffer__consume(p->rb);
+	if (n == -EAGAIN)
+		return RECORDS_PER_PASS;
+	return n;
+}
+
+int probes_drain(struct probes *p)
+{
+	return consume_pass(p);
+}
+
+int probes_drain_backlog(struct probes *p)
+{
+	/* the smallest record (header and all) is 16 bytes */
+	unsigned long most = p->ring_bytes / 16 / RECORDS_PER_PASS + 1;
+	int n = 0;
+
+	for (unsigned long pass = 0; pass < most; pass++) {
+		int got = consume_pass(p);
+
+		if (got < 0)
+			return got;
+		n += got;
+		if (got < RECORDS_PER_PASS)
+			break;
+	}
+	return n;
+}
+
+int probes_poll(struct probes *p, int timeout_ms)
+{
+	int n;
+
+	p->pass_records = 0;
+	n = ring_buffer__poll(p->rb, timeout_ms);
+	if (n < 0 && n != -EINTR && n != -EAGAIN)
+		return n;
+	/* records submitted without a wakeup are not reported by epoll */
+	return consume_pass(p);
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include "report/path_scope.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+static bool has_prefix(const char *p, size_t len, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return len >= n && !memcmp(p, dir, n) && (len == n || p[n] == '/');
+}
+
+static bool has_suffix(const char *p, size_t len, const char *suf)
+{
+	size_t n = strlen(suf);
+
+	return len >= n && !memcmp(p + len - n, suf, n);
+}
+
+static bool contains(const char *p, size_t len, const char *needle)
+{
+	return memmem(p, len, needle, strlen(needle)) != NULL;
+}
+
+/* libfoo.so, libfoo.so.6, libfoo.so.1.2.3 */
+static bool shared_library(const char *p, size_t len)
+{
+	const char *base = p, *s;
+	size_t blen;
+
+	for (size_t i = 0; i < len; i++)
+		if (p[i] == '/')
+			base = p + i + 1;
+	blen = p + len - base;
+	s = memmem(base, blen, ".so", 3);
+	while (s) {
+		const char *q = s + 3;
+
+		while (q < p + len && (*q == '.' || (*q >= '0' && *q <= '9')))
+			q++;
+		if (q == p + len)
+			return true;
+		s = memmem(s + 3, p + len - (s + 3), ".so", 3);
+	}
+	return false;
+}
+
+enum path_scope path_scope(const char *p, size_t len, enum env_kind *kind)
+{
+	static const char *const system_dirs[] = {
+	    "/etc",	    "/usr/share", "/usr/include",
+	    "/run",	    "/var/lib",	  "/var/cache/ldconfig",
+	    "/usr/libexec", "/bin",	  "/sbin",
+	    "/usr/bin",	    "/usr/sbin"};
+
+	*kind = ENV_NONE;
+	if (!len || p[0] != '/')
+		return SCOPE_OTHER; /* unnamed, pipe:[..], socket:[..], anon_inode:.. */
+	if (has_prefix(p, len, "/proc"))
+		*kind = ENV_PROC;
+	else if (has_prefix(p, len, "/sys"))
+		*kind = ENV_SYS;
+	else if (has_prefix(p, len, "/dev"))
+		*kind = ENV_DEV;
+	else if (has_suffix(p, len, ".py") || has_suffix(p, len, ".pyc") ||
+		 contains(p, len, "/site-packages/") || contains(p, len, "/dist-packages/") ||
+		 contains(p, len, "/__pycache__/") || has_prefix(p, len, "/usr/lib/python3") ||
+		 contains(p, len, "/lib/python3") || contains(p, len, "/lib/python2"))
+		*kind = ENV_PYTHON;
+	else if (shared_library(p, len) || has_prefix(p, len, "/usr/lib") ||
+		 has_prefix(p, len, "/lib") || has_prefix(p, len, "/lib64") ||
+		 has_prefix(p, len, "/usr/lib64") || has_prefix(p, len, "/usr/local/lib"))
+		*kind = ENV_LIBRARY;
+	else {
+		for (size_t i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++) {
+			if (has_prefix(p, len, system_dirs[i])) {
+				*kind = ENV_SYSTEM;
+				break;
+			}
+		}
+	}
+	return *kind == ENV_NONE ? SCOPE_APP : SCOPE_ENV;
+}
+
+const char *path_scope_name(enum path_scope s)
+{
+	switch (s) {
+	case SCOPE_APP:
+		return "application";
+	case SCOPE_ENV:
+		return "environment";
+	default:
+		return "other";
+	}
+}
+
+const char *env_kind_name(enum env_kind k)
+{
+	static const char *const names[ENV_COUNT] = {"none", "python", "libraries", "proc",
+						     "sys",  "dev",    "system"};
+
+	return k < ENV_COUNT ? names[k] : "none";
+}

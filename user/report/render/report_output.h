@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The three renderings of a report: terminal text, JSON, one HTML page. */
+#ifndef REPORT_OUTPUT_H
+#define REPORT_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report/report_findings.h"
+#include "report/report_stats.h"
+
+struct report_view {
+	const struct report_stats *st;
+	const struct findings *fi;
+	unsigned top;	       /* rows of each list (files, processes, ...) */
+	bool color;	       /* terminal: ANSI colors */
+	const char *generator; /* "dltrace 0.1.0" */
+};
+
+void report_terminal(FILE *out, const struct report_view *v);
+void report_json(FILE *out, const struct report_view *v);
+void report_html(FILE *out, const struct report_view *v);
+
+/* Sort keys shared by the renderings. */
+double key_file_bytes(const struct report_stats *st, uint32_t i); /* application files */
+/* application files by bytes their reads brought into the page cache (-1: none) */
+double key_file_cache_miss(const struct report_stats *st, uint32_t i);
+double key_dir_bytes(const struct report_stats *st, uint32_t i);
+double key_mount_bytes(const struct report_stats *st, uint32_t i);
+double key_proc_io(const struct report_stats *st, uint32_t i);
+double key_thread_io(const struct report_stats *st, uint32_t i);
+/* The 4 most common access sizes (reads and writes together, or one direction:
+ * dir -1, 0 or 1); returns how many were found. */
+int common_sizes(const struct report_stats *st, int dir, uint64_t size[4], uint64_t count[4]);
+
+#endif

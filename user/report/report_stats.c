@@ -1,0 +1,1146 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Accumulating the report's figures from the events of one or more traces. */
+#define _GNU_SOURCE
+#include "report/report_stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "event/syscall_table.h"
+
+const char *const rs_size_bin_names[SIZE_BINS] = {
+    "0-100", "100-1K", "1K-10K",   "10K-100K", "100K-1M",
+    "1M-4M", "4M-10M", "10M-100M", "100M-1G",  "1G+",
+};
+
+int rs_size_bin(uint64_t b)
+{
+	/* Darshan's DARSHAN_BUCKET_INC: upper bounds inclusive */
+	static const uint64_t upper[SIZE_BINS - 1] = {
+	    100, 1024, 10240, 102400, 1048576, 4194304, 10485760, 104857600, 1073741824,
+	};
+
+	for (int i = 0; i < SIZE_BINS - 1; i++)
+		if (b <= upper[i])
+			return i;
+	return SIZE_BINS - 1;
+}
+
+const char *rs_class_name(int cls)
+{
+	return cls == CLS_DATA ? "data" : cls == CLS_SYNC ? "sync" : "metadata";
+}
+
+/* Offsets and sizes beyond this come from damaged input; sums stay in int64. */
+#define VALUE_MAX ((int64_t)1 << 61)
+
+void rs_init(struct report_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	string_index_init(&st->strings);
+	u64_index_init(&st->proc_ix);
+	u64_index_init(&st->thread_ix);
+	u64_index_init(&st->pair_ix);
+	u64_index_init(&st->file_ix);
+	u64_index_init(&st->dir_ix);
+	u64_index_init(&st->mount_ix);
+	u64_index_init(&st->size_ix);
+	for (int s = 0; s < SCOPE_COUNT; s++)
+		for (int k = 0; k < DL_SYS_COUNT; k++) {
+			sketch_init(&st->sys[s][k].size);
+			sketch_init(&st->sys[s][k].lat);
+		}
+	sketch_init(&st->layers.block_lat);
+	st->layers.active = NONE32;
+	st->tl_width = 1000000; /* 1 ms, doubled as needed */
+	st->training_thread = NONE32;
+	st->cache_thread_key = UINT64_MAX;
+}
+
+void rs_free(struct report_stats *st)
+{
+	for (int s = 0; s < SCOPE_COUNT; s++)
+		for (int k = 0; k < DL_SYS_COUNT; k++) {
+			sketch_free(&st->sys[s][k].size);
+			sketch_free(&st->sys[s][k].lat);
+		}
+	sketch_free(&st->layers.block_lat);
+	string_index_free(&st->strings);
+	u64_index_free(&st->proc_ix);
+	u64_index_free(&st->thread_ix);
+	u64_index_free(&st->pair_ix);
+	u64_index_free(&st->file_ix);
+	u64_index_free(&st->dir_ix);
+	u64_index_free(&st->mount_ix);
+	u64_index_free(&st->size_ix);
+	free(st->traces);
+	free(st->procs);
+	free(st->threads);
+	free(st->files);
+	free(st->pairs);
+	free(st->dirs);
+	free(st->mounts);
+	free(st->file_of_string);
+	free(st->sizes);
+	free(st->groups);
+	free(st->hosts);
+	free(st->host_of_trace);
+	free(st->group_members);
+	memset(st, 0, sizeof(*st));
+}
+
+/* Make room for one more element; NULL (and st->oom) when out of memory. */
+static void *grow(struct report_stats *st, void **arr, uint32_t *cap, uint32_t n, size_t elem)
+{
+	if (n == *cap) {
+		uint32_t c = *cap ? *cap * 2 : 64;
+		void *a;
+
+		if (*cap >= UINT32_MAX / 2) {
+			st->oom = true;
+			return NULL;
+		}
+		a = realloc(*arr, (size_t)c * elem);
+		if (!a) {
+			st->oom = true;
+			return NULL;
+		}
+		*arr = a;
+		*cap = c;
+	}
+	return (char *)*arr + (size_t)n * elem;
+}
+#define GROW(st, arr, cap, n) grow((st), (void **)&(arr), &(cap), (n), sizeof(*(arr)))
+
+void rs_set_origin(struct report_stats *st, int64_t wall_ns)
+{
+	st->origin_wall_ns = wall_ns;
+	st->origin_set = true;
+}
+
+int rs_begin_trace(struct report_stats *st, const char *file)
+{
+	struct rs_trace *t;
+
+	/* traces are few: grow exactly */
+	t = realloc(st->traces, (st->ntraces + 1) * sizeof(*t));
+	if (!t) {
+		st->oom = true;
+		return -1;
+	}
+	st->traces = t;
+	t = &st->traces[st->ntraces];
+	memset(t, 0, sizeof(*t));
+	t->file = file;
+	t->hostname = t->kernel = t->target = t->version = t->start_wall = t->stop_reason = NONE32;
+	st->cur = st->ntraces++;
+	st->cache_thread_key = UINT64_MAX;
+	return 0;
+}
+
+void rs_end_trace(struct report_stats *st, const struct trace_read_status *status)
+{
+	if (st->ntraces)
+		st->traces[st->cur].status = *status;
+}
+
+static uint32_t intern(struct report_stats *st, const struct trace_str *s)
+{
+	uint32_t id;
+
+	if (!s->s)
+		return NONE32;
+	id = string_index_put(&st->strings, s->s, s->len);
+	if (id == STRING_NONE)
+		st->oom = true;
+	return id;
+}
+
+/* ---- processes and threads ---- */
+
+static uint32_t proc_get(struct report_stats *st, uint32_t pid, uint64_t now)
+{
+	uint64_t key = (uint64_t)st->cur << 32 | pid;
+	uint32_t i = u64_index_get(&st->proc_ix, key);
+	struct rs_proc *p;
+
+	if (i != U64_NONE)
+		return i;
+	p = GROW(st, st->procs, st->cap_procs, st->nprocs);
+	if (!p)
+		return NONE32;
+	memset(p, 0, sizeof(*p));
+	p->trace = st->cur;
+	p->pid = pid;
+	p->name = NONE32;
+	p->parent = NONE32;
+	p->first_ns = now;
+	p->last_ns = now;
+	if (u64_index_put(&st->proc_ix, key, st->nprocs)) {
+		st->oom = true;
+		return NONE32;
+	}
+	return st->nprocs++;
+}
+
+static uint32_t thread_get(struct report_stats *st, uint32_t pid, uint32_t tid, uint64_t now)
+{
+	uint64_t key = (uint64_t)st->cur << 32 | tid;
+	uint32_t i, p;
+	struct rs_thread *t;
+
+	if (key == st->cache_thread_key)
+		return st->cache_thread;
+	i = u64_index_get(&st->thread_ix, key);
+	if (i == U64_NONE) {
+		p = proc_get(st, pid, now);
+		if (p == NONE32)
+			return NONE32;
+		t = GROW(st, st->threads, st->cap_threads, st->nthreads);
+		if (!t)
+			return NONE32;
+		memset(t, 0, sizeof(*t));
+		t->proc = p;
+		t->tid = tid;
+		t->comm = NONE32;
+		t->first_ns = t->last_ns = now;
+		st->procs[p].threads++;
+		if (u64_index_put(&st->thread_ix, key, st->nthreads)) {
+			st->oom = true;
+			return NONE32;
+		}
+		i = st->nthreads++;
+	}
+	st->cache_thread_key = key;
+	st->cache_thread = i;
+	return i;
+}
+
+static void seen(struct report_stats *st, uint32_t ti, uint64_t start, uint64_t end)
+{
+	struct rs_thread *t = &st->threads[ti];
+	struct rs_proc *p = &st->procs[t->proc];
+
+	if (start < t->first_ns)
+		t->first_ns = start;
+	if (end > t->last_ns)
+		t->last_ns = end;
+	if (start < p->first_ns)
+		p->first_ns = start;
+	if (end > p->last_ns)
+		p->last_ns = end;
+	if (end > st->last_ns)
+		st->last_ns = end;
+	if (end > st->traces[st->cur].end_ns)
+		st->traces[st->cur].end_ns = end;
+}
+
+/* ---- files, pairs, directories, mounts ---- */
+
+static uint32_t dir_get(struct report_stats *st, const char *path, uint32_t len, uint8_t scope)
+{
+	uint32_t n = len, name, i;
+	struct rs_dir *d;
+
+	while (n > 1 && path[n - 1] != '/')
+		n--;
+	if (n > 1)
+		n--; /* drop the slash, keep "/" for the root */
+	name = string_index_put(&st->strings, path, n);
+	if (name == STRING_NONE) {
+		st->oom = true;
+		return NONE32;
+	}
+	i = u64_index_get(&st->dir_ix, name);
+	if (i != U64_NONE)
+		return i;
+	d = GROW(st, st->dirs, st->cap_dirs, st->ndirs);
+	if (!d)
+		return NONE32;
+	memset(d, 0, sizeof(*d));
+	d->name = name;
+	d->scope = scope;
+	if (u64_index_put(&st->dir_ix, name, st->ndirs)) {
+		st->oom = true;
+		return NONE32;
+	}
+	return st->ndirs++;
+}
+
+static uint32_t file_get(struct report_stats *st, const struct trace_str *path, uint8_t scope,
+			 uint8_t env, uint64_t now)
+{
+	uint32_t name = string_index_put(&st->strings, path->s, path->len), i;
+	struct rs_file *f;
+
+	if (name == STRING_NONE) {
+		st->oom = true;
+		return NONE32;
+	}
+	i = u64_index_get(&st->file_ix, name);
+	if (i != U64_NONE)
+		return i;
+	f = GROW(st, st->files, st->cap_files, st->nfiles);
+	if (!f)
+		return NONE32;
+	memset(f, 0, sizeof(*f));
+	f->name = name;
+	f->scope = scope;
+	f->env = env;
+	f->mount = NONE32;
+	f->first_pair = NONE32;
+	f->max_byte_read = f->max_byte_written = -1;
+	f->first_ns = f->last_ns = now;
+	f->dir = dir_get(st, path->s, path->len, scope);
+	if (f->dir != NONE32)
+		st->dirs[f->dir].files++;
+	if (env < ENV_COUNT)
+		st->env[env].files++;
+	if (u64_index_put(&st->file_ix, name, st->nfiles)) {
+		st->oom = true;
+		return NONE32;
+	}
+	return st->nfiles++;
+}
+
+static uint32_t pair_get(struct report_stats *st, uint32_t proc, uint32_t file)
+{
+	uint64_t key = (uint64_t)proc << 32 | file;
+	uint32_t i = u64_index_get(&st->pair_ix, key);
+	struct rs_pair *p;
+
+	if (i != U64_NONE)
+		return i;
+	p = GROW(st, st->pairs, st->cap_pairs, st->npairs);
+	if (!p)
+		return NONE32;
+	memset(p, 0, sizeof(*p));
+	p->proc = proc;
+	p->file = file;
+	p->next = st->files[file].first_pair;
+	st->files[file].first_pair = st->npairs;
+	st->files[file].procs++;
+	if (u64_index_put(&st->pair_ix, key, st->npairs)) {
+		st->oom = true;
+		return NONE32;
+	}
+	return st->npairs++;
+}
+
+static void mount_set(struct report_stats *st, struct rs_file *f, const struct trace_event *ev)
+{
+	uint32_t dev, fs, i;
+	struct rs_mount *m;
+
+	if (!ev->dev.len)
+		return;
+	dev = intern(st, &ev->dev);
+	fs = ev->fs.len ? intern(st, &ev->fs) : NONE32;
+	if (dev == NONE32)
+		return;
+	i = u64_index_get(&st->mount_ix, (uint64_t)dev << 32 | fs);
+	if (i == U64_NONE) {
+		m = GROW(st, st->mounts, st->cap_mounts, st->nmounts);
+		if (!m)
+			return;
+		memset(m, 0, sizeof(*m));
+		m->dev = dev;
+		m->fs = fs;
+		m->prefix = NONE32;
+		if (u64_index_put(&st->mount_ix, (uint64_t)dev << 32 | fs, st->nmounts)) {
+			st->oom = true;
+			return;
+		}
+		i = st->nmounts++;
+	}
+	if (f->mount == i)
+		return;
+	if (f->mount == NONE32)
+		st->mounts[i].files++;
+	f->mount = i;
+}
+
+/* ---- distributions ---- */
+
+static void count_size(struct report_stats *st, int dir, uint64_t bytes)
+{
+	uint64_t key = (uint64_t)dir << 63 | (bytes & ~(1ull << 63));
+	uint32_t i = u64_index_get(&st->size_ix, key);
+
+	if (i == U64_NONE) {
+		if (st->nsizes >= SIZE_KEYS_MAX) {
+			st->sizes_uncounted++;
+			return;
+		}
+		if (!GROW(st, st->sizes, st->cap_sizes, st->nsizes))
+			return;
+		if (u64_index_put(&st->size_ix, key, st->nsizes)) {
+			st->oom = true;
+			return;
+		}
+		i = st->nsizes++;
+		st->sizes[i].key = key;
+		st->sizes[i].count = 0;
+	}
+	st->sizes[i].count++;
+}
+
+static void timeline_fold(struct report_stats *st)
+{
+	for (int i = 0; i < TIMELINE_BINS / 2; i++) {
+		st->tl_read[i] = st->tl_read[2 * i] + st->tl_read[2 * i + 1];
+		st->tl_write[i] = st->tl_write[2 * i] + st->tl_write[2 * i + 1];
+		st->tl_meta[i] = st->tl_meta[2 * i] + st->tl_meta[2 * i + 1];
+	}
+	memset(st->tl_read + TIMELINE_BINS / 2, 0, sizeof(st->tl_read) / 2);
+	memset(st->tl_write + TIMELINE_BINS / 2, 0, sizeof(st->tl_write) / 2);
+	memset(st->tl_meta + TIMELINE_BINS / 2, 0, sizeof(st->tl_meta) / 2);
+	st->tl_width *= 2;
+}
+
+/* Spread bytes over [start, end) of report time. */
+static void timeline_add(struct report_stats *st, uint64_t *bins, uint64_t start, uint64_t end,
+			 uint64_t bytes)
+{
+	uint64_t first, last;
+
+	if (end < start)
+		end = start;
+	while (end / st->tl_width >= TIMELINE_BINS && st->tl_width < (UINT64_MAX >> 10))
+		timeline_fold(st);
+	first = start / st->tl_width;
+	last = end / st->tl_width;
+	if (last >= TIMELINE_BINS)
+		last = TIMELINE_BINS - 1;
+	if (first > last)
+		first = last;
+	if (first == last || !bytes) {
+		bins[last] += bytes;
+		return;
+	}
+	uint64_t span = end - start, given = 0;
+
+	for (uint64_t b = first; b <= last; b++) {
+		uint64_t lo = b * st->tl_width, hi = lo + st->tl_width;
+		uint64_t part;
+
+		if (lo < start)
+			lo = start;
+		if (hi > end)
+			hi = end;
+		part = b == last ? bytes - given
+				 : (uint64_t)((double)bytes * (double)(hi - lo) / (double)span);
+		if (part > bytes - given)
+			part = bytes - given;
+		bins[b] += part;
+		given += part;
+	}
+}
+
+static void errno_count(struct report_stats *st, const struct trace_str *err, int scope)
+{
+	uint32_t i;
+
+	for (i = 0; i < st->nerrnos; i++) {
+		if (strlen(st->errnos[i].name) == err->len &&
+		    !memcmp(st->errnos[i].name, err->s, err->len))
+			break;
+	}
+	if (i == st->nerrnos) {
+		if (i == ERRNO_KEEP || err->len >= sizeof(st->errnos[0].name)) {
+			st->errnos_other++;
+			return;
+		}
+		memcpy(st->errnos[i].name, err->s, err->len);
+		st->errnos[i].name[err->len] = 0;
+		st->nerrnos++;
+	}
+	st->errnos[i].count[scope]++;
+}
+
+/* ---- write bursts (checkpoints) ---- */
+
+static void burst_close(struct report_stats *st, uint32_t ti)
+{
+	struct rs_thread *t = &st->threads[ti];
+	struct rs_burst b;
+	uint32_t k;
+
+	if (!t->b_on)
+		return;
+	t->b_on = false;
+	if (t->b_bytes < BURST_MIN)
+		return;
+	t->bursts++;
+	t->burst_bytes += t->b_bytes;
+	t->burst_blocked_ns += t->b_blocked;
+	st->bursts++;
+	st->burst_bytes += t->b_bytes;
+	st->burst_blocked_ns += t->b_blocked;
+	b = (struct rs_burst){ti,	t->b_file,  t->b_ops,	 t->b_start,
+			      t->b_end, t->b_bytes, t->b_blocked};
+	/* keep the BURST_KEEP that blocked longest, in order */
+	if (st->nbursts_kept < BURST_KEEP) {
+		k = st->nbursts_kept++;
+	} else {
+		if (st->top_bursts[BURST_KEEP - 1].blocked_ns >= b.blocked_ns)
+			return;
+		k = BURST_KEEP - 1;
+	}
+	while (k > 0 && st->top_bursts[k - 1].blocked_ns < b.blocked_ns) {
+		st->top_bursts[k] = st->top_bursts[k - 1];
+		k--;
+	}
+	st->top_bursts[k] = b;
+}
+
+static void burst_add(struct report_stats *st, uint32_t ti, uint32_t file, uint64_t start,
+		      uint64_t end, uint64_t bytes)
+{
+	struct rs_thread *t = &st->threads[ti];
+
+	if (t->b_on && start > t->b_end + BURST_GAP_NS)
+		burst_close(st, ti);
+	if (!t->b_on) {
+		t->b_on = true;
+		t->b_start = start;
+		t->b_end = end;
+		t->b_file = file;
+		t->b_bytes = t->b_blocked = 0;
+		t->b_ops = 0;
+	}
+	if (end > t->b_end)
+		t->b_end = end;
+	t->b_bytes += bytes;
+	t->b_blocked += end - start;
+	t->b_ops++;
+}
+
+/* ---- data accesses (application files) ---- */
+
+struct access {
+	uint32_t ti, file, pair;
+	bool has_offset;
+	int64_t offset;
+	uint64_t bytes, start, end;
+};
+
+static void session_add(struct rs_pair *p, int64_t off, uint64_t bytes)
+{
+	int64_t end = off + (int64_t)bytes;
+
+	if (!p->sess_on) {
+		p->sess_on = true;
+		p->sess_min = off;
+		p->sess_end = end;
+		p->sess_bytes = 0;
+	}
+	if (off < p->sess_min)
+		p->sess_min = off;
+	if (end > p->sess_end)
+		p->sess_end = end;
+	p->sess_bytes += bytes;
+}
+
+void rs_session_end(struct report_stats *st, struct rs_pair *p)
+{
+	uint64_t span;
+
+	if (!p->sess_on)
+		return;
+	p->sess_on = false;
+	span = p->sess_end > p->sess_min ? (uint64_t)(p->sess_end - p->sess_min) : 0;
+	if (p->sess_bytes > span) {
+		st->files[p->file].reread_within_open += p->sess_bytes - span;
+		p->reread += p->sess_bytes - span;
+	}
+}
+
+static void app_read(struct report_stats *st, const struct access *a)
+{
+	struct rs_file *f = &st->files[a->file];
+	struct rs_pair *p = a->pair != NONE32 ? &st->pairs[a->pair] : NULL;
+	struct rs_totals *t = &st->tot[SCOPE_APP];
+	struct rs_thread *th = &st->threads[a->ti];
+	struct rs_proc *pr = &st->procs[th->proc];
+	uint64_t dur = a->end - a->start;
+
+	f->reads++;
+	f->bytes_read += a->bytes;
+	f->read_ns += dur;
+	t->reads++;
+	t->bytes_read += a->bytes;
+	t->read_ns += dur;
+	st->hist[IO_DIR_READ][rs_size_bin(a->bytes)]++;
+	count_size(st, IO_DIR_READ, a->bytes);
+	if (a->bytes < SMALL_IO) {
+		f->small_reads++;
+		t->small_reads++;
+	}
+	th->app_read_ns += dur;
+	th->app_bytes_read += a->bytes;
+	th->app_reads++;
+	pr->app_bytes_read += a->bytes;
+	pr->app_reads++;
+	pr->app_read_ns += dur;
+	timeline_add(st, st->tl_read, a->start, a->end, a->bytes);
+	if (!p)
+		return;
+	if (!p->has_read) {
+		f->readers++;
+		p->first_read_ns = a->start;
+	}
+	p->last_read_ns = a->end;
+	p->bytes_read += a->bytes;
+	if (p->last_io == 2) {
+		f->rw_switches++;
+		t->rw_switches++;
+	}
+	p->last_io = 1;
+	if (!a->has_offset) {
+		t->no_offset++;
+	} else {
+		bool seq = a->offset > p->last_byte_read;
+
+		if (seq) {
+			f->seq_reads++;
+			t->seq_reads++;
+		}
+		if (a->offset == p->last_byte_read + 1) {
+			f->consec_reads++;
+			t->consec_reads++;
+		}
+		if (!seq && !(!p->has_read && a->offset == 0)) {
+			f->random_reads++;
+			t->random_reads++;
+		}
+		p->last_byte_read = a->offset + (int64_t)a->bytes - 1;
+		if (a->bytes && p->last_byte_read > f->max_byte_read)
+			f->max_byte_read = p->last_byte_read;
+		session_add(p, a->offset, a->bytes);
+	}
+	p->has_read = true;
+}
+
+static void app_write(struct report_stats *st, const struct access *a)
+{
+	struct rs_file *f = &st->files[a->file];
+	struct rs_pair *p = a->pair != NONE32 ? &st->pairs[a->pair] : NULL;
+	struct rs_totals *t = &st->tot[SCOPE_APP];
+	struct rs_thread *th = &st->threads[a->ti];
+	struct rs_proc *pr = &st->procs[th->proc];
+	uint64_t dur = a->end - a->start;
+
+	f->writes++;
+	f->bytes_written += a->bytes;
+	f->write_ns += dur;
+	t->writes++;
+	t->bytes_written += a->bytes;
+	t->write_ns += dur;
+	st->hist[IO_DIR_WRITE][rs_size_bin(a->bytes)]++;
+	count_size(st, IO_DIR_WRITE, a->bytes);
+	if (a->bytes < SMALL_IO) {
+		f->small_writes++;
+		t->small_writes++;
+	}
+	pr->app_bytes_written += a->bytes;
+	pr->app_writes++;
+	pr->app_write_ns += dur;
+	timeline_add(st, st->tl_write, a->start, a->end, a->bytes);
+	if (!p)
+		return;
+	if (p->last_io == 1) {
+		f->rw_switches++;
+		t->rw_switches++;
+	}
+	p->last_io = 2;
+	if (!a->has_offset) {
+		t->no_offset++;
+		return;
+	}
+	if (a->offset > p->last_byte_written) {
+		f->seq_writes++;
+		t->seq_writes++;
+	} else if (!(!p->has_written && a->offset == 0)) {
+		f->random_writes++;
+		t->random_writes++;
+	}
+	if (a->offset == p->last_byte_written + 1) {
+		f->consec_writes++;
+		t->consec_writes++;
+	}
+	p->last_byte_written = a->offset + (int64_t)a->bytes - 1;
+	if (a->bytes && p->last_byte_written > f->max_byte_written)
+		f->max_byte_written = p->last_byte_written;
+	p->has_written = true;
+}
+
+static bool is_read_kind(int k)
+{
+	const struct syscall_info *si = syscall_info(k);
+
+	return si && si->reads;
+}
+
+static bool is_write_kind(int k)
+{
+	const struct syscall_info *si = syscall_info(k);
+
+	return si && si->writes;
+}
+
+static bool is_stat_kind(int k)
+{
+	return k == DL_SYS_STAT || k == DL_SYS_LSTAT || k == DL_SYS_FSTAT ||
+	       k == DL_SYS_NEWFSTATAT || k == DL_SYS_STATX;
+}
+
+static bool is_dup_kind(int k)
+{
+	return k == DL_SYS_DUP || k == DL_SYS_DUP2 || k == DL_SYS_DUP3 || k == DL_SYS_FCNTL;
+}
+
+/* The output side of sendfile/copy_file_range: a write of unknown offset. */
+static void second_path_write(struct report_stats *st, uint32_t ti, const struct trace_event *ev,
+			      uint64_t start, uint64_t end)
+{
+	enum env_kind env;
+	uint8_t scope = path_scope(ev->path2.s, ev->path2.len, &env);
+	struct access a = {ti, NONE32, NONE32, false, 0, (uint64_t)ev->ret, start, end};
+
+	if (scope == SCOPE_OTHER) {
+		st->tot[SCOPE_OTHER].bytes_written += a.bytes;
+		return;
+	}
+	a.file = file_get(st, &ev->path2, scope, env, start);
+	if (a.file == NONE32)
+		return;
+	if (scope == SCOPE_ENV) {
+		st->files[a.file].bytes_written += a.bytes;
+		st->tot[SCOPE_ENV].bytes_written += a.bytes;
+		st->env[env].bytes_written += a.bytes;
+		return;
+	}
+	a.pair = pair_get(st, st->threads[ti].proc, a.file);
+	app_write(st, &a);
+}
+
+static int class_of(char cat)
+{
+	return cat == 'd' ? CLS_DATA : cat == 's' ? CLS_SYNC : CLS_META;
+}
+
+void rs_finish_input(struct report_stats *st)
+{
+	for (uint32_t i = 0; i < st->nthreads; i++)
+		burst_close(st, i);
+	for (uint32_t i = 0; i < st->npairs; i++)
+		rs_session_end(st, &st->pairs[i]);
+}
+
+static void syscall_event(struct report_stats *st, const struct trace_event *ev)
+{
+	const struct rs_trace *tr = &st->traces[st->cur];
+	uint64_t start = (uint64_t)tr->offset_ns + ev->ts_ns, end = start + ev->dur_ns;
+	int k = ev->sys, cls = class_of(ev->cat);
+	bool failed = ev->err.len > 0 || ((ev->has & TE_RET) && ev->ret < 0);
+	enum env_kind env = ENV_NONE;
+	uint8_t scope = path_scope(ev->path.s, ev->path.len, &env);
+	struct rs_syscall *sc;
+	struct rs_thread *th;
+	struct rs_proc *pr;
+	struct rs_file *f = NULL;
+	struct rs_totals *tot = &st->tot[scope];
+	uint32_t ti, fi = NONE32;
+	uint64_t dur = ev->dur_ns;
+	uint64_t moved = !failed && ev->ret > 0 ? (uint64_t)ev->ret : 0;
+	bool has_offset = (ev->has & TE_OFFSET) && ev->offset >= 0 && ev->offset <= VALUE_MAX;
+
+	if (k < 0 || k >= DL_SYS_COUNT) {
+		st->unknown_syscalls++;
+		return;
+	}
+	if (moved > VALUE_MAX)
+		moved = VALUE_MAX; /* damaged input: keep offset arithmetic in range */
+	st->syscalls++;
+	ti = thread_get(st, ev->pid, ev->tid, start);
+	if (ti == NONE32)
+		return;
+	seen(st, ti, start, end);
+	th = &st->threads[ti];
+	pr = &st->procs[th->proc];
+	th->io_ns[cls] += dur;
+	th->calls++;
+	pr->io_ns[scope][cls] += dur;
+	pr->calls++;
+	th->scope_ns[scope] += dur;
+
+	sc = &st->sys[scope][k];
+	sc->calls++;
+	sc->lat_sum += dur;
+	sketch_add(&sc->lat, dur);
+	tot->calls++;
+	tot->io_ns[cls] += dur;
+	if (scope == SCOPE_ENV) {
+		st->env[env].calls++;
+		st->env[env].io_ns += dur;
+	}
+	if (failed) {
+		struct trace_str e = ev->err.len ? ev->err : (struct trace_str){"EUNKNOWN", 8};
+
+		sc->failed++;
+		tot->failed++;
+		pr->failed++;
+		if (scope == SCOPE_ENV)
+			st->env[env].failed++;
+		errno_count(st, &e, scope);
+		if (scope != SCOPE_OTHER) {
+			uint32_t d = dir_get(st, ev->path.s, ev->path.len, scope);
+
+			if (d != NONE32) {
+				st->dirs[d].failed++;
+				st->dirs[d].io_ns += dur;
+			}
+		}
+		if (scope == SCOPE_APP && (is_write_kind(k) || cls == CLS_SYNC))
+			burst_add(st, ti, NONE32, start, end, 0);
+		return;
+	}
+
+	/* bytes and sizes */
+	if (is_read_kind(k) || is_write_kind(k)) {
+		sc->bytes += moved;
+		sketch_add(&sc->size, moved);
+	} else if (k == DL_SYS_MMAP && (ev->has & TE_SIZE)) {
+		sketch_add(&sc->size, ev->size);
+	}
+	if (cls == CLS_META && scope == SCOPE_APP)
+		timeline_add(st, st->tl_meta, start, end, 1);
+
+	if (scope == SCOPE_OTHER) {
+		if (is_read_kind(k)) {
+			tot->reads++;
+			tot->bytes_read += moved;
+		} else if (is_write_kind(k)) {
+			tot->writes++;
+			tot->bytes_written += moved;
+		}
+		return;
+	}
+
+	fi = file_get(st, &ev->path, scope, env, start);
+	if (fi == NONE32)
+		return;
+	f = &st->files[fi];
+	f->calls++;
+	f->io_ns[cls] += dur;
+	if (ev->has & TE_CACHE_MISS) {
+		uint64_t miss = ev->cache_miss > VALUE_MAX ? VALUE_MAX : ev->cache_miss;
+
+		f->cache_miss += miss;
+		f->cache_read_bytes += moved;
+		st->layers.cache_miss[scope] += miss;
+		st->layers.cache_read_bytes[scope] += moved;
+		st->layers.cache_reads++;
+	}
+	if (start < f->first_ns)
+		f->first_ns = start;
+	if (end > f->last_ns)
+		f->last_ns = end;
+	if (f->dir != NONE32)
+		st->dirs[f->dir].io_ns += dur;
+	if (DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
+		f->opens++;
+		tot->opens++;
+		if ((ev->has & TE_FILE_SIZE) && ev->file_size > f->file_size)
+			f->file_size = ev->file_size;
+		if (scope == SCOPE_APP)
+			mount_set(st, f, ev);
+	}
+	if (f->mount != NONE32)
+		st->mounts[f->mount].io_ns += dur;
+	if (cls == CLS_META) {
+		f->meta_ops++;
+		tot->meta_ops++;
+		if (f->dir != NONE32)
+			st->dirs[f->dir].meta_ops++;
+	}
+	if (is_stat_kind(k)) {
+		f->stats++;
+		tot->stats++;
+	} else if (k == DL_SYS_LSEEK) {
+		f->seeks++;
+		tot->seeks++;
+	} else if (cls == CLS_SYNC) {
+		f->syncs++;
+		tot->syncs++;
+	} else if (k == DL_SYS_MMAP) {
+		f->mmaps++;
+		tot->mmaps++;
+	}
+
+	if (scope == SCOPE_ENV) {
+		if (is_read_kind(k)) {
+			f->reads++;
+			f->bytes_read += moved;
+			tot->reads++;
+			tot->bytes_read += moved;
+			st->env[env].bytes_read += moved;
+		} else if (is_write_kind(k)) {
+			f->writes++;
+			f->bytes_written += moved;
+			tot->writes++;
+			tot->bytes_written += moved;
+			st->env[env].bytes_written += moved;
+		}
+		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE) && ev->path2.len)
+			second_path_write(st, ti, ev, start, end);
+		return;
+	}
+
+	/* application file: per-process state */
+	uint32_t pi = pair_get(st, th->proc, fi);
+	struct rs_pair *p = pi != NONE32 ? &st->pairs[pi] : NULL;
+	struct access a = {ti, fi, pi, has_offset, ev->offset, moved, start, end};
+
+	f = &st->files[fi];
+	if (p && DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
+		p->open_depth++;
+	} else if (p && is_dup_kind(k)) {
+		p->open_depth++;
+	} else if (p && k == DL_SYS_CLOSE) {
+		if (p->open_depth > 0)
+			p->open_depth--;
+		if (!p->open_depth)
+			rs_session_end(st, p);
+	}
+	if (is_read_kind(k)) {
+		app_read(st, &a);
+		if (st->dirs && f->dir != NONE32) {
+			st->dirs[f->dir].reads++;
+			st->dirs[f->dir].bytes_read += moved;
+		}
+		if (f->mount != NONE32)
+			st->mounts[f->mount].bytes_read += moved;
+		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE) && ev->path2.len)
+			second_path_write(st, ti, ev, start, end);
+	} else if (is_write_kind(k)) {
+		app_write(st, &a);
+		if (f->dir != NONE32) {
+			st->dirs[f->dir].writes++;
+			st->dirs[f->dir].bytes_written += moved;
+		}
+		if (f->mount != NONE32)
+			st->mounts[f->mount].bytes_written += moved;
+		burst_add(st, ti, fi, start, end, moved);
+	} else if (cls == CLS_SYNC || (th->b_on && start <= th->b_end + BURST_GAP_NS)) {
+		/* syncs, and the opens, renames and closes around the writes of a burst */
+		burst_add(st, ti, fi, start, end, 0);
+	}
+}
+
+static void process_event(struct report_stats *st, const struct trace_event *ev)
+{
+	const struct rs_trace *tr = &st->traces[st->cur];
+	uint64_t now = (uint64_t)tr->offset_ns + ev->ts_ns;
+	uint32_t ti, ci;
+
+	st->process_events++;
+	switch (ev->type) {
+	case TEV_FORK:
+		if (!(ev->has & TE_CHILD) || ev->child <= 0 || ev->child > UINT32_MAX)
+			return;
+		ci = proc_get(st, (uint32_t)ev->child, now);
+		if (ci == NONE32)
+			return;
+		st->procs[ci].ppid = ev->pid;
+		st->procs[ci].started = true;
+		if (now < st->procs[ci].first_ns)
+			st->procs[ci].first_ns = now;
+		return;
+	case TEV_PROCESS_START:
+	case TEV_THREAD_START:
+		ti = thread_get(st, ev->pid, ev->tid, now);
+		if (ti == NONE32)
+			return;
+		seen(st, ti, now, now);
+		st->threads[ti].started = true;
+		st->threads[ti].first_ns = now;
+		if (ev->type == TEV_PROCESS_START) {
+			struct rs_proc *p = &st->procs[st->threads[ti].proc];
+
+			p->started = true;
+			p->first_ns = now;
+			if ((ev->has & TE_PARENT) && ev->parent > 0 && ev->parent <= UINT32_MAX)
+				p->ppid = ev->parent;
+		}
+		return;
+	case TEV_THREAD_CREATE:
+		if (!(ev->has & TE_CHILD) || ev->child <= 0 || ev->child > UINT32_MAX)
+			return;
+		ti = thread_get(st, ev->pid, (uint32_t)ev->child, now);
+		if (ti != NONE32) {
+			st->threads[ti].started = true;
+			st->threads[ti].first_ns = now;
+		}
+		return;
+	case TEV_EXEC:
+		ti = thread_get(st, ev->pid, ev->tid, now);
+		if (ti == NONE32)
+			return;
+		seen(st, ti, now, now);
+		if (ev->cmdline.len)
+			st->procs[st->threads[ti].proc].name = intern(st, &ev->cmdline);
+		return;
+	case TEV_PROCESS_EXIT:
+	case TEV_THREAD_EXIT:
+		ti = thread_get(st, ev->pid, ev->tid, now);
+		if (ti == NONE32)
+			return;
+		seen(st, ti, now, now);
+		st->threads[ti].exited = true;
+		st->threads[ti].last_ns = now;
+		burst_close(st, ti);
+		if (ev->type == TEV_PROCESS_EXIT) {
+			st->procs[st->threads[ti].proc].exited = true;
+			st->procs[st->threads[ti].proc].last_ns = now;
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+/* Events of the other capture layers: counted, page faults per file. */
+static void layer_event(struct report_stats *st, const struct trace_event *ev)
+{
+	struct rs_layers *l = &st->layers;
+	const struct trace_str *nm = &ev->event_name;
+	enum env_kind env;
+	uint8_t scope;
+
+	switch (ev->cat) {
+	case 'f':
+		if (ev->ph != 'i')
+			return;
+		scope = path_scope(ev->path.s, ev->path.len, &env);
+		l->faults[scope]++;
+		if (scope != SCOPE_OTHER) {
+			uint32_t fi = file_get(st, &ev->path, scope, env,
+					       (uint64_t)st->traces[st->cur].offset_ns + ev->ts_ns);
+
+			if (fi != NONE32)
+				st->files[fi].faults++;
+		}
+		return;
+	case 'b':
+		if (ev->ph == 'b') {
+			int op = nm->len == 4 && !memcmp(nm->s, "read", 4)    ? 0
+				 : nm->len == 5 && !memcmp(nm->s, "write", 5) ? 1
+									      : 2;
+
+			l->block_requests[op]++;
+			if (op < 2 && (ev->has & TE_BYTES))
+				l->block_bytes[op] += ev->bytes > VALUE_MAX ? VALUE_MAX : ev->bytes;
+		} else if (ev->ph == 'e' && (ev->has & TE_LATENCY)) {
+			sketch_add(&l->block_lat,
+				   ev->latency_ns >> 60 ? 1ull << 60 : ev->latency_ns);
+		}
+		return;
+	case 'u':
+		if (ev->ph == 'b')
+			l->uring_requests++;
+		return;
+	case 'v':
+		l->vfs_events++;
+		return;
+	default:
+		return;
+	}
+}
+
+static void header_event(struct report_stats *st, const struct trace_event *ev)
+{
+	struct rs_trace *t = &st->traces[st->cur];
+
+	t->hostname = intern(st, &ev->hostname);
+	t->kernel = intern(st, &ev->kernel);
+	t->target = intern(st, &ev->target);
+	t->version = intern(st, &ev->version);
+	t->start_wall = intern(st, &ev->start_wall);
+	t->start_wall_ns = ev->start_wall_ns;
+	if (st->layers.active == NONE32 && ev->layers.len)
+		st->layers.active = intern(st, &ev->layers);
+	if (!st->origin_set)
+		rs_set_origin(st, ev->start_wall_ns);
+	t->offset_ns =
+	    ev->start_wall_ns > st->origin_wall_ns ? ev->start_wall_ns - st->origin_wall_ns : 0;
+	/* bound the offset so that report times cannot overflow */
+	if (t->offset_ns > (int64_t)1 << 60)
+		t->offset_ns = (int64_t)1 << 60;
+}
+
+void rs_event(void *ctx, const struct trace_event *ev)
+{
+	struct report_stats *st = ctx;
+	struct rs_trace *t = &st->traces[st->cur];
+	struct trace_event clipped;
+	uint32_t ti;
+
+	st->events++;
+	t->events++;
+	if ((ev->ts_ns | ev->dur_ns) >> 60) {
+		/* absurd times (a damaged trace): clamp so that sums cannot overflow */
+		clipped = *ev;
+		if (clipped.ts_ns >> 60)
+			clipped.ts_ns = 1ull << 60;
+		if (clipped.dur_ns >> 60)
+			clipped.dur_ns = 1ull << 60;
+		ev = &clipped;
+	}
+	switch (ev->type) {
+	case TEV_HEADER:
+		header_event(st, ev);
+		return;
+	case TEV_SUMMARY:
+		t->has_summary = true;
+		t->summary_events = ev->events;
+		t->lost_events = ev->lost_events;
+		t->lost_bytes = ev->lost_bytes;
+		t->duration_ns = ev->duration_ns >> 60 ? 1ull << 60 : ev->duration_ns;
+		t->stop_reason = intern(st, &ev->stop_reason);
+		return;
+	case TEV_SYSCALL:
+		syscall_event(st, ev);
+		return;
+	case TEV_PROCESS_NAME:
+		if (ev->name.len && ev->pid) {
+			uint32_t p = proc_get(st, ev->pid, (uint64_t)t->offset_ns);
+
+			if (p != NONE32)
+				st->procs[p].name = intern(st, &ev->name);
+		}
+		return;
+	case TEV_THREAD_NAME:
+		if (ev->name.len && ev->tid) {
+			ti = thread_get(st, ev->pid, ev->tid, (uint64_t)t->offset_ns);
+			if (ti != NONE32)
+				st->threads[ti].comm = intern(st, &ev->name);
+		}
+		return;
+	case TEV_OTHER:
+		return;
+	case TEV_LAYER:
+		layer_event(st, ev);
+		return;
+	default:
+		process_event(st, ev);
+	}
+}
+
+double rs_cache_hit_ratio(uint64_t miss, uint64_t read_bytes)
+{
+	if (!read_bytes)
+		return -1;
+	return miss >= read_bytes ? 0 : 1 - (double)miss / (double)read_bytes;
+}
