@@ -129,7 +129,12 @@ bench: deps-bench
 	$(MAKE) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
 
-bench-build: $(BENCH_BINS)
+bench-build: $(BENCH_BINS) $(BENCH)/replay
+
+# The replay: saved ring records through the decoder and one consumer (bench/replay.c).
+$(BENCH)/replay: bench/replay.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BENCH)/%: bench/workloads/%.c
 	@mkdir -p $(dir $@)

@@ -45,6 +45,8 @@ void trace_usage(FILE *out)
 		"      --vfs-attach HOW   vfs layer: auto (fentry, else kprobes), fentry, kprobe\n"
 		"      --ring-size MIB    kernel ring buffer size in MiB (default 16)\n"
 		"      --gzip-level N     compression level 1-9 for .gz output (default 1)\n"
+		"      --save-records FILE  also save the kernel's raw records to FILE\n"
+		"                         (input of the benchmark's replay; developers)\n"
 		"  -q, --quiet            print nothing but errors\n"
 		"  -v, --verbose          show libbpf's messages and the verifier log\n"
 		"  -h, --help             this help\n"
@@ -79,7 +81,7 @@ static int parse_pid(const char *s, pid_t *out)
 
 int trace_options_parse(struct trace_options *o, int argc, char **argv)
 {
-	enum { OPT_REPORT = 256, OPT_RING, OPT_GZIP, OPT_LAYERS, OPT_VFS };
+	enum { OPT_REPORT = 256, OPT_RING, OPT_GZIP, OPT_LAYERS, OPT_VFS, OPT_SAVE_RECORDS };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"cgroup", required_argument, NULL, 'c'},
@@ -90,6 +92,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	    {"gzip-level", required_argument, NULL, OPT_GZIP},
 	    {"layers", required_argument, NULL, OPT_LAYERS},
 	    {"vfs-attach", required_argument, NULL, OPT_VFS},
+	    {"save-records", required_argument, NULL, OPT_SAVE_RECORDS},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -171,6 +174,11 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 			else
 				return usage_error(
 				    "--vfs-attach needs auto, fentry or kprobe, not '%s'", optarg);
+			break;
+		case OPT_SAVE_RECORDS:
+			if (!*optarg)
+				return usage_error("--save-records needs a file name%s", "");
+			o->save_records = optarg;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -19,6 +19,7 @@ struct trace_options {
 	double duration; /* seconds; 0 = until the target ends or a signal */
 	uint64_t ring_bytes;
 	int gzip_level;
+	const char *save_records; /* --save-records: raw ring records (bench replay) */
 	unsigned layers; /* bit set of enum layer */
 	int vfs_attach;	 /* enum vfs_attach */
 	bool report;

@@ -29,6 +29,7 @@
 #include "live/command_launcher.h"
 #include "io/output_file.h"
 #include "io/output_sink.h"
+#include "io/record_file.h"
 #include "probe/probe_loader.h"
 #include "live/proc_scan.h"
 #include "decode/record_decoder.h"
@@ -99,12 +100,19 @@ struct session {
 	char err[2 * PATH_MAX + 256];
 	const char *stop_reason;
 	struct report_session *report; /* --report */
+	FILE *records;		       /* --save-records */
 };
 
 static int ring_record(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
 
+	if (s->records && record_file_append(s->records, data, size)) {
+		fclose(s->records);
+		s->records = NULL;
+		fprintf(stderr, "dltrace: writing %s failed; records no longer saved\n",
+			s->opt->save_records);
+	}
 	job_trace_record(&s->trace, data, size);
 	return 0;
 }
@@ -177,6 +185,11 @@ static int prepare(struct session *s)
 		snprintf(s->output, sizeof(s->output), "%s", o->output);
 	else
 		default_output(s->output, sizeof(s->output));
+	if (o->save_records && !(s->records = record_file_create(o->save_records))) {
+		snprintf(s->err, sizeof(s->err), "cannot create %s: %s", o->save_records,
+			 strerror(errno));
+		return -1;
+	}
 	fd = output_open(s->output, &owner, 0600, s->err, sizeof(s->err));
 	if (fd < 0)
 		return -1;
@@ -484,6 +497,8 @@ out:
 		job_trace_finish(&s->trace, &(struct trace_summary){.stop_reason = "error"});
 	if (s->cgroup_fd >= 0)
 		close(s->cgroup_fd);
+	if (s->records)
+		fclose(s->records);
 	free(s);
 	return rc;
 }

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The benchmark's replay: ring-buffer records saved by `dltrace
+ * --save-records` go through the decoder and one consumer, with no kernel
+ * involved, so that user-space cost per event can be counted exactly
+ * (valgrind --tool=callgrind counts the instructions of replay_records()).
+ *
+ * Usage: replay json|gz|report RECORDS [MAX_RECORDS]
+ *   json    decode, write the Chrome JSON trace (to /dev/null)
+ *   gz      the same, gzip-compressed (level 1, dltrace's default)
+ *   report  decode and build the report (the `--report` path)
+ * Prints: records, events, seconds, ns per event.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io/record_file.h"
+#include "live/job_trace.h"
+#include "report/report_main.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The measured part: every record through the decoder, then the trace's end. */
+__attribute__((noinline)) void replay_records(struct job_trace *jt, const char *buf, size_t len,
+					      uint64_t max, uint64_t *records)
+{
+	struct trace_summary sum = {.stop_reason = "replay"};
+	size_t off = 0;
+
+	*records = 0;
+	while (off + 4 <= len && *records < max) {
+		uint32_t n;
+
+		memcpy(&n, buf + off, 4);
+		if (off + 4 + n > len)
+			break;
+		job_trace_record(jt, buf + off + 4, n);
+		off += 4 + n;
+		++*records;
+	}
+	job_trace_finish(jt, &sum);
+}
+
+int main(int argc, char **argv)
+{
+	struct trace_meta m = {.version = "replay", .kernel = "replay", .hostname = "replay",
+			       .target = "replay", .layers = "syscall"};
+	struct report_session *rs = NULL;
+	struct job_trace jt;
+	uint64_t max = argc > 3 ? strtoull(argv[3], NULL, 10) : UINT64_MAX, records;
+	char *buf, err[512];
+	size_t len;
+	double t;
+	int fd;
+
+	if (argc < 3 || (strcmp(argv[1], "json") && strcmp(argv[1], "gz") &&
+			 strcmp(argv[1], "report"))) {
+		fprintf(stderr, "usage: replay json|gz|report RECORDS [MAX_RECORDS]\n");
+		return 2;
+	}
+	if (record_file_load(argv[2], &buf, &len, err, sizeof(err))) {
+		fprintf(stderr, "replay: %s\n", err);
+		return 1;
+	}
+	if (len >= 4 + 8) /* the trace starts at the first record's time */
+		memcpy(&m.start_mono_ns, buf + 4, 8);
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (job_trace_init(&jt, fd, !strcmp(argv[1], "gz"), 1, 0))
+		return 1;
+	if (!strcmp(argv[1], "report")) {
+		rs = report_session_new();
+		jt.sink.copy = report_session_feed;
+		jt.sink.copy_ctx = rs;
+	}
+	job_trace_begin(&jt, &m);
+	t = now();
+	replay_records(&jt, buf, len, max, &records);
+	if (rs) {
+		FILE *null = fopen("/dev/null", "we");
+
+		report_session_print(rs, NULL, null);
+		fclose(null);
+		report_session_free(rs);
+	}
+	t = now() - t;
+	printf("records %llu events %llu seconds %.3f ns_per_event %.1f\n",
+	       (unsigned long long)records, (unsigned long long)jt.writer.events, t,
+	       t * 1e9 / (jt.writer.events ? jt.writer.events : 1));
+	free(buf);
+	return 0;
+}
