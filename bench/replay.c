@@ -6,6 +6,7 @@
  * (valgrind --tool=callgrind counts the instructions of replay_records()).
  *
  * Usage: replay json|gz|report RECORDS [MAX_RECORDS]
+ * The trace goes to /dev/null, or to $REPLAY_OUT when it is set.
  *   json    decode, write the Chrome JSON trace (to /dev/null)
  *   gz      the same, gzip-compressed (level 1, dltrace's default)
  *   report  decode and build the report (the `--report` path)
@@ -76,7 +77,8 @@ int main(int argc, char **argv)
 	}
 	if (len >= 4 + 8) /* the trace starts at the first record's time */
 		memcpy(&m.start_mono_ns, buf + 4, 8);
-	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	fd = open(getenv("REPLAY_OUT") ? getenv("REPLAY_OUT") : "/dev/null",
+		  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (job_trace_init(&jt, fd, !strcmp(argv[1], "gz"), 1, 0))
 		return 1;
 	if (!strcmp(argv[1], "report")) {
