@@ -354,6 +354,9 @@ static int finish(struct session *s)
 	probes_flush_batches(&s->probes);
 	probes_drain_backlog(&s->probes);
 	probes_lost(&s->probes, JOB_SLOT, &sum.lost);
+	if (s->records && fclose(s->records))
+		fprintf(stderr, "dltrace: writing %s failed\n", s->opt->save_records);
+	s->records = NULL;
 	sum.stop_reason = s->stop_reason;
 	err = job_trace_finish(&s->trace, &sum);
 	events = s->trace.writer.events + 1; /* with the summary event */
@@ -497,8 +500,6 @@ out:
 		job_trace_finish(&s->trace, &(struct trace_summary){.stop_reason = "error"});
 	if (s->cgroup_fd >= 0)
 		close(s->cgroup_fd);
-	if (s->records)
-		fclose(s->records);
 	free(s);
 	return rc;
 }
