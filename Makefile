@@ -87,12 +87,13 @@ test: deps-test
 # build/fuzz/corpus, the seeds in tests/fuzz/corpus.
 FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_line_parser.c \
+	format/chrome/chrome_events.c event/event_consumer.c event/event_args.c event/lost_counts.c \
 	event/syscall_table.c lib/json_string.c lib/string_index.c lib/u64_index.c \
 	lib/quantile_sketch.c report/path_scope.c report/report_stats.c report/report_derive.c \
 	report/report_findings.c report/render/report_format.c report/report_warnings.c \
 	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \
 	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
-	format/chrome/chrome_format.c io/output_sink.c lib/fs_names.c decode/path_table.c)
+	format/chrome/chrome_format.c io/output_sink.c lib/fs_names.c lib/path_table.c)
 FUZZ_TARGET := $(BUILD)/fuzz/trace_reader_fuzz
 
 $(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)

@@ -9,7 +9,7 @@
  * The trace goes to /dev/null, or to $REPLAY_OUT when it is set.
  *   json    decode, write the Chrome JSON trace (to /dev/null)
  *   gz      the same, gzip-compressed (level 1, dltrace's default)
- *   report  decode and build the report (the `--report` path)
+ *   report  decode and feed the report (the `--report` path: JSON to /dev/null too)
  * Prints: records, events, seconds, ns per event.
  */
 #define _GNU_SOURCE
@@ -23,7 +23,7 @@
 
 #include "io/record_file.h"
 #include "live/job_trace.h"
-#include "report/report_main.h"
+#include "report/report_session.h"
 
 static double now(void)
 {
@@ -38,6 +38,7 @@ __attribute__((noinline)) void replay_records(struct job_trace *jt, const char *
 					      uint64_t max, uint64_t *records)
 {
 	struct trace_summary sum = {.stop_reason = "replay"};
+
 	size_t off = 0;
 
 	*records = 0;
@@ -82,9 +83,8 @@ int main(int argc, char **argv)
 	if (job_trace_init(&jt, fd, !strcmp(argv[1], "gz"), 1, 0))
 		return 1;
 	if (!strcmp(argv[1], "report")) {
-		rs = report_session_new();
-		jt.sink.copy = report_session_feed;
-		jt.sink.copy_ctx = rs;
+		rs = report_session__new();
+		job_trace_add_consumer(&jt, report_session__begin_trace(rs, "replay"));
 	}
 	job_trace_begin(&jt, &m);
 	t = now();
@@ -92,14 +92,16 @@ int main(int argc, char **argv)
 	if (rs) {
 		FILE *null = fopen("/dev/null", "we");
 
-		report_session_print(rs, NULL, null);
+		report_session__end_trace(rs, NULL);
+		report_session__finish(rs, 0);
+		report_session__terminal(rs, null, REPORT_DEFAULT_TOP, false);
 		fclose(null);
-		report_session_free(rs);
+		report_session__free(rs);
 	}
 	t = now() - t;
 	printf("records %llu events %llu seconds %.3f ns_per_event %.1f\n",
-	       (unsigned long long)records, (unsigned long long)jt.writer.events, t,
-	       t * 1e9 / (jt.writer.events ? jt.writer.events : 1));
+	       (unsigned long long)records, (unsigned long long)job_trace_events(&jt), t,
+	       t * 1e9 / (job_trace_events(&jt) ? job_trace_events(&jt) : 1));
 	free(buf);
 	return 0;
 }

@@ -18,12 +18,13 @@
 #include "report/render/report_output.h"
 #include "report/report_stats.h"
 #include "merge/trace_merge.h"
+#include "format/chrome/chrome_events.h"
 #include "format/chrome/trace_reader.h"
 
 static FILE *sink;
 
 struct both {
-	struct report_stats *st;
+	struct chrome_events *events; /* lines -> typed events -> the report */
 	struct trace_merge *merge;
 };
 
@@ -31,7 +32,7 @@ static void both_event(void *ctx, const struct trace_event *ev)
 {
 	struct both *b = ctx;
 
-	rs_event(b->st, ev);
+	chrome_events__line(b->events, ev);
 	trace_merge_event(b->merge, ev);
 }
 
@@ -42,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct finding_options fo = {1ull << 34, 1};
 	struct output_sink out;
 	struct trace_merge merge;
-	struct both both = {st, &merge};
+	struct both both = {NULL, &merge};
 	struct trace_reader r;
 	size_t piece = size ? 1 + data[0] % 61 : 1, pos = 0;
 	int rc = 0;
@@ -53,6 +54,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	rs_init(st);
 	rs_begin_trace(st, "fuzz");
+	both.events = chrome_events__new(rs_consumer(st));
+	if (!both.events)
+		abort();
 	if (sink_init(&out, open("/dev/null", O_WRONLY | O_CLOEXEC), size & 1, 1))
 		abort();
 	trace_merge_init(&merge, &out, 2);
@@ -68,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!rc)
 		rc = trace_reader_finish(&r);
 	rs_end_trace(st, &r.st);
+	chrome_events__free(both.events);
 	trace_reader_free(&r);
 	trace_merge_end(&merge);
 	trace_merge_free(&merge);

@@ -5,7 +5,7 @@
 
 #include "daemon/daemon.h"
 #include "cli/merge_main.h"
-#include "report/report_main.h"
+#include "cli/report_cmd.h"
 #include "cli/trace_options.h"
 #include "live/trace_session.h"
 

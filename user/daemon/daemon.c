@@ -34,8 +34,8 @@
 #include "daemon/control_socket.h"
 #include "daemon/daemon_config.h"
 #include "daemon/job_files.h"
-#include "daemon/job_summary.h"
 #include "live/job_trace.h"
+#include "report/report_session.h"
 #include "probe/probe_loader.h"
 #include "probe/system_checks.h"
 #include "event/version.h"
@@ -55,6 +55,7 @@ struct job {
 	int cgroup_fd;
 	struct job_files files;
 	struct job_trace trace;
+	struct report_session *report; /* the job's summary, from its whole event stream */
 	struct lost_counts lost0; /* the slot's counters when the job started */
 	uint64_t end_at;
 	const char *stop_reason;
@@ -207,13 +208,26 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 		layers_describe(&d->probes.plan, active, sizeof(active), missing, sizeof(missing));
 		m.layers = active;
 		m.layers_off = missing;
-		if (job_trace_start(&j->trace, fd, true, d->cfg.gzip_level, d->cfg.max_trace_bytes,
-				    &m)) {
+		struct event_consumer *c = NULL;
+		char tmp_path[PATH_MAX + 600];
+
+		/* the summary covers the whole job, whatever the size cap keeps of the trace */
+		snprintf(tmp_path, sizeof(tmp_path), "%s/%s/%s", d->cfg.log_dir, j->files.day,
+			 j->files.tmp_name);
+		j->report = report_session__new();
+		if (j->report)
+			c = report_session__begin_trace(j->report, tmp_path);
+		if (!c || job_trace_init(&j->trace, fd, true, d->cfg.gzip_level,
+					 d->cfg.max_trace_bytes)) {
 			snprintf(err, errlen, "out of memory");
+			report_session__free(j->report);
+			j->report = NULL;
 			job_files_abandon(&j->files);
 			close(j->cgroup_fd);
 			return -1;
 		}
+		job_trace_add_consumer(&j->trace, c);
+		job_trace_begin(&j->trace, &m);
 	}
 	probes_lost(&d->probes, j->slot, &j->lost0);
 	j->used = true;
@@ -242,7 +256,7 @@ static void job_end(struct daemon *d, struct job *j, const char *reason)
 static void job_finish(struct daemon *d, struct job *j)
 {
 	struct trace_summary sum = {0};
-	char tmp_path[PATH_MAX + 600], trace_path[PATH_MAX], summary_path[PATH_MAX], err[512];
+	char trace_path[PATH_MAX], summary_path[PATH_MAX], err[512];
 	char *summary = NULL, user[64], lost_kinds[256];
 	int64_t uid = j->trace.decoder.user_uid;
 	struct passwd *pw;
@@ -269,18 +283,20 @@ static void job_finish(struct daemon *d, struct job *j)
 	} else {
 		snprintf(user, sizeof(user), "root");
 	}
-	snprintf(tmp_path, sizeof(tmp_path), "%s/%s/%s", d->cfg.log_dir, j->files.day,
-		 j->files.tmp_name);
-	summary = job_summary_json(tmp_path, &n, err, sizeof(err));
+	report_session__end_trace(j->report, NULL);
+	report_session__finish(j->report, 0);
+	summary = report_session__json_text(j->report, &n);
+	report_session__free(j->report);
+	j->report = NULL;
 	if (!summary)
-		logf_("job %s: no summary: %s", j->jobid, err);
+		logf_("job %s: no summary: out of memory", j->jobid);
 	if (job_files_finish(&j->files, user, owner, group, summary ? summary : "{}\n",
 			     summary ? n : 3, trace_path, summary_path, sizeof(trace_path), err,
 			     sizeof(err)))
 		logf_("job %s: %s", j->jobid, err);
 	else
 		logf_("job %s: %llu events, %llu lost%s%s%s -> %s/%s", j->jobid,
-		      (unsigned long long)j->trace.writer.events + 1,
+		      (unsigned long long)job_trace_events(&j->trace),
 		      (unsigned long long)sum.lost.events, sum.lost.events ? " (" : "", lost_kinds,
 		      sum.lost.events ? ")" : "", d->cfg.log_dir, trace_path);
 	free(summary);
@@ -388,7 +404,7 @@ static void status_json(struct daemon *d, char *reply, size_t size)
 			      "%s{\"job\":\"%s\",\"cgroup\":\"%s\",\"slot\":%u,\"events\":%llu,"
 			      "\"state\":\"%s\"}",
 			      first ? "" : ",", j->jobid, j->cgroup, j->slot,
-			      (unsigned long long)j->trace.writer.events,
+			      (unsigned long long)job_trace_events(&j->trace),
 			      j->ending ? "finishing" : "tracing");
 		first = false;
 	}

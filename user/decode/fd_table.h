@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "decode/path_table.h"
+#include "lib/path_table.h"
 
 struct fd_entry {
 	struct path_ref *path;

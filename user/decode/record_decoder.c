@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "format/chrome/chrome_layer_events.h"
 #include "decode/path_rebuild.h"
 #include "live/proc_scan.h"
 #include "event/syscall_table.h"
@@ -15,20 +15,54 @@
 #define CLOSE_RANGE_UNSHARE (1U << 1)
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 
-static void trace_ids(void *ctx, uint32_t *pid, uint32_t *tid)
-{
-	proc_trace_ids(ctx, pid, tid);
-}
-
-void decoder_init(struct record_decoder *d, struct chrome_writer *w)
+void decoder_init(struct record_decoder *d, struct event_consumer *out)
 {
 	memset(d, 0, sizeof(*d));
 	process_table_init(&d->procs);
 	inode_paths_init(&d->inodes);
-	d->writer = w;
-	w->map_ids = trace_ids;
-	w->map_ctx = &d->procs;
+	d->out = out;
 	d->user_uid = -1;
+	d->page_size = sysconf(_SC_PAGESIZE);
+}
+
+/* Deliver e, with the ids a trace shows for its process (a reused pid has an alias). */
+static void emit(struct record_decoder *d, struct event *e)
+{
+	proc_trace_ids(&d->procs, &e->pid, &e->tid);
+	d->emitted++;
+	event_deliver(d->out, e);
+}
+
+static void emit_block(void *ctx, struct event *e)
+{
+	emit(ctx, e);
+}
+
+/* ns since the trace's start */
+static uint64_t rel(const struct record_decoder *d, uint64_t ts)
+{
+	return ts > d->t0 ? ts - d->t0 : 0;
+}
+
+static struct ev_path ev_path(const struct path_ref *p)
+{
+	if (!p)
+		return (struct ev_path){{NULL, 0}, NULL};
+	return (struct ev_path){{p->raw, p->len}, p};
+}
+
+static struct ev_str ev_cstr(const char *s)
+{
+	return (struct ev_str){s, s ? strlen(s) : 0};
+}
+
+void decoder_begin(struct record_decoder *d, const struct ev_trace_begin *meta)
+{
+	struct event e = {.type = EV_TRACE_BEGIN, .begin = *meta};
+
+	d->t0 = meta->start_mono_ns;
+	d->emitted++;
+	event_deliver(d->out, &e);
 }
 
 /* The job's user: the first process seen that does not run as root. */
@@ -190,11 +224,53 @@ static struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h
 	return p;
 }
 
+/* The syscall event of a record; rec: its path record, if it has one. */
+static void emit_syscall(struct record_decoder *d, const struct dl_io *io, const struct dl_path *rec,
+			 const struct path_ref *path, const struct path_ref *path2)
+{
+	struct event e = {.type = EV_SYSCALL, .ts = rel(d, io->h.ts), .pid = io->h.tgid,
+			  .tid = io->h.tid};
+	struct ev_syscall *s = &e.sys;
+
+	s->sys = io->h.kind;
+	s->dur = io->dur;
+	s->ret = io->ret;
+	s->fd = io->h.fd;
+	s->offset = io->offset;
+	s->size = io->size;
+	if (io->h.flags & DL_F_OFFSET)
+		s->flags |= EVS_OFFSET;
+	if (io->h.flags & DL_F_IOV_TRUNC)
+		s->flags |= EVS_IOV_TRUNC;
+	if (io->h.flags & DL_F_CACHE) {
+		s->flags |= EVS_CACHE;
+		s->cache_miss_bytes = io->arg * d->page_size;
+	} else {
+		s->arg_lo = io->arg & 0xffffffff;
+		s->arg_hi = io->arg >> 32;
+	}
+	if (rec) {
+		s->at_flags = rec->flags;
+		if (rec->dev || rec->ino) {
+			s->flags |= EVS_IDENTITY;
+			s->ino = rec->ino;
+			s->dev = rec->dev;
+			s->fs_magic = rec->fs_magic;
+			s->file_size = rec->file_size;
+		}
+	}
+	s->path = ev_path(path);
+	s->path2 = ev_path(path2);
+	emit(d, &e);
+}
+
 static void handle_syscall(struct record_decoder *d, const void *data, size_t size)
 {
 	const struct dl_io *io = data;
 	const struct dl_path *rec = NULL;
-	struct io_names names = {0};
+	struct io_names {
+		const struct path_ref *path, *path2;
+	} names = {0};
 	struct path_ref *p1 = NULL, *p2 = NULL;
 	struct process *p;
 
@@ -223,7 +299,7 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 		if (io->h.kind == DL_SYS_SENDFILE || io->h.kind == DL_SYS_COPY_FILE_RANGE)
 			names.path2 = fd_path(p, (int)(io->arg & 0xffffffff), io->h.ts);
 	}
-	cw_syscall(d->writer, io, &names, rec);
+	emit_syscall(d, io, rec, names.path, names.path2);
 	if (rec && p1 && (rec->ino || rec->dev) && io->ret >= 0)
 		inode_paths_set(&d->inodes, rec->dev, rec->ino, p1);
 	update_fds(p, io, rec, p1);
@@ -269,7 +345,22 @@ static void handle_fork(struct record_decoder *d, const struct dl_proc *e)
 		memcpy(t->comm, c->comm, sizeof(t->comm));
 		c->threads = 1;
 	}
-	cw_fork(d->writer, e->h.ts, e->ppid, e->ptid, thread ? e->h.tid : e->h.tgid, thread);
+	{
+		uint32_t child = thread ? e->h.tid : e->h.tgid;
+		struct event ev = {.type = EV_FORK, .ts = rel(d, e->h.ts), .pid = e->ppid,
+				   .tid = e->ptid};
+
+		ev.fork.thread = thread;
+		ev.fork.child = child;
+		ev.fork.parent_pid = e->ppid;
+		ev.fork.parent_tid = e->ptid;
+		ev.fork.flow = ++d->next_flow;
+		emit(d, &ev);
+		ev.type = EV_START;
+		ev.pid = thread ? e->ppid : child;
+		ev.tid = child;
+		emit(d, &ev);
+	}
 }
 
 static void handle_exec(struct record_decoder *d, const struct dl_proc *e, size_t size)
@@ -301,7 +392,25 @@ static void handle_exec(struct record_decoder *d, const struct dl_proc *e, size_
 		p->fds = own;
 	}
 	fdt_exec(p->fds, e->h.ts);
-	cw_exec(d->writer, e->h.ts, e->h.tgid, e->h.tid, e->data, file_len, p->cmdline);
+	{
+		struct event ev = {.type = EV_EXEC, .ts = rel(d, e->h.ts), .pid = e->h.tgid,
+				   .tid = e->h.tid};
+
+		ev.exec.file = (struct ev_str){e->data, file_len};
+		ev.exec.cmdline = ev_cstr(p->cmdline);
+		emit(d, &ev);
+	}
+}
+
+/* A process's or thread's name (none when it is empty). */
+static void emit_name(struct record_decoder *d, enum event_type type, uint32_t pid, uint32_t tid,
+		      const char *name)
+{
+	struct event e = {.type = type, .pid = pid, .tid = tid};
+
+	e.name.name = ev_cstr(name);
+	if (e.name.name.len)
+		emit(d, &e);
 }
 
 static void name_process(struct record_decoder *d, const struct process *p)
@@ -309,12 +418,12 @@ static void name_process(struct record_decoder *d, const struct process *p)
 	char name[DL_ARGS_MAX + 64];
 
 	if (p->out_pid == p->pid) {
-		cw_process_name(d->writer, p->pid, proc_display_name(p));
+		emit_name(d, EV_PROCESS_NAME, p->pid, p->pid, proc_display_name(p));
 		return;
 	}
 	/* a reused pid: its trace pid is an alias, say which real pid it was */
 	snprintf(name, sizeof(name), "%s (pid %u reused)", proc_display_name(p), p->pid);
-	cw_process_name(d->writer, p->pid, name);
+	emit_name(d, EV_PROCESS_NAME, p->pid, p->pid, name);
 }
 
 static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
@@ -327,8 +436,16 @@ static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
 	memcpy(comm, e->comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';
 	d->last_proc = NULL;
-	cw_exit(d->writer, e->h.ts, e->h.tgid, e->h.tid, e->exit_code, group_dead);
-	cw_thread_name(d->writer, e->h.tgid, e->h.tid, comm);
+	{
+		struct event ev = {.type = EV_EXIT, .ts = rel(d, e->h.ts), .pid = e->h.tgid,
+				   .tid = e->h.tid};
+
+		ev.exit.group_dead = group_dead;
+		ev.exit.signaled = (e->exit_code & 0x7f) != 0;
+		ev.exit.code = ev.exit.signaled ? e->exit_code & 0x7f : (e->exit_code >> 8) & 0xff;
+		emit(d, &ev);
+	}
+	emit_name(d, EV_THREAD_NAME, e->h.tgid, e->h.tid, comm);
 	if (t) {
 		t->live = false;
 		free(id_map_remove(&d->procs.threads, e->h.tid));
@@ -344,22 +461,58 @@ static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
 
 static void handle_fault(struct record_decoder *d, const struct dl_fault *f)
 {
+	struct event e = {.type = EV_FAULT, .ts = rel(d, f->h.ts), .pid = f->h.tgid,
+			  .tid = f->h.tid};
+
 	proc_for(d, &f->h);
-	cw_fault(d->writer, f, inode_paths_get(&d->inodes, f->dev, f->ino, f->h.tgid));
+	e.fault.write = f->flags & DL_FAULT_WRITE;
+	e.fault.offset = f->offset;
+	e.fault.address = f->address;
+	e.fault.ino = f->ino;
+	e.fault.dev = f->dev;
+	e.fault.path = ev_path(inode_paths_get(&d->inodes, f->dev, f->ino, f->h.tgid));
+	emit(d, &e);
 }
 
+/* An io_uring request: its submission and its completion. */
 static void handle_uring(struct record_decoder *d, const struct dl_uring *u)
 {
 	struct process *p = proc_for(d, &u->h);
+	struct event e = {.type = EV_URING, .ts = rel(d, u->h.ts), .pid = u->h.tgid,
+			  .tid = u->h.tid};
 
-	cw_uring(d->writer, u, u->h.fd >= 0 ? fd_path(p, u->h.fd, u->h.ts) : NULL,
-		 ++d->uring_requests);
+	e.uring.phase = EV_PH_BEGIN;
+	e.uring.opcode = u->opcode;
+	e.uring.seq = ++d->uring_requests;
+	e.uring.fd = u->h.fd;
+	e.uring.len = u->len;
+	e.uring.offset = u->offset;
+	e.uring.user_data = u->user_data;
+	e.uring.path = ev_path(u->h.fd >= 0 ? fd_path(p, u->h.fd, u->h.ts) : NULL);
+	emit(d, &e);
+	e.ts = rel(d, u->h.ts + u->dur);
+	e.uring.phase = EV_PH_END;
+	e.uring.res = u->res;
+	emit(d, &e);
 }
 
 static void handle_vfs(struct record_decoder *d, const struct dl_vfs *v)
 {
+	struct event e = {.type = EV_VFS, .ts = rel(d, v->h.ts), .pid = v->h.tgid,
+			  .tid = v->h.tid};
+
 	proc_for(d, &v->h);
-	cw_vfs(d->writer, v, inode_paths_get(&d->inodes, v->dev, v->ino, v->h.tgid));
+	e.vfs.op = v->op;
+	e.vfs.write = v->write;
+	e.vfs.dur = v->dur;
+	e.vfs.ret = v->ret;
+	e.vfs.offset = v->offset;
+	e.vfs.size = v->size;
+	e.vfs.ino = v->ino;
+	e.vfs.dev = v->dev;
+	e.vfs.fs_magic = v->fs_magic;
+	e.vfs.path = ev_path(inode_paths_get(&d->inodes, v->dev, v->ino, v->h.tgid));
+	emit(d, &e);
 }
 
 static void handle_vfs_open(struct record_decoder *d, const struct dl_path *rec, size_t size)
@@ -371,7 +524,18 @@ static void handle_vfs_open(struct record_decoder *d, const struct dl_path *rec,
 	path = slot_path(rec, size, 0, &off);
 	if (path && rec->io.ret >= 0)
 		inode_paths_set(&d->inodes, rec->dev, rec->ino, path);
-	cw_vfs_open(d->writer, rec, path);
+	{
+		struct event e = {.type = EV_VFS_OPEN, .ts = rel(d, rec->io.h.ts),
+				  .pid = rec->io.h.tgid, .tid = rec->io.h.tid};
+
+		e.vfs_open.ret = rec->io.ret;
+		e.vfs_open.ino = rec->ino;
+		e.vfs_open.file_size = rec->file_size;
+		e.vfs_open.dev = rec->dev;
+		e.vfs_open.fs_magic = rec->fs_magic;
+		e.vfs_open.path = ev_path(path);
+		emit(d, &e);
+	}
 	path_put(path);
 }
 
@@ -426,7 +590,7 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 		handle_fault(d, rec);
 		break;
 	case DL_EV_BLOCK:
-		block_tracks_add(&d->blocks, d->writer, rec);
+		block_tracks_add(&d->blocks, rec, d->t0, emit_block, d);
 		break;
 	case DL_EV_URING:
 		handle_uring(d, rec);
@@ -495,18 +659,21 @@ void decoder_seed_process(struct record_decoder *d, uint32_t pid)
 	proc_for_each_thread(pid, seed_thread, &(struct seed_ctx){d, p});
 }
 
-void decoder_finish(struct record_decoder *d)
+void decoder_finish(struct record_decoder *d, struct ev_trace_end *end)
 {
+	struct event e = {.type = EV_TRACE_END};
 	uint32_t key;
 	void *v;
 
-	block_tracks_finish(&d->blocks, d->writer);
+	block_tracks_finish(&d->blocks, d->t0, emit_block, d);
 	for (size_t i = 0; id_map_next(&d->procs.procs, &i, &key, &v);)
 		name_process(d, v);
 	for (size_t i = 0; id_map_next(&d->procs.threads, &i, &key, &v);) {
 		struct thread *t = v;
 
-		if (t->comm[0])
-			cw_thread_name(d->writer, t->pid, t->tid, t->comm);
+		emit_name(d, EV_THREAD_NAME, t->pid, t->tid, t->comm);
 	}
+	end->events = ++d->emitted;
+	e.end = *end;
+	event_deliver(d->out, &e);
 }

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -110,6 +111,22 @@ static void append(char *buf, size_t size, size_t *len, const char *name)
 		*len += n;
 }
 
+/* A decimal number of at most 9 digits. */
+static int parse_uint(const char *s, size_t len, uint32_t *out)
+{
+	uint32_t v = 0;
+
+	if (!len || len > 9)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
 static void format_bits(uint32_t value, const struct flag_name *names, size_t count, char *buf,
 			size_t size, size_t len)
 {
@@ -129,48 +146,64 @@ static void format_bits(uint32_t value, const struct flag_name *names, size_t co
 		snprintf(buf, size, "0");
 }
 
+static const struct flag_name open_names[] = {
+    {O_CREAT, "O_CREAT"},	  {O_EXCL, "O_EXCL"},
+    {O_NOCTTY, "O_NOCTTY"},	  {O_TRUNC, "O_TRUNC"},
+    {O_APPEND, "O_APPEND"},	  {O_NONBLOCK, "O_NONBLOCK"},
+    {O_DSYNC, "O_DSYNC"},	  {O_DIRECT, "O_DIRECT"},
+    {O_LARGEFILE, "O_LARGEFILE"}, {O_DIRECTORY, "O_DIRECTORY"},
+    {O_NOFOLLOW, "O_NOFOLLOW"},	  {O_NOATIME, "O_NOATIME"},
+    {O_CLOEXEC, "O_CLOEXEC"},	  {O_SYNC & ~O_DSYNC, "O_SYNC"},
+    {O_PATH, "O_PATH"},		  {O_TMPFILE & ~O_DIRECTORY, "O_TMPFILE"},
+    {O_RDONLY, "O_RDONLY"},	  {O_WRONLY, "O_WRONLY"},
+    {O_RDWR, "O_RDWR"},		  {O_ACCMODE, "O_ACCMODE"},
+};
+#define OPEN_BITS 16 /* the entries above the access modes */
+
+static const char *const whence_names[] = {"SEEK_SET", "SEEK_CUR", "SEEK_END", "SEEK_DATA",
+					   "SEEK_HOLE"};
+
+static const struct flag_name prot_names[] = {
+    {PROT_READ, "PROT_READ"},
+    {PROT_WRITE, "PROT_WRITE"},
+    {PROT_EXEC, "PROT_EXEC"},
+    {PROT_NONE, "PROT_NONE"},
+};
+
+static const struct flag_name map_names[] = {
+    {MAP_SHARED_VALIDATE, "MAP_SHARED_VALIDATE"},
+    {MAP_SHARED, "MAP_SHARED"},
+    {MAP_PRIVATE, "MAP_PRIVATE"},
+    {MAP_FIXED, "MAP_FIXED"},
+    {MAP_POPULATE, "MAP_POPULATE"},
+    {MAP_NORESERVE, "MAP_NORESERVE"},
+    {MAP_LOCKED, "MAP_LOCKED"},
+    {MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"},
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
 void format_open_flags(uint32_t flags, char *buf, size_t size)
 {
-	static const struct flag_name names[] = {
-	    {O_CREAT, "O_CREAT"},	  {O_EXCL, "O_EXCL"},
-	    {O_NOCTTY, "O_NOCTTY"},	  {O_TRUNC, "O_TRUNC"},
-	    {O_APPEND, "O_APPEND"},	  {O_NONBLOCK, "O_NONBLOCK"},
-	    {O_DSYNC, "O_DSYNC"},	  {O_DIRECT, "O_DIRECT"},
-	    {O_LARGEFILE, "O_LARGEFILE"}, {O_DIRECTORY, "O_DIRECTORY"},
-	    {O_NOFOLLOW, "O_NOFOLLOW"},	  {O_NOATIME, "O_NOATIME"},
-	    {O_CLOEXEC, "O_CLOEXEC"},	  {O_SYNC & ~O_DSYNC, "O_SYNC"},
-	    {O_PATH, "O_PATH"},		  {O_TMPFILE & ~O_DIRECTORY, "O_TMPFILE"},
-	};
-	static const char *const access[] = {"O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE"};
 	size_t len = 0;
 
 	if (!size)
 		return;
 	buf[0] = '\0';
-	append(buf, size, &len, access[flags & O_ACCMODE]);
-	format_bits(flags & ~(uint32_t)O_ACCMODE, names, sizeof(names) / sizeof(names[0]), buf,
-		    size, len);
+	append(buf, size, &len, open_names[OPEN_BITS + (flags & O_ACCMODE)].name);
+	format_bits(flags & ~(uint32_t)O_ACCMODE, open_names, OPEN_BITS, buf, size, len);
 }
 
 void format_whence(uint32_t whence, char *buf, size_t size)
 {
-	static const char *const names[] = {"SEEK_SET", "SEEK_CUR", "SEEK_END", "SEEK_DATA",
-					    "SEEK_HOLE"};
-
-	if (whence < sizeof(names) / sizeof(names[0]))
-		snprintf(buf, size, "%s", names[whence]);
+	if (whence < COUNT(whence_names))
+		snprintf(buf, size, "%s", whence_names[whence]);
 	else
 		snprintf(buf, size, "%u", whence);
 }
 
 void format_mmap_prot(uint32_t prot, char *buf, size_t size)
 {
-	static const struct flag_name names[] = {
-	    {PROT_READ, "PROT_READ"},
-	    {PROT_WRITE, "PROT_WRITE"},
-	    {PROT_EXEC, "PROT_EXEC"},
-	};
-
 	if (!size)
 		return;
 	buf[0] = '\0';
@@ -178,34 +211,134 @@ void format_mmap_prot(uint32_t prot, char *buf, size_t size)
 		snprintf(buf, size, "PROT_NONE");
 		return;
 	}
-	format_bits(prot, names, sizeof(names) / sizeof(names[0]), buf, size, 0);
+	format_bits(prot, prot_names, 3, buf, size, 0);
 }
 
 void format_mmap_flags(uint32_t flags, char *buf, size_t size)
 {
-	static const struct flag_name names[] = {
-	    {MAP_SHARED_VALIDATE, "MAP_SHARED_VALIDATE"},
-	    {MAP_SHARED, "MAP_SHARED"},
-	    {MAP_PRIVATE, "MAP_PRIVATE"},
-	    {MAP_FIXED, "MAP_FIXED"},
-	    {MAP_POPULATE, "MAP_POPULATE"},
-	    {MAP_NORESERVE, "MAP_NORESERVE"},
-	    {MAP_LOCKED, "MAP_LOCKED"},
-	    {MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"},
-	};
-
 	if (!size)
 		return;
 	buf[0] = '\0';
-	format_bits(flags, names, sizeof(names) / sizeof(names[0]), buf, size, 0);
+	format_bits(flags, map_names, COUNT(map_names), buf, size, 0);
+}
+
+/*
+ * The reverse of format_bits: "A|B|0x40" -> the value; names not in the
+ * table fail.
+ */
+static int parse_bits(const char *s, size_t len, const struct flag_name *names, size_t count,
+		      uint32_t *out)
+{
+	uint32_t v = 0;
+
+	while (len) {
+		const char *bar = memchr(s, '|', len);
+		size_t n = bar ? (size_t)(bar - s) : len;
+		size_t i;
+
+		if (n > 2 && s[0] == '0' && s[1] == 'x') {
+			char tmp[16], *end;
+
+			if (n >= sizeof(tmp))
+				return -1;
+			memcpy(tmp, s, n);
+			tmp[n] = '\0';
+			v |= strtoul(tmp, &end, 16);
+			if (*end)
+				return -1;
+		} else {
+			for (i = 0; i < count; i++)
+				if (strlen(names[i].name) == n && !memcmp(names[i].name, s, n))
+					break;
+			if (i == count)
+				return -1;
+			v |= names[i].bit;
+		}
+		s += n;
+		len -= n;
+		if (len) { /* the bar */
+			s++;
+			len--;
+		}
+	}
+	*out = v;
+	return 0;
+}
+
+int parse_open_flags(const char *s, size_t len, uint32_t *out)
+{
+	return parse_bits(s, len, open_names, COUNT(open_names), out);
+}
+
+int parse_whence(const char *s, size_t len, uint32_t *out)
+{
+	for (uint32_t i = 0; i < COUNT(whence_names); i++) {
+		if (strlen(whence_names[i]) == len && !memcmp(whence_names[i], s, len)) {
+			*out = i;
+			return 0;
+		}
+	}
+	return parse_uint(s, len, out);
+}
+
+int parse_mmap_prot(const char *s, size_t len, uint32_t *out)
+{
+	return parse_bits(s, len, prot_names, COUNT(prot_names), out);
+}
+
+int parse_mmap_flags(const char *s, size_t len, uint32_t *out)
+{
+	if (len == 1 && *s == '0') {
+		*out = 0;
+		return 0;
+	}
+	return parse_bits(s, len, map_names, COUNT(map_names), out);
 }
 
 const char *errno_name(int err, char *buf, size_t size)
 {
-	const char *name = strerrorname_np(err);
+	const char *name = err == ERRNO_UNKNOWN ? "EUNKNOWN" : strerrorname_np(err);
 
 	if (name)
 		return name;
 	snprintf(buf, size, "%d", err);
 	return buf;
+}
+
+int errno_number(const char *s, size_t len)
+{
+	static int16_t by_hash[512];
+	static bool ready;
+	uint32_t h = 0;
+
+	if (!ready) { /* errno names by a small hash of their bytes, made once */
+		for (int e = 1; e < 512; e++) {
+			const char *n = strerrorname_np(e);
+			uint32_t k = 0;
+
+			if (!n)
+				continue;
+			for (const char *p = n; *p; p++)
+				k = k * 31 + (unsigned char)*p;
+			for (k %= 512; by_hash[k]; k = (k + 1) % 512)
+				;
+			by_hash[k] = e;
+		}
+		ready = true;
+	}
+	for (size_t i = 0; i < len; i++)
+		h = h * 31 + (unsigned char)s[i];
+	for (h %= 512; by_hash[h]; h = (h + 1) % 512) {
+		const char *n = strerrorname_np(by_hash[h]);
+
+		if (strlen(n) == len && !memcmp(n, s, len))
+			return by_hash[h];
+	}
+	if (len && s[0] >= '0' && s[0] <= '9') {
+		uint32_t v;
+
+		if (!parse_uint(s, len, &v) && v && v < ERRNO_UNKNOWN)
+			return v;
+	}
+	return ERRNO_UNKNOWN;
 }

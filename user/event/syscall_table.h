@@ -3,6 +3,7 @@
 #ifndef SYSCALL_TABLE_H
 #define SYSCALL_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,5 +37,16 @@ void format_mmap_prot(uint32_t prot, char *buf, size_t size);
 void format_mmap_flags(uint32_t flags, char *buf, size_t size);
 /* "ENOENT"; the number as text when unknown. */
 const char *errno_name(int err, char *buf, size_t size);
+
+/* An errno value that has no name (a trace said "ret": -1 without a known errno). */
+#define ERRNO_UNKNOWN 4095
+
+/* The reverse of the formatters above (what a trace reader needs); -1 if s is not one. */
+int parse_open_flags(const char *s, size_t len, uint32_t *out);
+int parse_whence(const char *s, size_t len, uint32_t *out);
+int parse_mmap_prot(const char *s, size_t len, uint32_t *out);
+int parse_mmap_flags(const char *s, size_t len, uint32_t *out);
+/* "ENOENT" -> 2; unknown names -> ERRNO_UNKNOWN. */
+int errno_number(const char *s, size_t len);
 
 #endif

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <locale.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -24,7 +25,6 @@
 #include <unistd.h>
 
 #include "live/cgroup_lookup.h"
-#include "format/chrome/chrome_writer.h"
 #include "live/job_trace.h"
 #include "live/command_launcher.h"
 #include "io/output_file.h"
@@ -33,7 +33,7 @@
 #include "probe/probe_loader.h"
 #include "live/proc_scan.h"
 #include "decode/record_decoder.h"
-#include "report/report_main.h"
+#include "report/report_session.h"
 #include "probe/system_checks.h"
 #include "event/version.h"
 
@@ -359,7 +359,7 @@ static int finish(struct session *s)
 	s->records = NULL;
 	sum.stop_reason = s->stop_reason;
 	err = job_trace_finish(&s->trace, &sum);
-	events = s->trace.writer.events + 1; /* with the summary event */
+	events = job_trace_events(&s->trace);
 	if (err) {
 		fprintf(stderr,
 			"dltrace: writing %s failed: %s; tracing stopped, the trace holds what "
@@ -387,13 +387,16 @@ static int finish(struct session *s)
 /* --report: the summary, on standard output unless the trace went there. */
 static void print_report(struct session *s)
 {
-	bool to_stdout = strcmp(s->output, "-") != 0;
+	FILE *out = strcmp(s->output, "-") ? stdout : stderr;
+	const char *nc = getenv("NO_COLOR");
 
-	if (!s->report)
-		s->report = report_session_new();
-	if (s->report)
-		report_session_print(s->report, to_stdout ? s->output : NULL,
-				     to_stdout ? stdout : stderr);
+	report_session__end_trace(s->report, NULL);
+	report_session__finish(s->report, 0);
+	setlocale(LC_CTYPE, "");
+	fputc('\n', out);
+	report_session__terminal(s->report, out, REPORT_DEFAULT_TOP,
+				 isatty(fileno(out)) && !(nc && *nc));
+	fflush(out);
 }
 
 int trace_run(const struct trace_options *o)
@@ -418,11 +421,18 @@ int trace_run(const struct trace_options *o)
 	install_signals();
 	if (prepare(s))
 		goto fail;
-	if (o->report && !strcmp(s->output, "-")) {
-		/* the trace cannot be read back from standard output: summarize it as written */
-		s->report = report_session_new();
-		s->trace.sink.copy = s->report ? report_session_feed : NULL;
-		s->trace.sink.copy_ctx = s->report;
+	if (o->report) {
+		/* the report is a consumer of the events as they are decoded */
+		struct event_consumer *c = NULL;
+
+		s->report = report_session__new();
+		if (s->report)
+			c = report_session__begin_trace(
+			    s->report, strcmp(s->output, "-") ? s->output : "standard output");
+		if (!c || job_trace_add_consumer(&s->trace, c)) {
+			snprintf(s->err, sizeof(s->err), "out of memory");
+			goto fail;
+		}
 	}
 	if (o->command) {
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -493,11 +503,11 @@ fail:
 	}
 	rc = 1;
 out:
-	report_session_free(s->report);
+	report_session__free(s->report);
 	probes_release_and_exit_soon(&s->probes);
 	probes_destroy(&s->probes);
 	if (s->trace.ready) /* a failure after the header: close it as it is */
-		job_trace_finish(&s->trace, &(struct trace_summary){.stop_reason = "error"});
+		job_trace_finish(&s->trace, &(const struct trace_summary){.stop_reason = "error"});
 	if (s->cgroup_fd >= 0)
 		close(s->cgroup_fd);
 	free(s);

@@ -22,7 +22,7 @@
 
 #include "merge/merge_ids.h"
 #include "io/output_sink.h"
-#include "event/trace_event.h"
+#include "format/chrome/trace_event.h"
 
 /* What one input's dltrace_summary event said. */
 struct merge_input_summary {

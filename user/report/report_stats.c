@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
+#include "event/event_args.h"
 #include "event/syscall_table.h"
+#include "lib/fs_names.h"
 
 const char *const rs_size_bin_names[SIZE_BINS] = {
     "0-100", "100-1K", "1K-10K",   "10K-100K", "100K-1M",
@@ -144,7 +148,7 @@ void rs_end_trace(struct report_stats *st, const struct trace_read_status *statu
 		st->traces[st->cur].status = *status;
 }
 
-static uint32_t intern(struct report_stats *st, const struct trace_str *s)
+static uint32_t intern(struct report_stats *st, const struct ev_str *s)
 {
 	uint32_t id;
 
@@ -267,7 +271,7 @@ static uint32_t dir_get(struct report_stats *st, const char *path, uint32_t len,
 	return st->ndirs++;
 }
 
-static uint32_t file_get(struct report_stats *st, const struct trace_str *path, uint8_t scope,
+static uint32_t file_get(struct report_stats *st, const struct ev_str *path, uint8_t scope,
 			 uint8_t env, uint64_t now)
 {
 	uint32_t name = string_index_put(&st->strings, path->s, path->len), i;
@@ -327,15 +331,26 @@ static uint32_t pair_get(struct report_stats *st, uint32_t proc, uint32_t file)
 	return st->npairs++;
 }
 
-static void mount_set(struct report_stats *st, struct rs_file *f, const struct trace_event *ev)
+static void mount_set(struct report_stats *st, struct rs_file *f, const struct ev_syscall *s)
 {
+	const char *fs_known = fs_name(s->fs_magic);
+	char dev_text[32], fs_text[16];
+	struct ev_str dev_s, fs_s;
 	uint32_t dev, fs, i;
 	struct rs_mount *m;
 
-	if (!ev->dev.len)
+	if (!(s->flags & EVS_IDENTITY))
 		return;
-	dev = intern(st, &ev->dev);
-	fs = ev->fs.len ? intern(st, &ev->fs) : NONE32;
+	dev_s.len = snprintf(dev_text, sizeof(dev_text), "%u:%u", s->dev >> 20, s->dev & 0xfffff);
+	dev_s.s = dev_text;
+	if (fs_known) {
+		fs_s = (struct ev_str){fs_known, strlen(fs_known)};
+	} else {
+		fs_s.len = snprintf(fs_text, sizeof(fs_text), "0x%x", s->fs_magic);
+		fs_s.s = fs_text;
+	}
+	dev = intern(st, &dev_s);
+	fs = intern(st, &fs_s);
 	if (dev == NONE32)
 		return;
 	i = u64_index_get(&st->mount_ix, (uint64_t)dev << 32 | fs);
@@ -437,7 +452,7 @@ static void timeline_add(struct report_stats *st, uint64_t *bins, uint64_t start
 	}
 }
 
-static void errno_count(struct report_stats *st, const struct trace_str *err, int scope)
+static void errno_count(struct report_stats *st, const struct ev_str *err, int scope)
 {
 	uint32_t i;
 
@@ -701,18 +716,18 @@ static bool is_dup_kind(int k)
 }
 
 /* The output side of sendfile/copy_file_range: a write of unknown offset. */
-static void second_path_write(struct report_stats *st, uint32_t ti, const struct trace_event *ev,
+static void second_path_write(struct report_stats *st, uint32_t ti, const struct ev_syscall *s,
 			      uint64_t start, uint64_t end)
 {
 	enum env_kind env;
-	uint8_t scope = path_scope(ev->path2.s, ev->path2.len, &env);
-	struct access a = {ti, NONE32, NONE32, false, 0, (uint64_t)ev->ret, start, end};
+	uint8_t scope = path_scope(s->path2.name.s, s->path2.name.len, &env);
+	struct access a = {ti, NONE32, NONE32, false, 0, (uint64_t)s->ret, start, end};
 
 	if (scope == SCOPE_OTHER) {
 		st->tot[SCOPE_OTHER].bytes_written += a.bytes;
 		return;
 	}
-	a.file = file_get(st, &ev->path2, scope, env, start);
+	a.file = file_get(st, &s->path2.name, scope, env, start);
 	if (a.file == NONE32)
 		return;
 	if (scope == SCOPE_ENV) {
@@ -725,9 +740,11 @@ static void second_path_write(struct report_stats *st, uint32_t ti, const struct
 	app_write(st, &a);
 }
 
-static int class_of(char cat)
+static int class_of(unsigned sys)
 {
-	return cat == 'd' ? CLS_DATA : cat == 's' ? CLS_SYNC : CLS_META;
+	enum io_class c = syscall_info(sys)->io_class;
+
+	return c == IO_DATA ? CLS_DATA : c == IO_SYNC ? CLS_SYNC : CLS_META;
 }
 
 void rs_finish_input(struct report_stats *st)
@@ -738,28 +755,25 @@ void rs_finish_input(struct report_stats *st)
 		rs_session_end(st, &st->pairs[i]);
 }
 
-static void syscall_event(struct report_stats *st, const struct trace_event *ev)
+static void syscall_event(struct report_stats *st, const struct event *ev)
 {
 	const struct rs_trace *tr = &st->traces[st->cur];
-	uint64_t start = (uint64_t)tr->offset_ns + ev->ts_ns, end = start + ev->dur_ns;
-	int k = ev->sys, cls = class_of(ev->cat);
-	bool failed = ev->err.len > 0 || ((ev->has & TE_RET) && ev->ret < 0);
+	const struct ev_syscall *s = &ev->sys;
+	uint64_t start = (uint64_t)tr->offset_ns + ev->ts, end = start + s->dur;
+	int k = s->sys, cls = class_of(k);
+	bool failed = s->ret < 0 && s->ret >= -ERRNO_UNKNOWN;
 	enum env_kind env = ENV_NONE;
-	uint8_t scope = path_scope(ev->path.s, ev->path.len, &env);
+	uint8_t scope = path_scope(s->path.name.s, s->path.name.len, &env);
 	struct rs_syscall *sc;
 	struct rs_thread *th;
 	struct rs_proc *pr;
 	struct rs_file *f = NULL;
 	struct rs_totals *tot = &st->tot[scope];
 	uint32_t ti, fi = NONE32;
-	uint64_t dur = ev->dur_ns;
-	uint64_t moved = !failed && ev->ret > 0 ? (uint64_t)ev->ret : 0;
-	bool has_offset = (ev->has & TE_OFFSET) && ev->offset >= 0 && ev->offset <= VALUE_MAX;
+	uint64_t dur = s->dur;
+	uint64_t moved = !failed && s->ret > 0 ? (uint64_t)s->ret : 0;
+	bool has_offset = (s->flags & EVS_OFFSET) && s->offset <= VALUE_MAX;
 
-	if (k < 0 || k >= DL_SYS_COUNT) {
-		st->unknown_syscalls++;
-		return;
-	}
 	if (moved > VALUE_MAX)
 		moved = VALUE_MAX; /* damaged input: keep offset arithmetic in range */
 	st->syscalls++;
@@ -786,7 +800,9 @@ static void syscall_event(struct report_stats *st, const struct trace_event *ev)
 		st->env[env].io_ns += dur;
 	}
 	if (failed) {
-		struct trace_str e = ev->err.len ? ev->err : (struct trace_str){"EUNKNOWN", 8};
+		char buf[16];
+		const char *name = errno_name(-s->ret, buf, sizeof(buf));
+		struct ev_str e = {name, strlen(name)};
 
 		sc->failed++;
 		tot->failed++;
@@ -795,7 +811,7 @@ static void syscall_event(struct report_stats *st, const struct trace_event *ev)
 			st->env[env].failed++;
 		errno_count(st, &e, scope);
 		if (scope != SCOPE_OTHER) {
-			uint32_t d = dir_get(st, ev->path.s, ev->path.len, scope);
+			uint32_t d = dir_get(st, s->path.name.s, s->path.name.len, scope);
 
 			if (d != NONE32) {
 				st->dirs[d].failed++;
@@ -811,8 +827,8 @@ static void syscall_event(struct report_stats *st, const struct trace_event *ev)
 	if (is_read_kind(k) || is_write_kind(k)) {
 		sc->bytes += moved;
 		sketch_add(&sc->size, moved);
-	} else if (k == DL_SYS_MMAP && (ev->has & TE_SIZE)) {
-		sketch_add(&sc->size, ev->size);
+	} else if (k == DL_SYS_MMAP) {
+		sketch_add(&sc->size, s->size);
 	}
 	if (cls == CLS_META && scope == SCOPE_APP)
 		timeline_add(st, st->tl_meta, start, end, 1);
@@ -828,14 +844,14 @@ static void syscall_event(struct report_stats *st, const struct trace_event *ev)
 		return;
 	}
 
-	fi = file_get(st, &ev->path, scope, env, start);
+	fi = file_get(st, &s->path.name, scope, env, start);
 	if (fi == NONE32)
 		return;
 	f = &st->files[fi];
 	f->calls++;
 	f->io_ns[cls] += dur;
-	if (ev->has & TE_CACHE_MISS) {
-		uint64_t miss = ev->cache_miss > VALUE_MAX ? VALUE_MAX : ev->cache_miss;
+	if (s->flags & EVS_CACHE) {
+		uint64_t miss = s->cache_miss_bytes > VALUE_MAX ? VALUE_MAX : s->cache_miss_bytes;
 
 		f->cache_miss += miss;
 		f->cache_read_bytes += moved;
@@ -852,10 +868,10 @@ static void syscall_event(struct report_stats *st, const struct trace_event *ev)
 	if (DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
 		f->opens++;
 		tot->opens++;
-		if ((ev->has & TE_FILE_SIZE) && ev->file_size > f->file_size)
-			f->file_size = ev->file_size;
+		if ((s->flags & EVS_IDENTITY) && s->file_size > f->file_size)
+			f->file_size = s->file_size;
 		if (scope == SCOPE_APP)
-			mount_set(st, f, ev);
+			mount_set(st, f, s);
 	}
 	if (f->mount != NONE32)
 		st->mounts[f->mount].io_ns += dur;
@@ -893,15 +909,15 @@ static void syscall_event(struct report_stats *st, const struct trace_event *ev)
 			tot->bytes_written += moved;
 			st->env[env].bytes_written += moved;
 		}
-		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE) && ev->path2.len)
-			second_path_write(st, ti, ev, start, end);
+		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE) && s->path2.name.len)
+			second_path_write(st, ti, s, start, end);
 		return;
 	}
 
 	/* application file: per-process state */
 	uint32_t pi = pair_get(st, th->proc, fi);
 	struct rs_pair *p = pi != NONE32 ? &st->pairs[pi] : NULL;
-	struct access a = {ti, fi, pi, has_offset, ev->offset, moved, start, end};
+	struct access a = {ti, fi, pi, has_offset, (int64_t)s->offset, moved, start, end};
 
 	f = &st->files[fi];
 	if (p && DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
@@ -922,8 +938,8 @@ static void syscall_event(struct report_stats *st, const struct trace_event *ev)
 		}
 		if (f->mount != NONE32)
 			st->mounts[f->mount].bytes_read += moved;
-		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE) && ev->path2.len)
-			second_path_write(st, ti, ev, start, end);
+		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE) && s->path2.name.len)
+			second_path_write(st, ti, s, start, end);
 	} else if (is_write_kind(k)) {
 		app_write(st, &a);
 		if (f->dir != NONE32) {
@@ -939,18 +955,26 @@ static void syscall_event(struct report_stats *st, const struct trace_event *ev)
 	}
 }
 
-static void process_event(struct report_stats *st, const struct trace_event *ev)
+static void process_event(struct report_stats *st, const struct event *ev)
 {
 	const struct rs_trace *tr = &st->traces[st->cur];
-	uint64_t now = (uint64_t)tr->offset_ns + ev->ts_ns;
+	uint64_t now = (uint64_t)tr->offset_ns + ev->ts;
 	uint32_t ti, ci;
 
 	st->process_events++;
 	switch (ev->type) {
-	case TEV_FORK:
-		if (!(ev->has & TE_CHILD) || ev->child <= 0 || ev->child > UINT32_MAX)
+	case EV_FORK:
+		if (!ev->fork.child)
 			return;
-		ci = proc_get(st, (uint32_t)ev->child, now);
+		if (ev->fork.thread) {
+			ti = thread_get(st, ev->pid, ev->fork.child, now);
+			if (ti != NONE32) {
+				st->threads[ti].started = true;
+				st->threads[ti].first_ns = now;
+			}
+			return;
+		}
+		ci = proc_get(st, ev->fork.child, now);
 		if (ci == NONE32)
 			return;
 		st->procs[ci].ppid = ev->pid;
@@ -958,42 +982,31 @@ static void process_event(struct report_stats *st, const struct trace_event *ev)
 		if (now < st->procs[ci].first_ns)
 			st->procs[ci].first_ns = now;
 		return;
-	case TEV_PROCESS_START:
-	case TEV_THREAD_START:
+	case EV_START:
 		ti = thread_get(st, ev->pid, ev->tid, now);
 		if (ti == NONE32)
 			return;
 		seen(st, ti, now, now);
 		st->threads[ti].started = true;
 		st->threads[ti].first_ns = now;
-		if (ev->type == TEV_PROCESS_START) {
+		if (!ev->fork.thread) {
 			struct rs_proc *p = &st->procs[st->threads[ti].proc];
 
 			p->started = true;
 			p->first_ns = now;
-			if ((ev->has & TE_PARENT) && ev->parent > 0 && ev->parent <= UINT32_MAX)
-				p->ppid = ev->parent;
+			if (ev->fork.parent_pid && ev->fork.parent_pid != ev->pid)
+				p->ppid = ev->fork.parent_pid;
 		}
 		return;
-	case TEV_THREAD_CREATE:
-		if (!(ev->has & TE_CHILD) || ev->child <= 0 || ev->child > UINT32_MAX)
-			return;
-		ti = thread_get(st, ev->pid, (uint32_t)ev->child, now);
-		if (ti != NONE32) {
-			st->threads[ti].started = true;
-			st->threads[ti].first_ns = now;
-		}
-		return;
-	case TEV_EXEC:
+	case EV_EXEC:
 		ti = thread_get(st, ev->pid, ev->tid, now);
 		if (ti == NONE32)
 			return;
 		seen(st, ti, now, now);
-		if (ev->cmdline.len)
-			st->procs[st->threads[ti].proc].name = intern(st, &ev->cmdline);
+		if (ev->exec.cmdline.len)
+			st->procs[st->threads[ti].proc].name = intern(st, &ev->exec.cmdline);
 		return;
-	case TEV_PROCESS_EXIT:
-	case TEV_THREAD_EXIT:
+	case EV_EXIT:
 		ti = thread_get(st, ev->pid, ev->tid, now);
 		if (ti == NONE32)
 			return;
@@ -1001,7 +1014,7 @@ static void process_event(struct report_stats *st, const struct trace_event *ev)
 		st->threads[ti].exited = true;
 		st->threads[ti].last_ns = now;
 		burst_close(st, ti);
-		if (ev->type == TEV_PROCESS_EXIT) {
+		if (ev->exit.group_dead) {
 			st->procs[st->threads[ti].proc].exited = true;
 			st->procs[st->threads[ti].proc].last_ns = now;
 		}
@@ -1012,46 +1025,42 @@ static void process_event(struct report_stats *st, const struct trace_event *ev)
 }
 
 /* Events of the other capture layers: counted, page faults per file. */
-static void layer_event(struct report_stats *st, const struct trace_event *ev)
+static void layer_event(struct report_stats *st, const struct event *ev)
 {
 	struct rs_layers *l = &st->layers;
-	const struct trace_str *nm = &ev->event_name;
 	enum env_kind env;
 	uint8_t scope;
 
-	switch (ev->cat) {
-	case 'f':
-		if (ev->ph != 'i')
-			return;
-		scope = path_scope(ev->path.s, ev->path.len, &env);
+	switch (ev->type) {
+	case EV_FAULT:
+		scope = path_scope(ev->fault.path.name.s, ev->fault.path.name.len, &env);
 		l->faults[scope]++;
 		if (scope != SCOPE_OTHER) {
-			uint32_t fi = file_get(st, &ev->path, scope, env,
-					       (uint64_t)st->traces[st->cur].offset_ns + ev->ts_ns);
+			uint32_t fi = file_get(st, &ev->fault.path.name, scope, env,
+					       (uint64_t)st->traces[st->cur].offset_ns + ev->ts);
 
 			if (fi != NONE32)
 				st->files[fi].faults++;
 		}
 		return;
-	case 'b':
-		if (ev->ph == 'b') {
-			int op = nm->len == 4 && !memcmp(nm->s, "read", 4)    ? 0
-				 : nm->len == 5 && !memcmp(nm->s, "write", 5) ? 1
-									      : 2;
+	case EV_BLOCK:
+		if (ev->block.phase == EV_PH_BEGIN) {
+			int op = ev->block.op < 2 ? (int)ev->block.op : 2;
 
 			l->block_requests[op]++;
-			if (op < 2 && (ev->has & TE_BYTES))
-				l->block_bytes[op] += ev->bytes > VALUE_MAX ? VALUE_MAX : ev->bytes;
-		} else if (ev->ph == 'e' && (ev->has & TE_LATENCY)) {
-			sketch_add(&l->block_lat,
-				   ev->latency_ns >> 60 ? 1ull << 60 : ev->latency_ns);
+			if (op < 2)
+				l->block_bytes[op] += ev->block.bytes;
+		} else {
+			sketch_add(&l->block_lat, ev->block.latency_ns >> 60 ? 1ull << 60
+									     : ev->block.latency_ns);
 		}
 		return;
-	case 'u':
-		if (ev->ph == 'b')
+	case EV_URING:
+		if (ev->uring.phase == EV_PH_BEGIN)
 			l->uring_requests++;
 		return;
-	case 'v':
+	case EV_VFS:
+	case EV_VFS_OPEN:
 		l->vfs_events++;
 		return;
 	default:
@@ -1059,83 +1068,113 @@ static void layer_event(struct report_stats *st, const struct trace_event *ev)
 	}
 }
 
-static void header_event(struct report_stats *st, const struct trace_event *ev)
+static void header_event(struct report_stats *st, const struct ev_trace_begin *b)
 {
 	struct rs_trace *t = &st->traces[st->cur];
+	struct ev_arg args[EV_ARGS_MAX];
+	char scratch[EV_SCRATCH];
+	struct event e = {.type = EV_TRACE_BEGIN, .begin = *b};
+	unsigned n = event_args(&e, args, scratch);
 
-	t->hostname = intern(st, &ev->hostname);
-	t->kernel = intern(st, &ev->kernel);
-	t->target = intern(st, &ev->target);
-	t->version = intern(st, &ev->version);
-	t->start_wall = intern(st, &ev->start_wall);
-	t->start_wall_ns = ev->start_wall_ns;
-	if (st->layers.active == NONE32 && ev->layers.len)
-		st->layers.active = intern(st, &ev->layers);
+	t->hostname = intern(st, &b->hostname);
+	t->kernel = intern(st, &b->kernel);
+	t->target = intern(st, &b->target);
+	t->version = intern(st, &b->version);
+	/* the start as the trace shows it (formatted from start_wall_ns when live) */
+	for (unsigned i = 0; i < n; i++)
+		if (args[i].key.len == 10 && !memcmp(args[i].key.s, "start_wall", 10))
+			t->start_wall = intern(st, &args[i].s);
+	t->start_wall_ns = b->start_wall_ns;
+	if (st->layers.active == NONE32 && b->layers.len)
+		st->layers.active = intern(st, &b->layers);
 	if (!st->origin_set)
-		rs_set_origin(st, ev->start_wall_ns);
+		rs_set_origin(st, b->start_wall_ns);
 	t->offset_ns =
-	    ev->start_wall_ns > st->origin_wall_ns ? ev->start_wall_ns - st->origin_wall_ns : 0;
+	    b->start_wall_ns > st->origin_wall_ns ? b->start_wall_ns - st->origin_wall_ns : 0;
 	/* bound the offset so that report times cannot overflow */
 	if (t->offset_ns > (int64_t)1 << 60)
 		t->offset_ns = (int64_t)1 << 60;
 }
 
-void rs_event(void *ctx, const struct trace_event *ev)
+static bool is_syscall_cat(const struct ev_str *c)
 {
-	struct report_stats *st = ctx;
+	return (c->len == 4 && (!memcmp(c->s, "data", 4) || !memcmp(c->s, "sync", 4))) ||
+	       (c->len == 8 && !memcmp(c->s, "metadata", 8));
+}
+
+void rs_event(struct report_stats *st, const struct event *ev)
+{
 	struct rs_trace *t = &st->traces[st->cur];
-	struct trace_event clipped;
+	struct event clipped;
 	uint32_t ti;
 
 	st->events++;
 	t->events++;
-	if ((ev->ts_ns | ev->dur_ns) >> 60) {
+	if (ev->ts >> 60 || (ev->type == EV_SYSCALL && ev->sys.dur >> 60)) {
 		/* absurd times (a damaged trace): clamp so that sums cannot overflow */
 		clipped = *ev;
-		if (clipped.ts_ns >> 60)
-			clipped.ts_ns = 1ull << 60;
-		if (clipped.dur_ns >> 60)
-			clipped.dur_ns = 1ull << 60;
+		if (clipped.ts >> 60)
+			clipped.ts = 1ull << 60;
+		if (clipped.type == EV_SYSCALL && clipped.sys.dur >> 60)
+			clipped.sys.dur = 1ull << 60;
 		ev = &clipped;
 	}
 	switch (ev->type) {
-	case TEV_HEADER:
-		header_event(st, ev);
+	case EV_TRACE_BEGIN:
+		header_event(st, &ev->begin);
 		return;
-	case TEV_SUMMARY:
+	case EV_TRACE_END:
 		t->has_summary = true;
-		t->summary_events = ev->events;
-		t->lost_events = ev->lost_events;
-		t->lost_bytes = ev->lost_bytes;
-		t->duration_ns = ev->duration_ns >> 60 ? 1ull << 60 : ev->duration_ns;
-		t->stop_reason = intern(st, &ev->stop_reason);
+		t->summary_events = ev->end.events;
+		t->lost_events = ev->end.lost_events;
+		t->lost_bytes = ev->end.lost_bytes;
+		t->duration_ns = ev->end.duration_ns >> 60 ? 1ull << 60 : ev->end.duration_ns;
+		t->stop_reason = intern(st, &ev->end.stop_reason);
 		return;
-	case TEV_SYSCALL:
+	case EV_SYSCALL:
 		syscall_event(st, ev);
 		return;
-	case TEV_PROCESS_NAME:
-		if (ev->name.len && ev->pid) {
+	case EV_PROCESS_NAME:
+		if (ev->name.name.len && ev->pid) {
 			uint32_t p = proc_get(st, ev->pid, (uint64_t)t->offset_ns);
 
 			if (p != NONE32)
-				st->procs[p].name = intern(st, &ev->name);
+				st->procs[p].name = intern(st, &ev->name.name);
 		}
 		return;
-	case TEV_THREAD_NAME:
-		if (ev->name.len && ev->tid) {
+	case EV_THREAD_NAME:
+		if (ev->name.name.len && ev->tid) {
 			ti = thread_get(st, ev->pid, ev->tid, (uint64_t)t->offset_ns);
 			if (ti != NONE32)
-				st->threads[ti].comm = intern(st, &ev->name);
+				st->threads[ti].comm = intern(st, &ev->name.name);
 		}
 		return;
-	case TEV_OTHER:
+	case EV_FORK:
+	case EV_START:
+	case EV_EXEC:
+	case EV_EXIT:
+		process_event(st, ev);
 		return;
-	case TEV_LAYER:
-		layer_event(st, ev);
+	case EV_OTHER:
+		/* a slice of a syscall category this version does not know */
+		if (ev->other.phase == 'X' && is_syscall_cat(&ev->other.cat))
+			st->unknown_syscalls++;
 		return;
 	default:
-		process_event(st, ev);
+		layer_event(st, ev);
 	}
+}
+
+static void consume(struct event_consumer *c, const struct event *e)
+{
+	rs_event(container_of(c, struct report_stats, consumer), e);
+}
+
+struct event_consumer *rs_consumer(struct report_stats *st)
+{
+	event_consumer_init(&st->consumer);
+	event_consumer_fill(&st->consumer, consume);
+	return &st->consumer;
 }
 
 double rs_cache_hit_ratio(uint64_t miss, uint64_t read_bytes)

@@ -29,7 +29,7 @@
 #include "report/path_scope.h"
 #include "lib/quantile_sketch.h"
 #include "lib/string_index.h"
-#include "event/trace_event.h"
+#include "event/event.h"
 #include "format/chrome/trace_reader.h"
 #include "lib/u64_index.h"
 
@@ -275,6 +275,7 @@ struct report_stats {
 	uint32_t files_read, files_written, files_read_once, files_reread;
 	uint32_t size_bins_files[SIZE_BINS]; /* application files by extent */
 	bool oom;
+	struct event_consumer consumer; /* rs_consumer() */
 };
 
 void rs_init(struct report_stats *st);
@@ -283,7 +284,9 @@ void rs_free(struct report_stats *st);
 void rs_set_origin(struct report_stats *st, int64_t wall_ns);
 /* Start a new trace file; events follow through rs_event. */
 int rs_begin_trace(struct report_stats *st, const char *file);
-void rs_event(void *st, const struct trace_event *ev); /* a trace_event_fn */
+void rs_event(struct report_stats *st, const struct event *e);
+/* The report as a consumer of the event stream (delivers to rs_event). */
+struct event_consumer *rs_consumer(struct report_stats *st);
 void rs_end_trace(struct report_stats *st, const struct trace_read_status *status);
 
 /* Darshan's size bin of a byte count. */

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <zlib.h>
 
-#include "event/trace_event.h"
+#include "format/chrome/trace_event.h"
 
 #define TRACE_LINE_MAX (16u << 20) /* longer lines are not dltrace events */
 

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include "event/event_args.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "bpf/dltrace_events.h"
+#include "event/syscall_table.h"
+#include "lib/fs_names.h"
+
+/* A small writer of args and of the scratch strings they point to. */
+struct args_out {
+	struct ev_arg *a;
+	unsigned n;
+	char *scratch;
+};
+
+static struct ev_arg *add(struct args_out *o, const char *key, size_t key_len, uint8_t type)
+{
+	struct ev_arg *a = &o->a[o->n++];
+
+	a->key = (struct ev_str){key, key_len};
+	a->type = type;
+	return a;
+}
+
+#define KEYLEN(lit) (lit), sizeof(lit) - 1
+
+#define ADD_U64(o, k, v) (add((o), KEYLEN(k), EV_ARG_U64)->u = (v))
+#define ADD_I64(o, k, v) (add((o), KEYLEN(k), EV_ARG_I64)->i = (v))
+#define ADD_STR(o, k, str) (add((o), KEYLEN(k), EV_ARG_STR)->s = (str))
+
+static void add_cstr(struct args_out *o, const char *key, size_t key_len, const char *s)
+{
+	add(o, key, key_len, EV_ARG_STR)->s = (struct ev_str){s, strlen(s)};
+}
+#define ADD_CSTR(o, k, s) add_cstr((o), KEYLEN(k), (s))
+
+/* Format into scratch and add as a string. */
+static void add_fmt(struct args_out *o, const char *key, size_t key_len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add_fmt(struct args_out *o, const char *key, size_t key_len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsprintf(o->scratch, fmt, ap);
+	va_end(ap);
+	add(o, key, key_len, EV_ARG_STR)->s = (struct ev_str){o->scratch, n};
+	o->scratch += n + 1;
+}
+#define ADD_FMT(o, k, ...) add_fmt((o), KEYLEN(k), __VA_ARGS__)
+
+static void add_path(struct args_out *o, const char *key, size_t key_len, const struct ev_path *p)
+{
+	if (p->name.len)
+		add(o, key, key_len, EV_ARG_PATH)->path = p;
+}
+#define ADD_PATH(o, k, p) add_path((o), KEYLEN(k), (p))
+
+/* "ret", and "errno" when the value is an error. */
+static void add_ret(struct args_out *o, int64_t ret)
+{
+	if (ret < 0 && ret >= -4095) {
+		char buf[16];
+		const char *name = errno_name(-ret, buf, sizeof(buf));
+
+		ADD_I64(o, "ret", -1);
+		ADD_FMT(o, "errno", "%s", name);
+		return;
+	}
+	ADD_I64(o, "ret", ret);
+}
+
+static void add_dev(struct args_out *o, uint32_t dev)
+{
+	ADD_FMT(o, "dev", "%u:%u", dev >> 20, dev & 0xfffff);
+}
+
+/* ino, dev and fs (its name, else its magic in hex) */
+static void add_identity(struct args_out *o, uint64_t ino, uint32_t dev, uint32_t fs_magic)
+{
+	const char *fs = fs_name(fs_magic);
+
+	ADD_U64(o, "ino", ino);
+	add_dev(o, dev);
+	if (fs)
+		ADD_CSTR(o, "fs", fs);
+	else
+		ADD_FMT(o, "fs", "0x%x", fs_magic);
+}
+
+static void add_hex(struct args_out *o, const char *key, size_t key_len, uint64_t v)
+{
+	add_fmt(o, key, key_len, "0x%llx", (unsigned long long)v);
+}
+
+/* Kinds whose fd argument is worth showing (the AT_FDCWD of *at calls is not). */
+static bool shows_fd(const struct ev_syscall *s)
+{
+	switch (s->sys) {
+	case DL_SYS_OPEN:
+	case DL_SYS_CREAT:
+	case DL_SYS_STAT:
+	case DL_SYS_LSTAT:
+	case DL_SYS_UNLINK:
+	case DL_SYS_RENAME:
+	case DL_SYS_MKDIR:
+	case DL_SYS_RMDIR:
+		return false;
+	case DL_SYS_OPENAT:
+	case DL_SYS_OPENAT2:
+	case DL_SYS_NEWFSTATAT:
+	case DL_SYS_STATX:
+	case DL_SYS_UNLINKAT:
+	case DL_SYS_RENAMEAT:
+	case DL_SYS_RENAMEAT2:
+	case DL_SYS_MKDIRAT:
+		return s->fd != -100; /* AT_FDCWD */
+	default:
+		return true;
+	}
+}
+
+/* The arguments only some kinds have. */
+static void syscall_kind_args(struct args_out *o, const struct ev_syscall *s)
+{
+	uint32_t lo = s->arg_lo, hi = s->arg_hi;
+	char buf[256];
+
+	switch (s->sys) {
+	case DL_SYS_OPEN:
+	case DL_SYS_OPENAT:
+	case DL_SYS_OPENAT2:
+	case DL_SYS_CREAT:
+		format_open_flags(lo, buf, sizeof(buf));
+		ADD_FMT(o, "flags", "%s", buf);
+		if ((lo & O_CREAT) || (lo & O_TMPFILE) == O_TMPFILE)
+			ADD_FMT(o, "mode", "0%o", hi);
+		if ((s->flags & EVS_IDENTITY) && s->ret >= 0) {
+			add_identity(o, s->ino, s->dev, s->fs_magic);
+			ADD_U64(o, "file_size", s->file_size);
+		}
+		break;
+	case DL_SYS_LSEEK:
+		ADD_I64(o, "offset", (int64_t)s->offset);
+		format_whence(lo, buf, sizeof(buf));
+		ADD_FMT(o, "whence", "%s", buf);
+		break;
+	case DL_SYS_MMAP:
+		format_mmap_prot(lo, buf, sizeof(buf));
+		ADD_FMT(o, "prot", "%s", buf);
+		format_mmap_flags(hi, buf, sizeof(buf));
+		ADD_FMT(o, "flags", "%s", buf);
+		break;
+	case DL_SYS_CLOSE_RANGE:
+		ADD_U64(o, "last", lo);
+		if (hi)
+			ADD_U64(o, "flags", hi);
+		break;
+	case DL_SYS_DUP2:
+	case DL_SYS_DUP3:
+		ADD_U64(o, "newfd", lo);
+		if (s->sys == DL_SYS_DUP3 && hi)
+			ADD_CSTR(o, "flags", "O_CLOEXEC");
+		break;
+	case DL_SYS_FCNTL:
+		ADD_CSTR(o, "cmd", lo == F_DUPFD ? "F_DUPFD" : "F_DUPFD_CLOEXEC");
+		ADD_U64(o, "minfd", hi);
+		break;
+	case DL_SYS_SENDFILE:
+	case DL_SYS_COPY_FILE_RANGE:
+		ADD_U64(o, "out_fd", lo);
+		break;
+	case DL_SYS_FALLOCATE:
+	case DL_SYS_SYNC_FILE_RANGE:
+		if (lo | hi) {
+			uint64_t arg = (uint64_t)hi << 32 | lo;
+
+			if (s->sys == DL_SYS_FALLOCATE)
+				ADD_U64(o, "mode", arg);
+			else
+				ADD_U64(o, "flags", arg);
+		}
+		break;
+	case DL_SYS_MKDIR:
+	case DL_SYS_MKDIRAT:
+		ADD_FMT(o, "mode", "0%o", hi);
+		break;
+	case DL_SYS_NEWFSTATAT:
+	case DL_SYS_STATX:
+	case DL_SYS_UNLINKAT:
+	case DL_SYS_RENAMEAT2:
+		if (s->at_flags)
+			ADD_FMT(o, "flags", "0x%x", s->at_flags);
+		break;
+	default:
+		break;
+	}
+}
+
+static void syscall_args(struct args_out *o, const struct ev_syscall *s)
+{
+	const struct syscall_info *si = syscall_info(s->sys);
+	bool named = dl_kind_has_path(s->sys);
+	bool pair = s->sys == DL_SYS_SENDFILE || s->sys == DL_SYS_COPY_FILE_RANGE;
+
+	add_ret(o, s->ret);
+	if (si->opens && s->ret >= 0)
+		ADD_I64(o, "fd", s->ret);
+	else if (shows_fd(s))
+		add(o, named ? "dirfd" : "fd", named ? 5 : 2, EV_ARG_I64)->i = s->fd;
+	ADD_PATH(o, "path", &s->path);
+	if (pair)
+		ADD_PATH(o, "out_path", &s->path2);
+	else
+		ADD_PATH(o, "new_path", &s->path2);
+	if ((s->flags & EVS_OFFSET) && s->sys != DL_SYS_LSEEK) {
+		if (s->sys == DL_SYS_FTRUNCATE)
+			ADD_U64(o, "length", s->offset);
+		else
+			ADD_U64(o, "offset", s->offset);
+	}
+	if (si->reads || si->writes || s->sys == DL_SYS_MMAP || s->sys == DL_SYS_GETDENTS64 ||
+	    s->sys == DL_SYS_FALLOCATE || s->sys == DL_SYS_SYNC_FILE_RANGE)
+		ADD_U64(o, "size", s->size);
+	if (s->flags & EVS_CACHE)
+		ADD_U64(o, "cache_miss_bytes", s->cache_miss_bytes);
+	if (s->flags & EVS_IOV_TRUNC)
+		add(o, KEYLEN("size_partial"), EV_ARG_BOOL)->b = true;
+	syscall_kind_args(o, s);
+	if (s->sys == DL_SYS_MMAP && s->ret >= 0)
+		add_hex(o, KEYLEN("addr"), (uint64_t)s->ret);
+}
+
+static void begin_args(struct args_out *o, const struct ev_trace_begin *b)
+{
+	time_t sec = b->start_wall_ns / 1000000000;
+	struct tm tm;
+
+	if (b->format.len)
+		ADD_STR(o, "format", b->format);
+	else
+		ADD_CSTR(o, "format", "dltrace-chrome-1");
+	ADD_STR(o, "version", b->version);
+	ADD_STR(o, "kernel", b->kernel);
+	ADD_STR(o, "hostname", b->hostname);
+	ADD_STR(o, "target", b->target);
+	if (b->layers.len)
+		ADD_STR(o, "layers", b->layers);
+	else
+		ADD_CSTR(o, "layers", "syscall");
+	if (b->layers_off.len)
+		ADD_STR(o, "layers_unavailable", b->layers_off);
+	if (b->clock.len)
+		ADD_STR(o, "clock", b->clock);
+	else
+		ADD_CSTR(o, "clock", "CLOCK_MONOTONIC");
+	ADD_U64(o, "start_mono_ns", b->start_mono_ns);
+	ADD_I64(o, "start_wall_ns", b->start_wall_ns);
+	if (b->start_wall.len) {
+		ADD_STR(o, "start_wall", b->start_wall);
+	} else {
+		char when[32];
+
+		gmtime_r(&sec, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		ADD_FMT(o, "start_wall", "%s.%09lldZ", when,
+			(long long)(b->start_wall_ns % 1000000000));
+	}
+	ADD_U64(o, "tracer_pid", b->tracer_pid);
+}
+
+static void end_args(struct args_out *o, const struct ev_trace_end *s)
+{
+	ADD_U64(o, "events", s->events);
+	ADD_U64(o, "lost_events", s->lost_events);
+	ADD_U64(o, "lost_bytes", s->lost_bytes);
+	if (s->lost_events && s->lost)
+		add(o, KEYLEN("lost_by_kind"), EV_ARG_LOST_KINDS)->lost = s->lost;
+	ADD_U64(o, "duration_ns", s->duration_ns);
+	ADD_I64(o, "end_wall_ns", s->end_wall_ns);
+	if (s->stop_reason.len)
+		ADD_STR(o, "stop_reason", s->stop_reason);
+	if (s->capped_events)
+		ADD_U64(o, "capped_events", s->capped_events);
+	if (s->truncated)
+		add(o, KEYLEN("truncated"), EV_ARG_BOOL)->b = true;
+}
+
+static void vfs_args(struct args_out *o, const struct ev_vfs *v)
+{
+	if (v->op == DL_VFS_RW_CHECK)
+		ADD_U64(o, "write", v->write);
+	else
+		add_ret(o, v->ret);
+	ADD_PATH(o, "path", &v->path);
+	ADD_U64(o, "offset", v->offset);
+	ADD_U64(o, "size", v->size);
+	add_identity(o, v->ino, v->dev, v->fs_magic);
+}
+
+unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch)
+{
+	struct args_out o = {args, 0, scratch};
+
+	switch (e->type) {
+	case EV_TRACE_BEGIN:
+		begin_args(&o, &e->begin);
+		break;
+	case EV_TRACE_END:
+		end_args(&o, &e->end);
+		break;
+	case EV_SYSCALL:
+		syscall_args(&o, &e->sys);
+		break;
+	case EV_FORK:
+		if (e->fork.thread)
+			ADD_U64(&o, "child_tid", e->fork.child);
+		else
+			ADD_U64(&o, "child_pid", e->fork.child);
+		break;
+	case EV_START:
+		if (e->fork.thread)
+			ADD_U64(&o, "creator_tid", e->fork.parent_tid);
+		else
+			ADD_U64(&o, "parent_pid", e->fork.parent_pid);
+		break;
+	case EV_EXEC:
+		ADD_STR(&o, "file", e->exec.file);
+		if (e->exec.cmdline.len)
+			ADD_STR(&o, "cmdline", e->exec.cmdline);
+		break;
+	case EV_EXIT:
+		if (e->exit.signaled)
+			ADD_U64(&o, "signal", (uint32_t)e->exit.code);
+		else
+			ADD_U64(&o, "exit_code", (uint32_t)e->exit.code);
+		break;
+	case EV_PROCESS_NAME:
+	case EV_THREAD_NAME:
+		ADD_STR(&o, "name", e->name.name);
+		break;
+	case EV_FAULT:
+		ADD_U64(&o, "offset", e->fault.offset);
+		ADD_PATH(&o, "path", &e->fault.path);
+		ADD_CSTR(&o, "access", e->fault.write ? "write" : "read");
+		if (e->fault.address)
+			add_hex(&o, KEYLEN("address"), e->fault.address);
+		ADD_U64(&o, "ino", e->fault.ino);
+		add_dev(&o, e->fault.dev);
+		break;
+	case EV_BLOCK:
+		if (e->block.phase == EV_PH_BEGIN) {
+			ADD_U64(&o, "sector", e->block.sector);
+			ADD_U64(&o, "bytes", e->block.bytes);
+			add_dev(&o, e->block.dev);
+			if (e->block.issuer_pid)
+				ADD_U64(&o, "issuer_pid", e->block.issuer_pid);
+		} else {
+			add(&o, KEYLEN("latency_us"), EV_ARG_US)->u = e->block.latency_ns;
+			if (e->block.error)
+				ADD_I64(&o, "error", e->block.error);
+		}
+		break;
+	case EV_BLOCK_RATE:
+		add(&o, KEYLEN("read"), EV_ARG_DOUBLE)->d = e->rate.read_mbps;
+		add(&o, KEYLEN("write"), EV_ARG_DOUBLE)->d = e->rate.write_mbps;
+		break;
+	case EV_URING:
+		if (e->uring.phase == EV_PH_BEGIN) {
+			ADD_I64(&o, "fd", e->uring.fd);
+			ADD_PATH(&o, "path", &e->uring.path);
+			ADD_U64(&o, "offset", e->uring.offset);
+			ADD_U64(&o, "len", e->uring.len);
+			add_hex(&o, KEYLEN("user_data"), e->uring.user_data);
+		} else {
+			add_ret(&o, e->uring.res);
+		}
+		break;
+	case EV_VFS:
+		vfs_args(&o, &e->vfs);
+		break;
+	case EV_VFS_OPEN:
+		add_ret(&o, e->vfs_open.ret);
+		ADD_PATH(&o, "path", &e->vfs_open.path);
+		add_identity(&o, e->vfs_open.ino, e->vfs_open.dev, e->vfs_open.fs_magic);
+		ADD_U64(&o, "file_size", e->vfs_open.file_size);
+		break;
+	case EV_SPAN:
+		for (uint32_t i = 0; i < e->span.nargs && o.n < EV_ARGS_MAX; i++)
+			args[o.n++] = e->span.args[i];
+		break;
+	default:
+		break;
+	}
+	return o.n;
+}
+
+void event_head(const struct event *e, struct ev_head *h, char *scratch)
+{
+	static const struct ev_str process = EV_STR("process");
+	const char *name = "";
+
+	h->cat = (struct ev_str){"", 0};
+	h->ph = 'i';
+	switch (e->type) {
+	case EV_TRACE_BEGIN:
+		name = "dltrace";
+		h->ph = 'M';
+		break;
+	case EV_TRACE_END:
+		name = "dltrace_summary";
+		h->ph = 'M';
+		break;
+	case EV_SYSCALL: {
+		const struct syscall_info *si = syscall_info(e->sys.sys);
+
+		name = si->name;
+		h->cat = (struct ev_str){io_class_name(si->io_class),
+					 strlen(io_class_name(si->io_class))};
+		h->ph = 'X';
+		break;
+	}
+	case EV_FORK:
+		name = e->fork.thread ? "thread_create" : "fork";
+		h->cat = process;
+		h->ph = 'X';
+		break;
+	case EV_START:
+		name = e->fork.thread ? "thread_start" : "process_start";
+		h->cat = process;
+		h->ph = 'X';
+		break;
+	case EV_EXEC:
+		name = "exec";
+		h->cat = process;
+		break;
+	case EV_EXIT:
+		name = e->exit.group_dead ? "process_exit" : "thread_exit";
+		h->cat = process;
+		break;
+	case EV_PROCESS_NAME:
+		name = "process_name";
+		h->ph = 'M';
+		break;
+	case EV_THREAD_NAME:
+		name = "thread_name";
+		h->ph = 'M';
+		break;
+	case EV_FAULT:
+		name = "page_fault";
+		h->cat = EV_STR("mmap");
+		break;
+	case EV_BLOCK:
+		name = block_op_name(e->block.op);
+		h->cat = EV_STR("block");
+		h->ph = e->block.phase;
+		break;
+	case EV_BLOCK_RATE:
+		name = "throughput_MBps";
+		h->cat = EV_STR("block");
+		h->ph = 'C';
+		break;
+	case EV_URING:
+		name = uring_op_name(e->uring.opcode, scratch, 16);
+		h->cat = EV_STR("uring");
+		h->ph = e->uring.phase;
+		break;
+	case EV_VFS:
+		name = vfs_op_name(e->vfs.op);
+		h->cat = EV_STR("vfs");
+		h->ph = e->vfs.op == DL_VFS_RW_CHECK ? 'i' : 'X';
+		break;
+	case EV_VFS_OPEN:
+		name = "vfs_open";
+		h->cat = EV_STR("vfs");
+		break;
+	case EV_SPAN:
+		h->name = e->span.name;
+		h->cat = e->span.cat;
+		h->ph = e->span.phase;
+		return;
+	case EV_OTHER:
+		h->name = e->other.name;
+		h->ph = e->other.phase;
+		return;
+	default:
+		break;
+	}
+	h->name = (struct ev_str){name, strlen(name)};
+}
+
+const char *block_op_name(unsigned op)
+{
+	static const char *const names[] = {"read", "write", "flush", "discard"};
+
+	return op < 4 ? names[op] : "other";
+}
+
+const char *uring_op_name(unsigned opcode, char *buf, size_t size)
+{
+	static const char *const names[] = {
+	    "NOP",	     "READV",		"WRITEV",	 "FSYNC",
+	    "READ_FIXED",    "WRITE_FIXED",	"POLL_ADD",	 "POLL_REMOVE",
+	    "SYNC_FILE_RANGE", "SENDMSG",	"RECVMSG",	 "TIMEOUT",
+	    "TIMEOUT_REMOVE", "ACCEPT",		"ASYNC_CANCEL",	 "LINK_TIMEOUT",
+	    "CONNECT",	     "FALLOCATE",	"OPENAT",	 "CLOSE",
+	    "FILES_UPDATE",  "STATX",		"READ",		 "WRITE",
+	    "FADVISE",	     "MADVISE",		"SEND",		 "RECV",
+	    "OPENAT2",	     "EPOLL_CTL",	"SPLICE",	 "PROVIDE_BUFFERS",
+	    "REMOVE_BUFFERS", "TEE",		"SHUTDOWN",	 "RENAMEAT",
+	    "UNLINKAT",	     "MKDIRAT",		"SYMLINKAT",	 "LINKAT",
+	    "MSG_RING",	     "FSETXATTR",	"SETXATTR",	 "FGETXATTR",
+	    "GETXATTR",	     "SOCKET",		"URING_CMD",	 "SEND_ZC",
+	    "SENDMSG_ZC",    "READ_MULTISHOT",	"WAITID",	 "FUTEX_WAIT",
+	    "FUTEX_WAKE",    "FUTEX_WAITV",	"FIXED_FD_INSTALL", "FTRUNCATE",
+	};
+
+	if (opcode < sizeof(names) / sizeof(names[0]))
+		return names[opcode];
+	snprintf(buf, size, "OP_%u", opcode);
+	return buf;
+}
+
+const char *vfs_op_name(unsigned op)
+{
+	static const char *const names[DL_VFS_OP_COUNT] = {
+	    "vfs_read",	      "vfs_write",	 "vfs_iter_read",
+	    "vfs_iter_write", "vfs_fsync_range", "rw_verify_area",
+	};
+
+	return op < DL_VFS_OP_COUNT ? names[op] : "vfs";
+}
