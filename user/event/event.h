@@ -251,7 +251,9 @@ struct ev_vfs_open {
 enum ev_arg_type {
 	EV_ARG_U64,
 	EV_ARG_I64,
-	EV_ARG_STR,  /* s: text (escaped by each writer) */
+	EV_ARG_STR,    /* s: text, any bytes (escaped by each writer) */
+	EV_ARG_SYMBOL, /* s: a short printable ASCII word with no quote or backslash */
+		       /* (flag and errno names, devices, hex values): needs no escaping */
 	EV_ARG_PATH, /* path: a file name, also given as hex when not UTF-8 */
 	EV_ARG_BOOL,
 	EV_ARG_DOUBLE,

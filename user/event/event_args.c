@@ -3,13 +3,13 @@
 #include "event/event_args.h"
 
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "bpf/dltrace_events.h"
 #include "event/syscall_table.h"
+#include "lib/decimal.h"
 #include "lib/fs_names.h"
 
 /* A small writer of args and of the scratch strings they point to. */
@@ -34,27 +34,29 @@ static struct ev_arg *add(struct args_out *o, const char *key, size_t key_len, u
 #define ADD_I64(o, k, v) (add((o), KEYLEN(k), EV_ARG_I64)->i = (v))
 #define ADD_STR(o, k, str) (add((o), KEYLEN(k), EV_ARG_STR)->s = (str))
 
-static void add_cstr(struct args_out *o, const char *key, size_t key_len, const char *s)
+/* A symbol that lives as long as the program (a name from a table). */
+static void add_sym(struct args_out *o, const char *key, size_t key_len, const char *s)
 {
-	add(o, key, key_len, EV_ARG_STR)->s = (struct ev_str){s, strlen(s)};
+	add(o, key, key_len, EV_ARG_SYMBOL)->s = (struct ev_str){s, strlen(s)};
 }
-#define ADD_CSTR(o, k, s) add_cstr((o), KEYLEN(k), (s))
+#define ADD_SYM(o, k, s) add_sym((o), KEYLEN(k), (s))
 
-/* Format into scratch and add as a string. */
-static void add_fmt(struct args_out *o, const char *key, size_t key_len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void add_fmt(struct args_out *o, const char *key, size_t key_len, const char *fmt, ...)
+/* A symbol made in scratch, from start to end. */
+static void add_made(struct args_out *o, const char *key, size_t key_len, char *end)
 {
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsprintf(o->scratch, fmt, ap);
-	va_end(ap);
-	add(o, key, key_len, EV_ARG_STR)->s = (struct ev_str){o->scratch, n};
-	o->scratch += n + 1;
+	add(o, key, key_len, EV_ARG_SYMBOL)->s = (struct ev_str){o->scratch, end - o->scratch};
+	o->scratch = end;
 }
-#define ADD_FMT(o, k, ...) add_fmt((o), KEYLEN(k), __VA_ARGS__)
+
+/* A symbol copied into scratch (from a buffer of the caller's). */
+static void add_copy(struct args_out *o, const char *key, size_t key_len, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(o->scratch, s, n);
+	add_made(o, key, key_len, o->scratch + n);
+}
+#define ADD_COPY(o, k, s) add_copy((o), KEYLEN(k), (s))
 
 static void add_path(struct args_out *o, const char *key, size_t key_len, const struct ev_path *p)
 {
@@ -68,18 +70,40 @@ static void add_ret(struct args_out *o, int64_t ret)
 {
 	if (ret < 0 && ret >= -4095) {
 		char buf[16];
-		const char *name = errno_name(-ret, buf, sizeof(buf));
 
 		ADD_I64(o, "ret", -1);
-		ADD_FMT(o, "errno", "%s", name);
+		ADD_COPY(o, "errno", errno_name(-ret, buf, sizeof(buf)));
 		return;
 	}
 	ADD_I64(o, "ret", ret);
 }
 
+/* "major:minor" */
 static void add_dev(struct args_out *o, uint32_t dev)
 {
-	ADD_FMT(o, "dev", "%u:%u", dev >> 20, dev & 0xfffff);
+	char *p = dec_u64(o->scratch, dev >> 20);
+
+	*p++ = ':';
+	add_made(o, KEYLEN("dev"), dec_u64(p, dev & 0xfffff));
+}
+
+/* "0x1f" */
+static void add_hex(struct args_out *o, const char *key, size_t key_len, uint64_t v)
+{
+	char *p = o->scratch;
+
+	*p++ = '0';
+	*p++ = 'x';
+	add_made(o, key, key_len, hex_u64(p, v));
+}
+
+/* "0644" */
+static void add_mode(struct args_out *o, uint32_t mode)
+{
+	char *p = o->scratch;
+
+	*p++ = '0';
+	add_made(o, KEYLEN("mode"), oct_u64(p, mode));
 }
 
 /* ino, dev and fs (its name, else its magic in hex) */
@@ -90,14 +114,9 @@ static void add_identity(struct args_out *o, uint64_t ino, uint32_t dev, uint32_
 	ADD_U64(o, "ino", ino);
 	add_dev(o, dev);
 	if (fs)
-		ADD_CSTR(o, "fs", fs);
+		ADD_SYM(o, "fs", fs);
 	else
-		ADD_FMT(o, "fs", "0x%x", fs_magic);
-}
-
-static void add_hex(struct args_out *o, const char *key, size_t key_len, uint64_t v)
-{
-	add_fmt(o, key, key_len, "0x%llx", (unsigned long long)v);
+		add_hex(o, KEYLEN("fs"), fs_magic);
 }
 
 /* Kinds whose fd argument is worth showing (the AT_FDCWD of *at calls is not). */
@@ -139,9 +158,9 @@ static void syscall_kind_args(struct args_out *o, const struct ev_syscall *s)
 	case DL_SYS_OPENAT2:
 	case DL_SYS_CREAT:
 		format_open_flags(lo, buf, sizeof(buf));
-		ADD_FMT(o, "flags", "%s", buf);
+		ADD_COPY(o, "flags", buf);
 		if ((lo & O_CREAT) || (lo & O_TMPFILE) == O_TMPFILE)
-			ADD_FMT(o, "mode", "0%o", hi);
+			add_mode(o, hi);
 		if ((s->flags & EVS_IDENTITY) && s->ret >= 0) {
 			add_identity(o, s->ino, s->dev, s->fs_magic);
 			ADD_U64(o, "file_size", s->file_size);
@@ -150,13 +169,13 @@ static void syscall_kind_args(struct args_out *o, const struct ev_syscall *s)
 	case DL_SYS_LSEEK:
 		ADD_I64(o, "offset", (int64_t)s->offset);
 		format_whence(lo, buf, sizeof(buf));
-		ADD_FMT(o, "whence", "%s", buf);
+		ADD_COPY(o, "whence", buf);
 		break;
 	case DL_SYS_MMAP:
 		format_mmap_prot(lo, buf, sizeof(buf));
-		ADD_FMT(o, "prot", "%s", buf);
+		ADD_COPY(o, "prot", buf);
 		format_mmap_flags(hi, buf, sizeof(buf));
-		ADD_FMT(o, "flags", "%s", buf);
+		ADD_COPY(o, "flags", buf);
 		break;
 	case DL_SYS_CLOSE_RANGE:
 		ADD_U64(o, "last", lo);
@@ -167,10 +186,10 @@ static void syscall_kind_args(struct args_out *o, const struct ev_syscall *s)
 	case DL_SYS_DUP3:
 		ADD_U64(o, "newfd", lo);
 		if (s->sys == DL_SYS_DUP3 && hi)
-			ADD_CSTR(o, "flags", "O_CLOEXEC");
+			ADD_SYM(o, "flags", "O_CLOEXEC");
 		break;
 	case DL_SYS_FCNTL:
-		ADD_CSTR(o, "cmd", lo == F_DUPFD ? "F_DUPFD" : "F_DUPFD_CLOEXEC");
+		ADD_SYM(o, "cmd", lo == F_DUPFD ? "F_DUPFD" : "F_DUPFD_CLOEXEC");
 		ADD_U64(o, "minfd", hi);
 		break;
 	case DL_SYS_SENDFILE:
@@ -190,14 +209,14 @@ static void syscall_kind_args(struct args_out *o, const struct ev_syscall *s)
 		break;
 	case DL_SYS_MKDIR:
 	case DL_SYS_MKDIRAT:
-		ADD_FMT(o, "mode", "0%o", hi);
+		add_mode(o, hi);
 		break;
 	case DL_SYS_NEWFSTATAT:
 	case DL_SYS_STATX:
 	case DL_SYS_UNLINKAT:
 	case DL_SYS_RENAMEAT2:
 		if (s->at_flags)
-			ADD_FMT(o, "flags", "0x%x", s->at_flags);
+			add_hex(o, KEYLEN("flags"), s->at_flags);
 		break;
 	default:
 		break;
@@ -246,7 +265,7 @@ static void begin_args(struct args_out *o, const struct ev_trace_begin *b)
 	if (b->format.len)
 		ADD_STR(o, "format", b->format);
 	else
-		ADD_CSTR(o, "format", "dltrace-chrome-1");
+		ADD_SYM(o, "format", "dltrace-chrome-1");
 	ADD_STR(o, "version", b->version);
 	ADD_STR(o, "kernel", b->kernel);
 	ADD_STR(o, "hostname", b->hostname);
@@ -254,13 +273,13 @@ static void begin_args(struct args_out *o, const struct ev_trace_begin *b)
 	if (b->layers.len)
 		ADD_STR(o, "layers", b->layers);
 	else
-		ADD_CSTR(o, "layers", "syscall");
+		ADD_SYM(o, "layers", "syscall");
 	if (b->layers_off.len)
 		ADD_STR(o, "layers_unavailable", b->layers_off);
 	if (b->clock.len)
 		ADD_STR(o, "clock", b->clock);
 	else
-		ADD_CSTR(o, "clock", "CLOCK_MONOTONIC");
+		ADD_SYM(o, "clock", "CLOCK_MONOTONIC");
 	ADD_U64(o, "start_mono_ns", b->start_mono_ns);
 	ADD_I64(o, "start_wall_ns", b->start_wall_ns);
 	if (b->start_wall.len) {
@@ -270,8 +289,10 @@ static void begin_args(struct args_out *o, const struct ev_trace_begin *b)
 
 		gmtime_r(&sec, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-		ADD_FMT(o, "start_wall", "%s.%09lldZ", when,
-			(long long)(b->start_wall_ns % 1000000000));
+		char *p = o->scratch;
+
+		p += snprintf(p, 48, "%s.%09lldZ", when, (long long)(b->start_wall_ns % 1000000000));
+		add_made(o, KEYLEN("start_wall"), p);
 	}
 	ADD_U64(o, "tracer_pid", b->tracer_pid);
 }
@@ -349,7 +370,7 @@ unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch)
 	case EV_FAULT:
 		ADD_U64(&o, "offset", e->fault.offset);
 		ADD_PATH(&o, "path", &e->fault.path);
-		ADD_CSTR(&o, "access", e->fault.write ? "write" : "read");
+		ADD_SYM(&o, "access", e->fault.write ? "write" : "read");
 		if (e->fault.address)
 			add_hex(&o, KEYLEN("address"), e->fault.address);
 		ADD_U64(&o, "ino", e->fault.ino);

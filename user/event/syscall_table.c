@@ -105,10 +105,14 @@ struct flag_name {
 /* Append "name" (with a '|' separator) to buf; keeps buf terminated. */
 static void append(char *buf, size_t size, size_t *len, const char *name)
 {
-	int n = snprintf(buf + *len, size - *len, "%s%s", *len ? "|" : "", name);
+	size_t n = strlen(name), bar = *len != 0;
 
-	if (n > 0 && (size_t)n < size - *len)
-		*len += n;
+	if (*len + bar + n >= size)
+		return;
+	if (bar)
+		buf[(*len)++] = '|';
+	memcpy(buf + *len, name, n + 1);
+	*len += n;
 }
 
 /* A decimal number of at most 9 digits. */

@@ -6,29 +6,6 @@
 
 #include "lib/json_string.h"
 
-char *fmt_u64(char *p, uint64_t v)
-{
-	char tmp[20];
-	int n = 0;
-
-	do {
-		tmp[n++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-char *fmt_i64(char *p, int64_t v)
-{
-	if (v < 0) {
-		*p++ = '-';
-		return fmt_u64(p, -(uint64_t)v);
-	}
-	return fmt_u64(p, v);
-}
-
 char *fmt_us(char *p, uint64_t ns)
 {
 	uint32_t frac = ns % 1000;

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "lib/decimal.h"
+
 /* Append a string literal. */
 #define PUT(p, lit)                                                                                \
 	do {                                                                                       \
@@ -18,8 +20,15 @@
 		(p) += sizeof(lit) - 1;                                                            \
 	} while (0)
 
-char *fmt_u64(char *p, uint64_t v);
-char *fmt_i64(char *p, int64_t v);
+static inline char *fmt_u64(char *p, uint64_t v)
+{
+	return dec_u64(p, v);
+}
+
+static inline char *fmt_i64(char *p, int64_t v)
+{
+	return dec_i64(p, v);
+}
 /* ns as microseconds with three decimals: 1234567 -> 1234.567 */
 char *fmt_us(char *p, uint64_t ns);
 /* A quoted, escaped JSON string (invalid UTF-8 becomes U+FFFD). */

@@ -27,13 +27,47 @@ struct chrome_writer {
 	/* the start of each syscall's line, made once */
 	char heads[DL_SYS_COUNT][HEAD_MAX];
 	uint8_t head_len[DL_SYS_COUNT];
+	/* ,"pid":..,"tid":.. of the last line (most lines are of the thread before) */
+	char ids[48];
+	uint8_t ids_len;
+	uint32_t ids_pid, ids_tid;
 };
+
+/* "key": (keys are short: a loop beats a call to memcpy) */
+static inline char *put_key(char *p, struct ev_str k)
+{
+	*p++ = '"';
+	for (uint32_t i = 0; i < k.len; i++)
+		p[i] = k.s[i];
+	p += k.len;
+	*p++ = '"';
+	*p++ = ':';
+	return p;
+}
+
+static char *put_ids(struct chrome_writer *w, char *p, uint32_t pid, uint32_t tid)
+{
+	if (!w->ids_len || w->ids_pid != pid || w->ids_tid != tid) {
+		char *q = w->ids;
+
+		PUT(q, ",\"pid\":");
+		q = fmt_u64(q, pid);
+		PUT(q, ",\"tid\":");
+		q = fmt_u64(q, tid);
+		w->ids_len = q - w->ids;
+		w->ids_pid = pid;
+		w->ids_tid = tid;
+	}
+	memcpy(p, w->ids, sizeof(w->ids));
+	return p + w->ids_len;
+}
 
 /* Largest number of bytes one argument's value can take as JSON. */
 static size_t arg_bytes(const struct ev_arg *a)
 {
 	switch (a->type) {
 	case EV_ARG_STR:
+	case EV_ARG_SYMBOL:
 		return JSON_ESCAPED_MAX(a->s.len) + 2;
 	case EV_ARG_PATH:
 		if (a->path->ref)
@@ -111,11 +145,7 @@ static char *put_args(char *p, const struct ev_arg *args, unsigned n)
 			p = put_path_arg(p, a);
 			continue;
 		}
-		*p++ = '"';
-		memcpy(p, a->key.s, a->key.len);
-		p += a->key.len;
-		*p++ = '"';
-		*p++ = ':';
+		p = put_key(p, a->key);
 		switch (a->type) {
 		case EV_ARG_U64:
 			p = fmt_u64(p, a->u);
@@ -125,6 +155,12 @@ static char *put_args(char *p, const struct ev_arg *args, unsigned n)
 			break;
 		case EV_ARG_STR:
 			p = fmt_str(p, a->s.s, a->s.len);
+			break;
+		case EV_ARG_SYMBOL:
+			*p++ = '"';
+			memcpy(p, a->s.s, a->s.len);
+			p += a->s.len;
+			*p++ = '"';
 			break;
 		case EV_ARG_BOOL:
 			if (a->b)
@@ -262,10 +298,7 @@ static void write_event(struct event_consumer *c, const struct event *e)
 		p = put_head(p, &h);
 	if (h.ph != 'M')
 		p = fmt_us(p, e->ts);
-	PUT(p, ",\"pid\":");
-	p = fmt_u64(p, e->pid);
-	PUT(p, ",\"tid\":");
-	p = fmt_u64(p, e->tid);
+	p = put_ids(w, p, e->pid, e->tid);
 	p = put_phase_fields(p, e, h.ph);
 	p = put_args(p, args, n);
 	sink_advance(w->sink, p - start);
