@@ -97,11 +97,12 @@ class Daemon:
 
 class DaemonCase(TraceTest):
     """A test with a daemon of its own (test configuration, log dir, socket)."""
+    settings = {}  # configuration keys of the test's daemon beyond the defaults
 
     def setUp(self):
         super().setUp()
         os.chmod(self.dir, 0o755)
-        self.daemon = Daemon(self)
+        self.daemon = Daemon(self, **self.settings)
 
     def tearDown(self):
         self.daemon.stop()

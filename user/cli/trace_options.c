@@ -39,6 +39,8 @@ void trace_usage(FILE *out)
 		"                         (default: dltrace-YYYYmmdd-HHMMSS.json)\n"
 		"  -d, --duration SECS    stop after SECS seconds\n"
 		"      --report           print the I/O report when tracing ends\n"
+		"      --report-json FILE write the report as JSON to FILE ('-': standard\n"
+		"                         output) when tracing ends\n"
 		"      --layers LIST      capture layers, comma separated (default: all that\n"
 		"                         the kernel offers): syscall, vfs, mmap, cache,\n"
 		"                         block, uring\n"
@@ -81,13 +83,22 @@ static int parse_pid(const char *s, pid_t *out)
 
 int trace_options_parse(struct trace_options *o, int argc, char **argv)
 {
-	enum { OPT_REPORT = 256, OPT_RING, OPT_GZIP, OPT_LAYERS, OPT_VFS, OPT_SAVE_RECORDS };
+	enum {
+		OPT_REPORT = 256,
+		OPT_REPORT_JSON,
+		OPT_RING,
+		OPT_GZIP,
+		OPT_LAYERS,
+		OPT_VFS,
+		OPT_SAVE_RECORDS
+	};
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"cgroup", required_argument, NULL, 'c'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"duration", required_argument, NULL, 'd'},
 	    {"report", no_argument, NULL, OPT_REPORT},
+	    {"report-json", required_argument, NULL, OPT_REPORT_JSON},
 	    {"ring-size", required_argument, NULL, OPT_RING},
 	    {"gzip-level", required_argument, NULL, OPT_GZIP},
 	    {"layers", required_argument, NULL, OPT_LAYERS},
@@ -140,6 +151,11 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 			break;
 		case OPT_REPORT:
 			o->report = true;
+			break;
+		case OPT_REPORT_JSON:
+			if (!*optarg)
+				return usage_error("--report-json needs a file name%s", "");
+			o->report_json = optarg;
 			break;
 		case OPT_RING:
 			errno = 0;
@@ -206,6 +222,10 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	} else if (optind > 0 && strcmp(argv[optind - 1], "--") == 0) {
 		return usage_error("no command after '--'%s", "");
 	}
+	if (o->report_json && o->output && !strcmp(o->report_json, "-") && !strcmp(o->output, "-"))
+		return usage_error("the trace and the --report-json report cannot both go to "
+				   "standard output%s",
+				   "");
 	if ((o->npids > 0) + (o->cgroup != NULL) + (o->command != NULL) != 1)
 		return usage_error("give exactly one target kind: --pid, --cgroup or -- COMMAND%s",
 				   "");

@@ -22,7 +22,8 @@ struct trace_options {
 	const char *save_records; /* --save-records: raw ring records (bench replay) */
 	unsigned layers; /* bit set of enum layer */
 	int vfs_attach;	 /* enum vfs_attach */
-	bool report;
+	bool report;		 /* --report: the terminal report */
+	const char *report_json; /* --report-json FILE */
 	bool quiet;
 	bool verbose;
 };

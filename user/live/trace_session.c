@@ -384,19 +384,55 @@ static int finish(struct session *s)
 	return err ? 1 : 0;
 }
 
-/* --report: the summary, on standard output unless the trace went there. */
-static void print_report(struct session *s)
+/* --report-json FILE: 0, or 1 with a message. */
+static int write_report_json(struct session *s)
+{
+	const char *path = s->opt->report_json;
+	struct file_owner owner = invoking_user();
+	char err[PATH_MAX + 256];
+	FILE *f = stdout;
+	int fd = -1;
+
+	if (strcmp(path, "-")) {
+		fd = output_open(path, &owner, 0600, err, sizeof(err));
+		if (fd < 0 || !(f = fdopen(fd, "w"))) {
+			fprintf(stderr, "dltrace: %s\n", fd < 0 ? err : strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return 1;
+		}
+	}
+	report_session__json(s->report, f, REPORT_DEFAULT_TOP);
+	if (fflush(f) || ferror(f)) {
+		fprintf(stderr, "dltrace: writing %s failed: %s\n", path, strerror(errno));
+		if (f != stdout)
+			fclose(f);
+		return 1;
+	}
+	if (f != stdout)
+		fclose(f);
+	return 0;
+}
+
+/*
+ * --report: the report, on standard output unless the trace went there;
+ * --report-json: as JSON into its file.  Returns 1 when that failed.
+ */
+static int print_report(struct session *s)
 {
 	FILE *out = strcmp(s->output, "-") ? stdout : stderr;
 	const char *nc = getenv("NO_COLOR");
 
 	report_session__end_trace(s->report, NULL);
 	report_session__finish(s->report, 0);
-	setlocale(LC_CTYPE, "");
-	fputc('\n', out);
-	report_session__terminal(s->report, out, REPORT_DEFAULT_TOP,
-				 isatty(fileno(out)) && !(nc && *nc));
-	fflush(out);
+	if (s->opt->report) {
+		setlocale(LC_CTYPE, "");
+		fputc('\n', out);
+		report_session__terminal(s->report, out, REPORT_DEFAULT_TOP,
+					 isatty(fileno(out)) && !(nc && *nc));
+		fflush(out);
+	}
+	return s->opt->report_json ? write_report_json(s) : 0;
 }
 
 int trace_run(const struct trace_options *o)
@@ -421,7 +457,7 @@ int trace_run(const struct trace_options *o)
 	install_signals();
 	if (prepare(s))
 		goto fail;
-	if (o->report) {
+	if (o->report || o->report_json) {
 		/* the report is a consumer of the events as they are decoded */
 		struct event_consumer *c = NULL;
 
@@ -487,8 +523,8 @@ int trace_run(const struct trace_options *o)
 		if (rc == 0)
 			rc = command_exit_code(s->cmd_status);
 	}
-	if (o->report)
-		print_report(s);
+	if ((o->report || o->report_json) && print_report(s) && rc == 0)
+		rc = 1;
 	goto out;
 
 fail:
