@@ -146,3 +146,18 @@ def table(machine, config, summary, titles, labels, bpf, sustained, unavailable)
         lines.append('  dltrace RSS: max %.1f MiB; per second: %s' % (
             s['rss_max_mib'], ' '.join('%.0f' % v for v in s['rss_mib_per_second'])))
     return '\n'.join(lines)
+
+
+def replay_table(replay):
+    """Instructions per event of the replay, by workload, build and consumer."""
+    lines = ['', 'user-space instructions per event (replay of recorded ring records under '
+             'callgrind: decoder + consumer, no kernel)',
+             '%-10s %-6s %10s %10s %10s' % ('workload', 'build', 'json', 'json.gz',
+                                           'report')]
+    for work, builds in replay.items():
+        for build, modes in builds.items():
+            lines.append('%-10s %-6s %10.0f %10.0f %10.0f' % (
+                work, build, modes['json']['per_event'], modes['gz']['per_event'],
+                modes['report']['per_event']))
+    return '\n'.join(lines)
+

@@ -17,6 +17,7 @@ import time
 import machine
 import measure
 import probe_list
+import replay_cost
 import report
 import tracers
 import workloads
@@ -89,6 +90,28 @@ def sustained_test(job, micro2, seconds):
     }
 
 
+def replay_step(job, works, base, log):
+    """Record micro-1t and pytorch once, then count instructions per event in the replay."""
+    records = {}
+    for w in works:
+        if w.name not in ('micro-1t', 'pytorch'):
+            continue
+        path = os.path.join(job.out_dir, 'records-%s.bin' % w.name)
+        log('replay: recording %s' % w.name)
+        replay_cost.record(os.path.join(job.build, 'dltrace'), w.argv(False), path,
+                           env=job.env)
+        records[w.name] = path
+        w.after_run()
+    replays = {'this': os.path.join(job.build, 'bench', 'replay')}
+    if base:
+        replays['base'] = os.path.join(base, 'build', 'bench', 'replay')
+    try:
+        return replay_cost.replay_costs(replays, records, log)
+    finally:
+        for path in records.values():
+            os.unlink(path)
+
+
 def report_scale(sizes):
     """`dltrace report` on a synthetic trace (bench/report_scale.py): time and memory."""
     n = sizes.get('report_events', 10000000)
@@ -110,6 +133,11 @@ def parse_args():
     ap.add_argument('--no-bpf-stats', action='store_true')
     ap.add_argument('--no-report-scale', action='store_true')
     ap.add_argument('--keep-traces', action='store_true')
+    ap.add_argument('--no-replay', action='store_true',
+                    help='skip the instruction counts of the replay (callgrind)')
+    ap.add_argument('--base', metavar='CHECKOUT',
+                    help='another built checkout of dltrace to compare with: adds the '
+                    'conditions base-json and base-gz and its replay')
     ap.add_argument('--out', default=os.path.join(ROOT, 'bench', 'out'))
     ap.add_argument('--results', default=os.path.join(ROOT, 'bench', 'results.json'))
     return ap.parse_args()
@@ -146,7 +174,8 @@ def run(args, results):
         job.hooks, said = tracers.dltrace_hooks(job)
         results['dltrace_hooks'] = {'programs': job.hooks, 'dltrace_says': said}
         log('dltrace attaches %d programs here: %s' % (len(job.hooks), ' / '.join(said)))
-        conditions = pick(tracers.all_conditions(), args.conditions, 'conditions')
+        base = os.path.abspath(args.base) if args.base else None
+        conditions = pick(tracers.all_conditions(base), args.conditions, 'conditions')
         unavailable = {}
         for c in conditions:
             why = c.available(job)
@@ -187,6 +216,8 @@ def run(args, results):
             except (RuntimeError, ValueError, KeyError, OSError) as e:
                 results['sustained_error'] = str(e)
                 log('sustained test failed: %s' % e)
+        if not args.no_replay:
+            results['replay'] = replay_step(job, works, base, log)
         if not args.no_report_scale:
             results['report_scale'] = report_scale(sizes)
         results['summary'] = report.summarize(runs, works, conditions)
@@ -212,10 +243,12 @@ def main():
         text = json.dumps(results, indent=1).replace(json.dumps(ROOT + '/')[1:-1], '')
         with open(args.results, 'w') as f:
             f.write(text + '\n')
-    labels = {c.name: c.label for c in tracers.all_conditions()}
+    labels = {c.name: c.label for c in tracers.all_conditions(args.base or '.')}
     print(report.table(results['machine'], results['config'], results['summary'],
                        {w.name: w.title for w in works}, labels, results['bpf_stats'],
                        results.get('sustained'), results['unavailable']))
+    if results.get('replay'):
+        print(report.replay_table(results['replay']))
     if 'sustained_error' in results:
         print('\nsustained test failed: %s' % results['sustained_error'])
     if results.get('report_scale'):

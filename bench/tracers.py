@@ -141,10 +141,18 @@ class Floor(Condition):
 
 
 class Dltrace(Condition):
-    def __init__(self, gzip):
+    def __init__(self, gzip, base=None):
+        """base: another built checkout, measured under the names base-json, base-gz."""
         self.suffix = '.json.gz' if gzip else '.json'
-        self.name = 'dltrace-gz' if gzip else 'dltrace-json'
-        self.label = 'dltrace ' + self.suffix
+        self.base = base
+        kind = 'base' if base else 'dltrace'
+        self.name = kind + ('-gz' if gzip else '-json')
+        self.label = ('dltrace (base) ' if base else 'dltrace ') + self.suffix
+
+    def available(self, job):
+        if self.base and not os.path.exists(os.path.join(self.base, 'build', 'dltrace')):
+            return '%s/build/dltrace is missing' % self.base
+        return None
 
     def run(self, job, argv, trace_base, stats=False, count=None):
         trace = trace_base + self.suffix
@@ -166,7 +174,8 @@ class Dltrace(Condition):
             if stats:
                 seen['bpf'] = measure.bpf_programs(pid)
 
-        cmd = [os.path.join(job.build, 'dltrace'), '-o', trace, '--']
+        build = os.path.join(self.base, 'build') if self.base else job.build
+        cmd = [os.path.join(build, 'dltrace'), '-o', trace, '--']
         status, lines, stderr, wall = execute(job, cmd + job.in_cgroup(argv, hold=True),
                                               on_hold=on_hold, on_start=on_start,
                                               on_begin=on_begin, on_exit=on_exit)
@@ -360,6 +369,7 @@ def _wait_log(f, text, timeout=60):
     return False
 
 
-def all_conditions():
-    return [Untraced(), Floor(), Dltrace(False), Dltrace(True), Strace(), Bpftrace(),
-            PerfTrace(), DaemonIdle(True), DaemonIdle(False)]
+def all_conditions(base=None):
+    base_runs = [Dltrace(False, base), Dltrace(True, base)] if base else []
+    return [Untraced(), Floor(), Dltrace(False), Dltrace(True)] + base_runs + [
+        Strace(), Bpftrace(), PerfTrace(), DaemonIdle(True), DaemonIdle(False)]
