@@ -124,7 +124,7 @@ fuzz: $(FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
 .PHONY: deps-bench bench bench-build
 BENCH := $(BUILD)/bench
 BENCH_BINS := $(patsubst bench/workloads/%.c,$(BENCH)/%,$(wildcard bench/workloads/*.c)) \
-	$(BENCH)/floor_loader $(BENCH)/floor_probes.bpf.o
+	$(BENCH)/floor_loader $(BENCH)/floor_probes.bpf.o $(BENCH)/uprobe_cost
 bench: deps-bench
 	$(MAKE) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
@@ -143,6 +143,17 @@ $(BENCH)/%: bench/workloads/%.c
 $(BENCH)/floor_loader: bench/floor_loader.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
+
+# What a uprobe costs traced and untraced processes (bench/uprobe_cost.py).
+$(BENCH)/uprobe_cost.bpf.o: bench/uprobe_cost.bpf.c
+	@mkdir -p $(dir $@)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BENCH)/uprobe_cost.skel.h: $(BENCH)/uprobe_cost.bpf.o
+	$(BPFTOOL) gen skeleton $< name uprobe_cost_bpf > $@
+
+$(BENCH)/uprobe_cost: bench/uprobe_cost.c user/probe/elf_symbols.c $(BENCH)/uprobe_cost.skel.h
+	$(CC) $(CFLAGS) -I$(BENCH) $(filter %.c,$^) -o $@ -lbpf -lelf -lz
 
 # The floor's empty programs: one per program in dltrace's object.
 $(BENCH)/floor_probe_list.h: $(BUILD)/dltrace.bpf.o bench/probe_list.py
