@@ -337,6 +337,8 @@ void probes_release_and_exit_soon(struct probes *p)
 	}
 	waitpid(pid, NULL, 0);
 	p->released = true;
+	/* streams still open on the descriptors closed below lose no buffered bytes */
+	fflush(NULL);
 	close(hold[0]);
 	if (hold[1] > 3)
 		syscall(SYS_close_range, 3, hold[1] - 1, 0);
