@@ -194,8 +194,12 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 			int layer = layer_of_program(prog);
 			struct bpf_link *link;
 
-			/* iterators are not attached: they run on demand */
+			/*
+			 * iterators are not attached: they run on demand; library
+			 * layers are attached to their libraries (library_probes.c)
+			 */
 			if (attach_rank(prog) != rank || !bpf_program__autoload(prog) ||
+			    layer_is_library(layer) ||
 			    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active) ||
 			    (want && !want(prog)) || is_attached(p, prog) ||
 			    !strncmp(bpf_program__section_name(prog), "iter/", 5))
