@@ -25,7 +25,13 @@ USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
 USER_HDRS := $(shell find user -name '*.h')
 
 .PHONY: all clean install vmlinux test stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
-all: $(BUILD)/dltrace
+all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so
+
+# The marker library (markers/): USDT probes with semaphores, for jobs to name
+# their phases; python/dltrace_markers.py loads it with ctypes.
+MARKERS_SONAME := libdltrace_markers.so.1
+$(BUILD)/libdltrace_markers.so: markers/dltrace_markers.c markers/dltrace_markers.h | $(BUILD)
+	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -Imarkers -Wl,-soname,$(MARKERS_SONAME) $< -o $@
 
 PYTHON ?= /usr/bin/python3
 TEST_WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/tests/%,$(wildcard tests/workloads/*.c))
@@ -226,6 +232,10 @@ install: all
 		install -m 0644 packaging/dltrace.conf.example $(DESTDIR)$(SYSCONFDIR)/dltrace/dltrace.conf
 	install -D -m 0755 examples/slurm/prolog.sh $(DESTDIR)$(PREFIX)/share/dltrace/slurm/prolog.sh
 	install -D -m 0755 examples/slurm/epilog.sh $(DESTDIR)$(PREFIX)/share/dltrace/slurm/epilog.sh
+	install -D -m 0755 $(BUILD)/libdltrace_markers.so $(DESTDIR)$(PREFIX)/lib/$(MARKERS_SONAME)
+	ln -sf $(MARKERS_SONAME) $(DESTDIR)$(PREFIX)/lib/libdltrace_markers.so
+	install -D -m 0644 markers/dltrace_markers.h $(DESTDIR)$(PREFIX)/include/dltrace_markers.h
+	install -D -m 0644 python/dltrace_markers.py $(DESTDIR)$(PREFIX)/lib/dltrace/python/dltrace_markers.py
 
 # Regenerate the bundled vmlinux.h from the running kernel's BTF.
 vmlinux:
