@@ -25,7 +25,7 @@ USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
 USER_HDRS := $(shell find user -name '*.h')
 
 .PHONY: all clean install vmlinux test stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
-all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so
+all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so $(BUILD)/span_check
 
 # The marker library (markers/): USDT probes with semaphores, for jobs to name
 # their phases; python/dltrace_markers.py loads it with ctypes.
@@ -236,6 +236,12 @@ install: all
 	ln -sf $(MARKERS_SONAME) $(DESTDIR)$(PREFIX)/lib/libdltrace_markers.so
 	install -D -m 0644 markers/dltrace_markers.h $(DESTDIR)$(PREFIX)/include/dltrace_markers.h
 	install -D -m 0644 python/dltrace_markers.py $(DESTDIR)$(PREFIX)/lib/dltrace/python/dltrace_markers.py
+
+# The library layers' records as saved by --save-records, checked (tools/span_check.c).
+SPAN_CHECK_OBJS := $(addprefix $(BUILD)/obj/,decode/span_records.o io/record_file.o \
+	event/syscall_table.o lib/json_string.o)
+$(BUILD)/span_check: tools/span_check.c $(SPAN_CHECK_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@
 
 # Regenerate the bundled vmlinux.h from the running kernel's BTF.
 vmlinux:
