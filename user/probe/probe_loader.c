@@ -49,6 +49,8 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 	p->skel->rodata->self_tgid = getpid();
 	p->skel->rodata->wakeup_bytes = o->ring_bytes / 4;
 	p->skel->rodata->cache_layer = p->plan.layer[LAYER_CACHE].active;
+	/* stdio is attached per process: learn of new processes at once */
+	p->skel->rodata->fork_wakeup = p->plan.layer[LAYER_STDIO].active;
 	bpf_map__set_max_entries(p->skel->maps.events, o->ring_bytes);
 	p->ring_bytes = o->ring_bytes;
 	p->skipped = 0;
