@@ -9,6 +9,7 @@
  *        fread_loop --call LIB:FUNC CALLS
  *        fread_loop --map LIB FILE CALLS [ITEM_BYTES]   (maps LIB, calls fread)
  *        fread_loop --procs N FILE CALLS [ITEM_BYTES]   (N processes: forks N-1)
+ *        fread_loop --pace US ...   (sleep US microseconds after each fread)
  *        fread_loop --spawn CALLS   (fork a child that exits at once, wait; CALLS times)
  *
  * Prints one JSON object: "calls", "elapsed_ns", "ns_per_call".
@@ -31,6 +32,8 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+static unsigned pace_us;
+
 static int fread_loop(const char *file, uint64_t calls, size_t item)
 {
 	static char buf[1 << 16];
@@ -51,6 +54,8 @@ static int fread_loop(const char *file, uint64_t calls, size_t item)
 				return 1;
 			}
 		}
+		if (pace_us)
+			usleep(pace_us);
 	}
 	t1 = now_ns();
 	fclose(f);
@@ -114,6 +119,11 @@ int main(int argc, char **argv)
 {
 	int procs = 1, rc;
 
+	if (argc >= 3 && !strcmp(argv[1], "--pace")) {
+		pace_us = strtoul(argv[2], NULL, 0);
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc >= 3 && !strcmp(argv[1], "--spawn"))
 		return spawn_loop(strtoull(argv[2], NULL, 0));
 	if (argc >= 5 && !strcmp(argv[1], "--procs")) {
