@@ -19,8 +19,8 @@ While no tracer is attached, a marker costs a Python call and one memory
 load: the library's semaphore is read directly, no C function is called
 (bench/markers_cost.py measures it).  When the library is missing every
 marker is a no-op.  The library is looked up
-in $DLTRACE_MARKERS_LIB, next to this file (../build in a dltrace checkout,
-../lib when installed), then by the dynamic loader.
+in $DLTRACE_MARKERS_LIB, where a checkout (../build) or `make install`
+(PREFIX/lib) puts it, then by the dynamic loader.
 
 Region arguments are keyword arguments with int, float, str or bool values,
 sent as a flat JSON object.  Regions nest per thread: end (leave) the
@@ -42,8 +42,8 @@ _LIB_NAME = 'libdltrace_markers.so'
 def _find_library():
     here = os.path.dirname(os.path.abspath(__file__))
     candidates = [os.environ.get('DLTRACE_MARKERS_LIB'),
-                  os.path.join(here, '..', 'build', _LIB_NAME),
-                  os.path.join(here, '..', 'lib', _LIB_NAME),
+                  os.path.join(here, '..', 'build', _LIB_NAME),    # a checkout's python/
+                  os.path.join(here, '..', '..', _LIB_NAME),       # PREFIX/lib/dltrace/python/
                   os.path.join(here, _LIB_NAME)]
     for path in candidates:
         if path and os.path.exists(path):
