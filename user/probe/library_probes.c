@@ -472,8 +472,12 @@ struct library_probes *library_probes_plan(struct layer_plan *plan, bool verbose
 		int layer = e ? classify(e) : -1;
 
 		elf_symbols_close(e);
-		if (layer >= 0 && plan->layer[layer].active &&
-		    add_target(lp, extra_paths[i], layer, why, sizeof(why)))
+		if (layer >= 0 && !plan->layer[layer].wanted)
+			fprintf(stderr,
+				"dltrace: --lib %s: the %s layer is not on (--layers +%s)\n",
+				extra_paths[i], layer_name(layer), layer_name(layer));
+		else if (layer >= 0 && plan->layer[layer].active &&
+			 add_target(lp, extra_paths[i], layer, why, sizeof(why)))
 			layer_off(plan, layer, "%s", why);
 	}
 	if (plan->layer[LAYER_MARKERS].active) {
