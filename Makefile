@@ -11,7 +11,9 @@ CFLAGS += -Wall -Wextra -std=gnu11 -I$(BUILD) -Ibpf -Iuser -I. -DDLTRACE_VERSION
 LDFLAGS += $(EXTRA_LDFLAGS)
 LDLIBS += -lbpf -lelf -lz -lm -lpthread
 # BPF_PROG/BPF_KPROBE declare the traced function's whole signature: unused parameters are normal there.
-BPF_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf
+# libbpf's usdt.bpf.h includes <linux/errno.h>, which wants the multiarch <asm/errno.h>.
+BPF_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
+	-idirafter /usr/include/$(shell $(CC) -dumpmachine)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
@@ -23,7 +25,13 @@ USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
 USER_HDRS := $(shell find user -name '*.h')
 
 .PHONY: all clean install vmlinux test stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
-all: $(BUILD)/dltrace
+all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so $(BUILD)/span_check
+
+# The marker library (markers/): USDT probes with semaphores, for jobs to name
+# their phases; python/dltrace_markers.py loads it with ctypes.
+MARKERS_SONAME := libdltrace_markers.so.1
+$(BUILD)/libdltrace_markers.so: markers/dltrace_markers.c markers/dltrace_markers.h | $(BUILD)
+	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -Imarkers -Wl,-soname,$(MARKERS_SONAME) $< -o $@
 
 PYTHON ?= /usr/bin/python3
 TEST_WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/tests/%,$(wildcard tests/workloads/*.c))
@@ -125,7 +133,7 @@ fuzz: $(FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
 .PHONY: deps-bench bench bench-build
 BENCH := $(BUILD)/bench
 BENCH_BINS := $(patsubst bench/workloads/%.c,$(BENCH)/%,$(wildcard bench/workloads/*.c)) \
-	$(BENCH)/floor_loader $(BENCH)/floor_probes.bpf.o
+	$(BENCH)/floor_loader $(BENCH)/floor_probes.bpf.o $(BENCH)/uprobe_cost
 bench: deps-bench
 	$(MAKE) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
@@ -144,6 +152,17 @@ $(BENCH)/%: bench/workloads/%.c
 $(BENCH)/floor_loader: bench/floor_loader.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
+
+# What a uprobe costs traced and untraced processes (bench/uprobe_cost.py).
+$(BENCH)/uprobe_cost.bpf.o: bench/uprobe_cost.bpf.c
+	@mkdir -p $(dir $@)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BENCH)/uprobe_cost.skel.h: $(BENCH)/uprobe_cost.bpf.o
+	$(BPFTOOL) gen skeleton $< name uprobe_cost_bpf > $@
+
+$(BENCH)/uprobe_cost: bench/uprobe_cost.c user/probe/elf_symbols.c $(BENCH)/uprobe_cost.skel.h
+	$(CC) $(CFLAGS) -I$(BENCH) $(filter %.c,$^) -o $@ -lbpf -lelf -lz
 
 # The floor's empty programs: one per program in dltrace's object.
 $(BENCH)/floor_probe_list.h: $(BUILD)/dltrace.bpf.o bench/probe_list.py
@@ -214,6 +233,16 @@ install: all
 		install -m 0644 packaging/dltrace.conf.example $(DESTDIR)$(SYSCONFDIR)/dltrace/dltrace.conf
 	install -D -m 0755 examples/slurm/prolog.sh $(DESTDIR)$(PREFIX)/share/dltrace/slurm/prolog.sh
 	install -D -m 0755 examples/slurm/epilog.sh $(DESTDIR)$(PREFIX)/share/dltrace/slurm/epilog.sh
+	install -D -m 0755 $(BUILD)/libdltrace_markers.so $(DESTDIR)$(PREFIX)/lib/$(MARKERS_SONAME)
+	ln -sf $(MARKERS_SONAME) $(DESTDIR)$(PREFIX)/lib/libdltrace_markers.so
+	install -D -m 0644 markers/dltrace_markers.h $(DESTDIR)$(PREFIX)/include/dltrace_markers.h
+	install -D -m 0644 python/dltrace_markers.py $(DESTDIR)$(PREFIX)/lib/dltrace/python/dltrace_markers.py
+
+# The library layers' records as saved by --save-records, checked (tools/span_check.c).
+SPAN_CHECK_OBJS := $(addprefix $(BUILD)/obj/,decode/span_records.o io/record_file.o \
+	event/syscall_table.o lib/json_string.o)
+$(BUILD)/span_check: tools/span_check.c $(SPAN_CHECK_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@
 
 # Regenerate the bundled vmlinux.h from the running kernel's BTF.
 vmlinux:

@@ -85,6 +85,7 @@ enum dl_kind {
 	DL_EV_VFS,	 /* vfs layer: a VFS read/write/fsync/io check (struct dl_vfs) */
 	DL_EV_VFS_OPEN,	 /* vfs layer: vfs_open of a file (struct dl_path, path walked) */
 	DL_EV_CGROUP,	 /* daemon: a cgroup v2 directory was made or removed (struct dl_cgroup) */
+	DL_EV_SPAN, /* a library call or a marked region, instant or counter (struct dl_span) */
 	DL_KIND_COUNT,
 };
 
@@ -282,6 +283,170 @@ struct dl_cgroup {
 	__u16 op;	/* DL_CGROUP_* */
 	__u16 path_len; /* bytes of path (below the cgroup v2 mount, starting with '/') */
 	char path[];
+};
+
+/*
+ * Levels above the syscalls: library calls (stdio, HDF5, MPI-IO), seen by
+ * uprobes on the libraries, and the job's own marked phases (regions,
+ * instants, counters of the dltrace USDT markers).  A call is one record,
+ * sent when it returns, stamped with its entry time; a region is one record
+ * sent at its end, stamped with its beginning.  So on a thread, a call's
+ * record follows the records of the syscalls it made, and its slice
+ * [ts, ts + dur] encloses theirs.
+ */
+enum dl_level {
+	DL_LEVEL_NONE,
+	DL_LEVEL_MARKERS, /* libdltrace_markers.so USDT probes */
+	DL_LEVEL_STDIO,	  /* libc's buffered streams */
+	DL_LEVEL_HDF5,	  /* libhdf5 */
+	DL_LEVEL_MPIIO,	  /* MPI-IO of libmpi */
+	DL_LEVEL_COUNT,
+};
+
+/*
+ * Functions (dl_span.func).  The fields each one fills besides h, dur,
+ * level, func, depth (S: str, S2: str2; handle is the object the call works
+ * on; ret is the function's return value, but for regions and instants,
+ * which have none: DL_SPAN_NO_RET):
+ *   REGION   S name, S2 args (flat JSON object); dur: begin to end
+ *   INSTANT  S name, S2 args; dur 0
+ *   COUNTER  S name; ret: the value; dur 0
+ *   fopen/fopen64   S path, S2 mode; ret FILE *; h.fd its descriptor
+ *   fdopen   S2 mode; h.fd the descriptor; ret FILE *
+ *   fread/fwrite    handle FILE *, arg item size, count items asked,
+ *                   size bytes asked (arg * count); ret items done; h.fd
+ *   fseek/fseeko    handle, offset, arg whence; h.fd
+ *   ftell/ftello, fflush, fclose   handle; h.fd (fflush(NULL): none)
+ *   fgets    handle, size: the buffer's length; ret: the buffer or 0; h.fd
+ *   fputs    handle, size: the string's length; h.fd
+ *   H5Fcreate/H5Fopen   S path, arg flags; ret hid
+ *   H5Dcreate2/H5Dopen2/H5Gopen2/H5Oopen   handle loc_id, S name; ret hid
+ *   H5Dread/H5Dwrite   handle dataset hid, arg DL_H5_*_ALL; the bytes
+ *                      selected are not in the arguments (hids of spaces and
+ *                      types): the syscalls the call encloses give the file's
+ *   H5Fclose/H5Dclose/H5Gclose/H5Oclose   handle
+ *   MPI_File_open     S path, arg amode, handle: the MPI_File opened; ret
+ *   MPI_File_close    handle (*fh at entry)
+ *   MPI_File_read/write[_all]    handle, count, size = count x type size
+ *   MPI_File_read/write_at[_all]  also offset (in etypes of the view)
+ *   MPI_File_set_view  handle, offset: disp (bytes), arg: etype size,
+ *                      S2: datarep
+ *   MPI_File_sync      handle
+ * Sizes depend on a datatype's size: DL_SPAN_SIZE says whether it was
+ * readable (Open MPI: the type's size field; MPICH: builtin type handles).
+ */
+enum dl_func {
+	DL_FN_REGION,
+	DL_FN_INSTANT,
+	DL_FN_COUNTER,
+	DL_FN_FOPEN,
+	DL_FN_FOPEN64,
+	DL_FN_FDOPEN,
+	DL_FN_FREAD,
+	DL_FN_FWRITE,
+	DL_FN_FSEEK,
+	DL_FN_FSEEKO,
+	DL_FN_FTELL,
+	DL_FN_FTELLO,
+	DL_FN_FFLUSH,
+	DL_FN_FCLOSE,
+	DL_FN_FGETS,
+	DL_FN_FPUTS,
+	DL_FN_H5FCREATE,
+	DL_FN_H5FOPEN,
+	DL_FN_H5FCLOSE,
+	DL_FN_H5DCREATE2,
+	DL_FN_H5DOPEN2,
+	DL_FN_H5DREAD,
+	DL_FN_H5DWRITE,
+	DL_FN_H5DCLOSE,
+	DL_FN_H5GOPEN2,
+	DL_FN_H5GCLOSE,
+	DL_FN_H5OOPEN,
+	DL_FN_H5OCLOSE,
+	DL_FN_MPI_FILE_OPEN,
+	DL_FN_MPI_FILE_CLOSE,
+	DL_FN_MPI_FILE_READ,
+	DL_FN_MPI_FILE_READ_AT,
+	DL_FN_MPI_FILE_READ_ALL,
+	DL_FN_MPI_FILE_READ_AT_ALL,
+	DL_FN_MPI_FILE_WRITE,
+	DL_FN_MPI_FILE_WRITE_AT,
+	DL_FN_MPI_FILE_WRITE_ALL,
+	DL_FN_MPI_FILE_WRITE_AT_ALL,
+	DL_FN_MPI_FILE_SYNC,
+	DL_FN_MPI_FILE_SET_VIEW,
+	DL_FN_COUNT,
+};
+
+/* dl_span.flags: which optional fields hold a value */
+#define DL_SPAN_HANDLE	   0x0001
+#define DL_SPAN_OFFSET	   0x0002
+#define DL_SPAN_SIZE	   0x0004
+#define DL_SPAN_COUNT	   0x0008
+#define DL_SPAN_ARG	   0x0010
+#define DL_SPAN_FD	   0x0020 /* h.fd is the stream's descriptor */
+#define DL_SPAN_STR_TRUNC  0x0040 /* str was cut at its slot's size */
+#define DL_SPAN_STR_FAULT  0x0080 /* str could not be read */
+#define DL_SPAN_STR2_TRUNC 0x0100
+#define DL_SPAN_UNBALANCED 0x0200 /* regions opened inside this one were never ended */
+#define DL_SPAN_NO_RET	   0x0400 /* ret holds nothing (regions, instants) */
+
+/* H5Dread/H5Dwrite dl_span.arg */
+#define DL_H5_FILE_ALL 0x1 /* file_space_id H5S_ALL: the whole dataset */
+#define DL_H5_MEM_ALL  0x2 /* mem_space_id H5S_ALL */
+
+/*
+ * BPF cookie of a library probe: func | (__u64)param << 32, param by layer:
+ * stdio, the offset of the descriptor in a FILE (0: unknown); mpiio, how
+ * to read an MPI_Datatype's size (ABI << 16 | offset of the size field).
+ */
+#define DL_COOKIE_FILENO_MASK	0xffff
+#define DL_COOKIE_MPI_ABI_SHIFT 16
+#define DL_COOKIE_MPI_OFF_MASK	0xffff
+#define DL_MPI_ABI_NONE		0 /* sizes unknown */
+#define DL_MPI_ABI_OMPI		1 /* Open MPI: a datatype points to a struct with its size */
+#define DL_MPI_ABI_MPICH	2 /* MPICH: builtin handles hold their size in bits 8-15 */
+
+#define DL_SPAN_STR_MAX	 1024 /* bytes of str kept (paths) */
+#define DL_SPAN_STR2_MAX 256  /* bytes of str2 kept (region arguments, modes) */
+#define DL_MARK_NAME_MAX 64   /* bytes of a region name kept while it is open */
+#define DL_MARK_ARGS_MAX 256  /* bytes of its arguments */
+#define DL_LEVEL_DEPTH	 8    /* library calls, and regions, open at once per thread */
+
+/*
+ * One library call, region, instant or counter (h.kind DL_EV_SPAN):
+ *
+ *  byte 0            8        12       16      18    19    20       24
+ *       +------------+--------+--------+-------+-----+-----+--------+
+ *       | ts (entry) | tgid   | tid    | kind  | job |flags| fd     |  struct dl_hdr
+ *       +------------+--------+--------+-------+-----+-----+--------+
+ *    24 | dur                 | ret                 |
+ *    40 | handle              | offset              |
+ *    56 | size                | count               |
+ *    72 | arg   | level | func | flags | depth | str_len | str2_len |
+ *       | u32   | u16   | u16  | u16   | u16   | u16     | u16      |
+ *    88 | str: str_len bytes | str2: str2_len bytes | (not NUL-terminated)
+ *
+ * depth: library calls (or, for regions, regions) already open on the
+ * thread when this one began; 0 for the outermost.
+ */
+struct dl_span {
+	struct dl_hdr h;
+	__u64 dur;
+	__s64 ret;
+	__u64 handle;
+	__u64 offset;
+	__u64 size;
+	__u64 count;
+	__u32 arg;
+	__u16 level; /* enum dl_level */
+	__u16 func;  /* enum dl_func */
+	__u16 flags; /* DL_SPAN_* */
+	__u16 depth;
+	__u16 str_len;
+	__u16 str2_len;
+	char data[];
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probe/library_probes.h"
 #include "probe/probe_layers.h"
 #include "event/version.h"
 
@@ -41,9 +42,12 @@ void trace_usage(FILE *out)
 		"      --report           print the I/O report when tracing ends\n"
 		"      --report-json FILE write the report as JSON to FILE ('-': standard\n"
 		"                         output) when tracing ends\n"
-		"      --layers LIST      capture layers, comma separated (default: all that\n"
-		"                         the kernel offers): syscall, vfs, mmap, cache,\n"
-		"                         block, uring\n"
+		"      --layers LIST      capture layers, comma separated: syscall, vfs, mmap,\n"
+		"                         cache, block, uring, markers, stdio, hdf5, mpiio;\n"
+		"                         all; default (all but stdio, hdf5, mpiio, where the\n"
+		"                         kernel offers them); +LAYER/-LAYER change the default\n"
+		"      --lib PATH         a library for the hdf5, mpiio, stdio or markers\n"
+		"                         layer besides those found (repeatable)\n"
 		"      --vfs-attach HOW   vfs layer: auto (fentry, else kprobes), fentry, kprobe\n"
 		"      --ring-size MIB    kernel ring buffer size in MiB (default 16)\n"
 		"      --gzip-level N     compression level 1-9 for .gz output (default 1)\n"
@@ -90,7 +94,8 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 		OPT_GZIP,
 		OPT_LAYERS,
 		OPT_VFS,
-		OPT_SAVE_RECORDS
+		OPT_SAVE_RECORDS,
+		OPT_LIB
 	};
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
@@ -104,6 +109,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	    {"layers", required_argument, NULL, OPT_LAYERS},
 	    {"vfs-attach", required_argument, NULL, OPT_VFS},
 	    {"save-records", required_argument, NULL, OPT_SAVE_RECORDS},
+	    {"lib", required_argument, NULL, OPT_LIB},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -117,7 +123,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = 16ull << 20;
 	o->gzip_level = 1;
-	o->layers = LAYERS_ALL;
+	o->layers = LAYERS_DEFAULT;
 	o->vfs_attach = VFS_ATTACH_AUTO;
 	optind = 1;
 	opterr = 0;
@@ -177,6 +183,14 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 			char err[256];
 
 			if (layers_parse(optarg, &o->layers, err, sizeof(err)))
+				return usage_error("%s", err);
+			break;
+		}
+		case OPT_LIB: {
+			char err[PATH_MAX + 256];
+
+			/* kept by the probe side until probes_load (library_probes.h) */
+			if (library_probes_add_path(optarg, err, sizeof(err)))
 				return usage_error("%s", err);
 			break;
 		}

@@ -16,6 +16,7 @@
 
 #include "bpf/dltrace_events.h"
 #include "dltrace.skel.h"
+#include "probe/library_probes.h"
 #include "probe/probe_layers.h"
 #include "probe/system_checks.h"
 
@@ -48,6 +49,8 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 	p->skel->rodata->self_tgid = getpid();
 	p->skel->rodata->wakeup_bytes = o->ring_bytes / 4;
 	p->skel->rodata->cache_layer = p->plan.layer[LAYER_CACHE].active;
+	/* stdio is attached per process: learn of new processes at once */
+	p->skel->rodata->fork_wakeup = p->plan.layer[LAYER_STDIO].active;
 	bpf_map__set_max_entries(p->skel->maps.events, o->ring_bytes);
 	p->ring_bytes = o->ring_bytes;
 	p->skipped = 0;
@@ -84,7 +87,10 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 static int budgeted_record(void *ctx, void *data, size_t size)
 {
 	struct probes *p = ctx;
-	int err = p->cb(p->cb_ctx, data, size);
+	int err;
+
+	library_probes_record(p->libs, data, size); /* per-process layers follow forks */
+	err = p->cb(p->cb_ctx, data, size);
 
 	if (err)
 		return err;
@@ -101,6 +107,7 @@ int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sam
 	libbpf_verbose = o->verbose;
 	libbpf_set_print(libbpf_print);
 	layers_plan(&p->plan, o->layers, o->vfs_attach);
+	p->libs = library_probes_plan(&p->plan, o->verbose);
 	for (;;) {
 		struct bpf_program *prog;
 		int layer;
@@ -172,6 +179,17 @@ static int attach_rank(const struct bpf_program *prog)
 
 #define ATTACH_RANKS 3
 
+/* Whether want selects the library layers' programs (attached by library_probes.c). */
+static bool wants_library(const struct probes *p, bool (*want)(const struct bpf_program *))
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program (prog, p->skel->obj)
+		if (layer_is_library(layer_of_program(prog)) && (!want || want(prog)))
+			return true;
+	return false;
+}
+
 int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program *), char *err,
 			size_t errlen)
 {
@@ -194,8 +212,12 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 			int layer = layer_of_program(prog);
 			struct bpf_link *link;
 
-			/* iterators are not attached: they run on demand */
+			/*
+			 * iterators are not attached: they run on demand; library
+			 * layers are attached to their libraries (library_probes.c)
+			 */
 			if (attach_rank(prog) != rank || !bpf_program__autoload(prog) ||
+			    layer_is_library(layer) ||
 			    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active) ||
 			    (want && !want(prog)) || is_attached(p, prog) ||
 			    !strncmp(bpf_program__section_name(prog), "iter/", 5))
@@ -234,6 +256,8 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 			p->link_prog[p->nlinks] = prog;
 			p->links[p->nlinks++] = link;
 		}
+	if (wants_library(p, want))
+		library_probes_attach(p->libs, p->skel, &p->plan);
 	return 0;
 }
 
@@ -261,13 +285,21 @@ static void *detach_batch(void *arg)
 size_t probes_detach_where_async(struct probes *p, bool (*want)(const struct bpf_program *))
 {
 	struct detach_batch *b = calloc(1, sizeof(*b));
+	struct bpf_link **lib = NULL;
+	size_t kept = 0,
+	       nlib = wants_library(p, want) ? library_probes_take_links(p->libs, &lib) : 0;
 	pthread_t thread;
-	size_t kept = 0;
 
-	if (!b || !(b->links = calloc(p->nlinks ? p->nlinks : 1, sizeof(*b->links)))) {
+	if (!b || !(b->links = calloc(p->nlinks + nlib + 1, sizeof(*b->links)))) {
+		for (size_t i = 0; i < nlib; i++)
+			bpf_link__destroy(lib[i]);
+		free(lib);
 		free(b);
 		return 0;
 	}
+	for (size_t i = 0; i < nlib; i++)
+		b->links[b->n++] = lib[i];
+	free(lib);
 	for (size_t i = 0; i < p->nlinks; i++) {
 		if (want(p->link_prog[i])) {
 			b->links[b->n++] = p->links[i];
@@ -293,6 +325,7 @@ size_t probes_detach_where_async(struct probes *p, bool (*want)(const struct bpf
  */
 void probes_detach(struct probes *p)
 {
+	library_probes_detach(p->libs, false);
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	p->nlinks = 0;
@@ -337,6 +370,8 @@ void probes_release_and_exit_soon(struct probes *p)
 	}
 	waitpid(pid, NULL, 0);
 	p->released = true;
+	/* streams still open on the descriptors closed below lose no buffered bytes */
+	fflush(NULL);
 	close(hold[0]);
 	if (hold[1] > 3)
 		syscall(SYS_close_range, 3, hold[1] - 1, 0);
@@ -348,10 +383,13 @@ void probes_destroy(struct probes *p)
 {
 	if (p->released) {
 		/* the descriptors were handed over and closed: free, do not detach */
+		library_probes_detach(p->libs, true);
 		for (size_t i = 0; i < p->nlinks; i++)
 			bpf_link__disconnect(p->links[i]);
 	}
 	probes_detach(p);
+	library_probes_free(p->libs);
+	p->libs = NULL;
 	free(p->links);
 	free(p->link_layer);
 	free(p->link_prog);
@@ -398,6 +436,7 @@ int probes_add_process(struct probes *p, pid_t tgid, uint32_t slot)
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.seed_tgids), &key, &slot, BPF_ANY))
 		return -errno;
 	__atomic_add_fetch(&p->skel->bss->dl_gen, 1, __ATOMIC_SEQ_CST);
+	library_probes_add_process(p->libs, tgid);
 	return 0;
 }
 

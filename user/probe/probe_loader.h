@@ -18,6 +18,7 @@
 #include "probe/probe_layers.h"
 
 struct dltrace_bpf;
+struct library_probes;
 
 struct probe_options {
 	uint64_t ring_bytes; /* ring buffer size, a power of two */
@@ -29,7 +30,8 @@ struct probe_options {
 
 struct probes {
 	struct dltrace_bpf *skel;
-	struct layer_plan plan; /* what is active, and why not */
+	struct layer_plan plan;	     /* what is active, and why not */
+	struct library_probes *libs; /* the library layers' libraries and links */
 	struct bpf_link **links;
 	int *link_layer;		/* layer of each link (-1: core) */
 	struct bpf_program **link_prog; /* the program of each link */
