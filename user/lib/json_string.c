@@ -33,6 +33,41 @@ size_t utf8_sequence_length(const unsigned char *s, size_t avail)
 	return 0;
 }
 
+bool utf8_valid(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_sequence_length((const unsigned char *)s + i, len - i);
+
+		if (!n)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+size_t utf8_repair(char *out, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *o = out;
+
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_sequence_length(p + i, len - i);
+
+		if (n) {
+			memcpy(o, p + i, n);
+			o += n;
+			i += n;
+		} else {
+			/* U+FFFD REPLACEMENT CHARACTER */
+			*o++ = (char)0xef;
+			*o++ = (char)0xbf;
+			*o++ = (char)0xbd;
+			i++;
+		}
+	}
+	return o - out;
+}
+
 static const char hex_digits[] = "0123456789abcdef";
 
 size_t json_escape(char *out, const char *s, size_t len, bool *lossy)
