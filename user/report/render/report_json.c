@@ -78,20 +78,17 @@
  * Strings go to json-c as valid UTF-8: bytes that are not become U+FFFD, as
  * in the traces, and file names keep their exact bytes in path_hex.
  */
-#include <json-c/json.h>
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/json_string.h"
+#include "lib/json_value.h"
 #include "report/render/report_output.h"
 #include "report/report_warnings.h"
 #include "event/syscall_table.h"
 
-#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-#define ADD_FLAGS  (JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT)
-#define JS_DEPTH   4
+#define JS_DEPTH 4
 
 /* ---- values: json-c objects (NULL is null) ---- */
 
@@ -130,46 +127,15 @@ static struct json_object *j_bool(bool v)
 	return json_object_new_boolean(v);
 }
 
-/* Any bytes: json-c escapes, but takes only valid UTF-8. */
-static struct json_object *j_strn(const char *s, size_t len)
-{
-	struct json_object *o;
-	char *repaired;
-
-	if (len > INT_MAX / 3)
-		len = INT_MAX / 3;
-	if (utf8_valid(s, len))
-		return json_object_new_string_len(s, (int)len);
-	repaired = malloc(UTF8_REPAIRED_MAX(len) + 1);
-	if (!repaired)
-		return json_object_new_string("");
-	o = json_object_new_string_len(repaired, (int)utf8_repair(repaired, s, len));
-	free(repaired);
-	return o;
-}
-
 static struct json_object *j_str(const char *s)
 {
-	return j_strn(s, strlen(s));
+	return jv_string(s, strlen(s));
 }
 
 /* an interned string, or null */
 static struct json_object *j_sid(const struct report_stats *st, uint32_t id)
 {
-	return id == NONE32 ? NULL : j_strn(rs_str(st, id), rs_strlen(st, id));
-}
-
-/* Add v under key (a string that outlives o, every key of o distinct). */
-static void add(struct json_object *o, const char *key, struct json_object *v)
-{
-	if (!o || json_object_object_add_ex(o, key, v, ADD_FLAGS))
-		json_object_put(v);
-}
-
-static void push(struct json_object *a, struct json_object *v)
-{
-	if (!a || json_object_array_add(a, v))
-		json_object_put(v);
+	return id == NONE32 ? NULL : jv_string(rs_str(st, id), rs_strlen(st, id));
 }
 
 /* ---- the frame: written as it goes ---- */
@@ -194,7 +160,7 @@ static void js_key(struct jstream *s, const char *key)
 static void js_put(struct jstream *s, const char *key, struct json_object *v)
 {
 	size_t len = 0;
-	const char *text = json_object_to_json_string_length(v, JSON_FLAGS, &len);
+	const char *text = json_object_to_json_string_length(v, JV_TO_STRING, &len);
 
 	js_key(s, key);
 	if (text)
@@ -232,23 +198,23 @@ static void traces(struct jstream *s, const struct report_stats *st)
 		struct json_object *o = json_object_new_object(),
 				   *warnings = json_object_new_array();
 
-		add(o, "file", j_str(tr->file ? tr->file : ""));
-		add(o, "hostname", j_sid(st, tr->hostname));
-		add(o, "kernel", j_sid(st, tr->kernel));
-		add(o, "target", j_sid(st, tr->target));
-		add(o, "start_wall", j_sid(st, tr->start_wall));
-		add(o, "start_wall_ns", j_i64(tr->start_wall_ns));
-		add(o, "duration_ns",
-		    j_u64(tr->duration_ns ? tr->duration_ns
-					  : tr->end_ns - (uint64_t)tr->offset_ns));
-		add(o, "events", j_u64(tr->events));
-		add(o, "lost_events", j_u64(tr->lost_events));
-		add(o, "lost_bytes", j_u64(tr->lost_bytes));
-		add(o, "stop_reason", j_sid(st, tr->stop_reason));
-		add(o, "complete", j_bool(!trace_read_truncated(&tr->status)));
+		jv_add(o, "file", j_str(tr->file ? tr->file : ""));
+		jv_add(o, "hostname", j_sid(st, tr->hostname));
+		jv_add(o, "kernel", j_sid(st, tr->kernel));
+		jv_add(o, "target", j_sid(st, tr->target));
+		jv_add(o, "start_wall", j_sid(st, tr->start_wall));
+		jv_add(o, "start_wall_ns", j_i64(tr->start_wall_ns));
+		jv_add(o, "duration_ns",
+		       j_u64(tr->duration_ns ? tr->duration_ns
+					     : tr->end_ns - (uint64_t)tr->offset_ns));
+		jv_add(o, "events", j_u64(tr->events));
+		jv_add(o, "lost_events", j_u64(tr->lost_events));
+		jv_add(o, "lost_bytes", j_u64(tr->lost_bytes));
+		jv_add(o, "stop_reason", j_sid(st, tr->stop_reason));
+		jv_add(o, "complete", j_bool(!trace_read_truncated(&tr->status)));
 		for (int i = 0; i < n; i++)
-			push(warnings, j_str(lines[i]));
-		add(o, "warnings", warnings);
+			jv_push(warnings, j_str(lines[i]));
+		jv_add(o, "warnings", warnings);
 		js_put(s, NULL, o);
 	}
 	js_close(s, ']');
@@ -267,9 +233,9 @@ static struct json_object *job(const struct report_stats *st)
 			if (st->traces[u].target == st->traces[t].target)
 				dup = true;
 		if (!dup && st->traces[t].target != NONE32)
-			push(commands, j_sid(st, st->traces[t].target));
+			jv_push(commands, j_sid(st, st->traces[t].target));
 	}
-	add(o, "commands", commands);
+	jv_add(o, "commands", commands);
 	for (uint32_t t = 0; t < st->ntraces; t++) {
 		bool dup = false;
 
@@ -277,21 +243,21 @@ static struct json_object *job(const struct report_stats *st)
 			if (st->traces[u].hostname == st->traces[t].hostname)
 				dup = true;
 		if (!dup)
-			push(hosts, j_sid(st, st->traces[t].hostname));
+			jv_push(hosts, j_sid(st, st->traces[t].hostname));
 	}
-	add(o, "hosts", hosts);
+	jv_add(o, "hosts", hosts);
 	for (uint32_t t = 0; t < st->ntraces; t++)
 		lost += st->traces[t].lost_events;
 	for (int s = 0; s < SCOPE_COUNT; s++)
 		failed += st->tot[s].failed;
-	add(o, "start_ns", j_u64(st->job_start_ns));
-	add(o, "wall_ns", j_u64(st->wall_ns));
-	add(o, "processes", j_u64(st->nprocs_active));
-	add(o, "threads", j_u64(st->nthreads));
-	add(o, "events", j_u64(st->events));
-	add(o, "lost_events", j_u64(lost));
-	add(o, "syscalls", j_u64(st->syscalls));
-	add(o, "failed_syscalls", j_u64(failed));
+	jv_add(o, "start_ns", j_u64(st->job_start_ns));
+	jv_add(o, "wall_ns", j_u64(st->wall_ns));
+	jv_add(o, "processes", j_u64(st->nprocs_active));
+	jv_add(o, "threads", j_u64(st->nthreads));
+	jv_add(o, "events", j_u64(st->events));
+	jv_add(o, "lost_events", j_u64(lost));
+	jv_add(o, "syscalls", j_u64(st->syscalls));
+	jv_add(o, "failed_syscalls", j_u64(failed));
 	return o;
 }
 
@@ -304,27 +270,27 @@ static struct json_object *proc_time(const struct report_stats *st, uint32_t i)
 	for (int s = 0; s < SCOPE_COUNT; s++)
 		for (int c = 0; c < CLS_COUNT; c++)
 			cls[c] += p->io_ns[s][c];
-	add(o, "pid", j_u64(p->pid));
-	add(o, "ppid", j_u64(p->ppid));
-	add(o, "host", j_sid(st, st->traces[p->trace].hostname));
-	add(o, "command", j_sid(st, p->name));
-	add(o, "threads", j_u64(p->threads));
-	add(o, "wall_ns", j_u64(wall));
-	add(o, "io_ns", j_u64(io));
-	add(o, "data_ns", j_u64(cls[CLS_DATA]));
-	add(o, "metadata_ns", j_u64(cls[CLS_META]));
-	add(o, "sync_ns", j_u64(cls[CLS_SYNC]));
-	add(o, "io_share", j_num(wall ? (double)io / wall : 0));
-	add(o, "app_io_ns",
-	    j_u64(p->io_ns[SCOPE_APP][CLS_DATA] + p->io_ns[SCOPE_APP][CLS_META] +
-		  p->io_ns[SCOPE_APP][CLS_SYNC]));
-	add(o, "env_io_ns",
-	    j_u64(p->io_ns[SCOPE_ENV][CLS_DATA] + p->io_ns[SCOPE_ENV][CLS_META] +
-		  p->io_ns[SCOPE_ENV][CLS_SYNC]));
-	add(o, "calls", j_u64(p->calls));
-	add(o, "failed", j_u64(p->failed));
-	add(o, "app_bytes_read", j_u64(p->app_bytes_read));
-	add(o, "app_bytes_written", j_u64(p->app_bytes_written));
+	jv_add(o, "pid", j_u64(p->pid));
+	jv_add(o, "ppid", j_u64(p->ppid));
+	jv_add(o, "host", j_sid(st, st->traces[p->trace].hostname));
+	jv_add(o, "command", j_sid(st, p->name));
+	jv_add(o, "threads", j_u64(p->threads));
+	jv_add(o, "wall_ns", j_u64(wall));
+	jv_add(o, "io_ns", j_u64(io));
+	jv_add(o, "data_ns", j_u64(cls[CLS_DATA]));
+	jv_add(o, "metadata_ns", j_u64(cls[CLS_META]));
+	jv_add(o, "sync_ns", j_u64(cls[CLS_SYNC]));
+	jv_add(o, "io_share", j_num(wall ? (double)io / wall : 0));
+	jv_add(o, "app_io_ns",
+	       j_u64(p->io_ns[SCOPE_APP][CLS_DATA] + p->io_ns[SCOPE_APP][CLS_META] +
+		     p->io_ns[SCOPE_APP][CLS_SYNC]));
+	jv_add(o, "env_io_ns",
+	       j_u64(p->io_ns[SCOPE_ENV][CLS_DATA] + p->io_ns[SCOPE_ENV][CLS_META] +
+		     p->io_ns[SCOPE_ENV][CLS_SYNC]));
+	jv_add(o, "calls", j_u64(p->calls));
+	jv_add(o, "failed", j_u64(p->failed));
+	jv_add(o, "app_bytes_read", j_u64(p->app_bytes_read));
+	jv_add(o, "app_bytes_written", j_u64(p->app_bytes_written));
 	return o;
 }
 
@@ -334,15 +300,15 @@ static struct json_object *thread_fields(const struct report_stats *st, const st
 	uint64_t wall = rs_thread_wall(st, t), io = rs_thread_io(t);
 	struct json_object *o = json_object_new_object();
 
-	add(o, "pid", j_u64(st->procs[t->proc].pid));
-	add(o, "tid", j_u64(t->tid));
-	add(o, "name", j_sid(st, t->comm));
-	add(o, "wall_ns", j_u64(wall));
-	add(o, "io_ns", j_u64(io));
-	add(o, "data_ns", j_u64(t->io_ns[CLS_DATA]));
-	add(o, "metadata_ns", j_u64(t->io_ns[CLS_META]));
-	add(o, "sync_ns", j_u64(t->io_ns[CLS_SYNC]));
-	add(o, "io_share", j_num(wall ? (double)io / wall : 0));
+	jv_add(o, "pid", j_u64(st->procs[t->proc].pid));
+	jv_add(o, "tid", j_u64(t->tid));
+	jv_add(o, "name", j_sid(st, t->comm));
+	jv_add(o, "wall_ns", j_u64(wall));
+	jv_add(o, "io_ns", j_u64(io));
+	jv_add(o, "data_ns", j_u64(t->io_ns[CLS_DATA]));
+	jv_add(o, "metadata_ns", j_u64(t->io_ns[CLS_META]));
+	jv_add(o, "sync_ns", j_u64(t->io_ns[CLS_SYNC]));
+	jv_add(o, "io_share", j_num(wall ? (double)io / wall : 0));
 	return o;
 }
 
@@ -355,11 +321,11 @@ static struct json_object *training_thread(const struct report_stats *st)
 		return NULL;
 	t = &st->threads[st->training_thread];
 	o = thread_fields(st, t);
-	add(o, "app_io_ns", j_u64(t->scope_ns[SCOPE_APP]));
-	add(o, "env_io_ns", j_u64(t->scope_ns[SCOPE_ENV]));
-	add(o, "other_io_ns", j_u64(t->scope_ns[SCOPE_OTHER]));
-	add(o, "app_read_ns", j_u64(t->app_read_ns));
-	add(o, "burst_blocked_ns", j_u64(t->burst_blocked_ns));
+	jv_add(o, "app_io_ns", j_u64(t->scope_ns[SCOPE_APP]));
+	jv_add(o, "env_io_ns", j_u64(t->scope_ns[SCOPE_ENV]));
+	jv_add(o, "other_io_ns", j_u64(t->scope_ns[SCOPE_OTHER]));
+	jv_add(o, "app_read_ns", j_u64(t->app_read_ns));
+	jv_add(o, "burst_blocked_ns", j_u64(t->burst_blocked_ns));
 	return o;
 }
 
@@ -374,10 +340,10 @@ static void time_section(struct jstream *s, const struct report_view *v)
 		for (int c = 0; c < CLS_COUNT; c++)
 			cls[c] += st->tot[sc].io_ns[c];
 	js_open(s, "time", '{');
-	add(io, "data", j_u64(cls[CLS_DATA]));
-	add(io, "metadata", j_u64(cls[CLS_META]));
-	add(io, "sync", j_u64(cls[CLS_SYNC]));
-	add(io, "total", j_u64(cls[CLS_DATA] + cls[CLS_META] + cls[CLS_SYNC]));
+	jv_add(io, "data", j_u64(cls[CLS_DATA]));
+	jv_add(io, "metadata", j_u64(cls[CLS_META]));
+	jv_add(io, "sync", j_u64(cls[CLS_SYNC]));
+	jv_add(io, "total", j_u64(cls[CLS_DATA] + cls[CLS_META] + cls[CLS_SYNC]));
 	js_put(s, "io_ns", io);
 	js_put(s, "training_thread", training_thread(st));
 	js_open(s, "processes", '[');
@@ -392,7 +358,7 @@ static void time_section(struct jstream *s, const struct report_view *v)
 		const struct rs_thread *t = &st->threads[order[k]];
 		struct json_object *o = thread_fields(st, t);
 
-		add(o, "app_bytes_read", j_u64(t->app_bytes_read));
+		jv_add(o, "app_bytes_read", j_u64(t->app_bytes_read));
 		js_put(s, NULL, o);
 	}
 	free(order);
@@ -408,24 +374,24 @@ static struct json_object *syscall_entry(const struct rs_syscall *sc, int k)
 	struct json_object *o = json_object_new_object(), *size = json_object_new_object(),
 			   *lat = json_object_new_object();
 
-	add(o, "name", j_str(si->name));
-	add(o, "class", j_str(io_class_name(si->io_class)));
-	add(o, "calls", j_u64(sc->calls));
-	add(o, "failed", j_u64(sc->failed));
-	add(o, "bytes", j_u64(sc->bytes));
-	add(size, "count", j_u64(sc->size.n));
-	add(size, "min", j_u64(sc->size.min));
-	add(size, "p25", j_u64(sketch_quantile(&sc->size, 0.25)));
-	add(size, "median", j_u64(sketch_quantile(&sc->size, 0.5)));
-	add(size, "mean", j_num(sc->size.n ? (double)sc->size.sum / sc->size.n : 0));
-	add(size, "p75", j_u64(sketch_quantile(&sc->size, 0.75)));
-	add(size, "max", j_u64(sc->size.max));
-	add(o, "size", size);
-	add(lat, "mean", j_num(sc->calls ? (double)sc->lat_sum / sc->calls : 0));
-	add(lat, "p50", j_u64(sketch_quantile(&sc->lat, 0.5)));
-	add(lat, "p99", j_u64(sketch_quantile(&sc->lat, 0.99)));
-	add(lat, "max", j_u64(sc->lat.max));
-	add(o, "latency_ns", lat);
+	jv_add(o, "name", j_str(si->name));
+	jv_add(o, "class", j_str(io_class_name(si->io_class)));
+	jv_add(o, "calls", j_u64(sc->calls));
+	jv_add(o, "failed", j_u64(sc->failed));
+	jv_add(o, "bytes", j_u64(sc->bytes));
+	jv_add(size, "count", j_u64(sc->size.n));
+	jv_add(size, "min", j_u64(sc->size.min));
+	jv_add(size, "p25", j_u64(sketch_quantile(&sc->size, 0.25)));
+	jv_add(size, "median", j_u64(sketch_quantile(&sc->size, 0.5)));
+	jv_add(size, "mean", j_num(sc->size.n ? (double)sc->size.sum / sc->size.n : 0));
+	jv_add(size, "p75", j_u64(sketch_quantile(&sc->size, 0.75)));
+	jv_add(size, "max", j_u64(sc->size.max));
+	jv_add(o, "size", size);
+	jv_add(lat, "mean", j_num(sc->calls ? (double)sc->lat_sum / sc->calls : 0));
+	jv_add(lat, "p50", j_u64(sketch_quantile(&sc->lat, 0.5)));
+	jv_add(lat, "p99", j_u64(sketch_quantile(&sc->lat, 0.99)));
+	jv_add(lat, "max", j_u64(sc->lat.max));
+	jv_add(o, "latency_ns", lat);
 	return o;
 }
 
@@ -438,8 +404,8 @@ static struct json_object *syscalls(const struct report_stats *st)
 
 		for (int k = 0; k < DL_SYS_COUNT; k++)
 			if (st->sys[s][k].calls)
-				push(list, syscall_entry(&st->sys[s][k], k));
-		add(o, scope_names[s], list);
+				jv_push(list, syscall_entry(&st->sys[s][k], k));
+		jv_add(o, scope_names[s], list);
 	}
 	return o;
 }
@@ -453,9 +419,9 @@ static struct json_object *size_list(const struct report_stats *st, int dir)
 	for (int i = 0; i < n; i++) {
 		struct json_object *o = json_object_new_object();
 
-		add(o, "size", j_u64(size[i]));
-		add(o, "count", j_u64(count[i]));
-		push(list, o);
+		jv_add(o, "size", j_u64(size[i]));
+		jv_add(o, "count", j_u64(count[i]));
+		jv_push(list, o);
 	}
 	return list;
 }
@@ -465,7 +431,7 @@ static struct json_object *u64_array(const uint64_t *v, uint32_t n)
 	struct json_object *a = json_object_new_array_ext(n ? (int)n : 1);
 
 	for (uint32_t i = 0; i < n; i++)
-		push(a, j_u64(v[i]));
+		jv_push(a, j_u64(v[i]));
 	return a;
 }
 
@@ -474,14 +440,14 @@ static struct json_object *access_sizes(const struct report_stats *st)
 	struct json_object *o = json_object_new_object(), *bins = json_object_new_array();
 
 	for (int b = 0; b < SIZE_BINS; b++)
-		push(bins, j_str(rs_size_bin_names[b]));
-	add(o, "bins", bins);
-	add(o, "read", u64_array(st->hist[IO_DIR_READ], SIZE_BINS));
-	add(o, "write", u64_array(st->hist[IO_DIR_WRITE], SIZE_BINS));
-	add(o, "common", size_list(st, -1));
-	add(o, "common_read", size_list(st, IO_DIR_READ));
-	add(o, "common_write", size_list(st, IO_DIR_WRITE));
-	add(o, "exact", j_bool(!st->sizes_uncounted));
+		jv_push(bins, j_str(rs_size_bin_names[b]));
+	jv_add(o, "bins", bins);
+	jv_add(o, "read", u64_array(st->hist[IO_DIR_READ], SIZE_BINS));
+	jv_add(o, "write", u64_array(st->hist[IO_DIR_WRITE], SIZE_BINS));
+	jv_add(o, "common", size_list(st, -1));
+	jv_add(o, "common_read", size_list(st, IO_DIR_READ));
+	jv_add(o, "common_write", size_list(st, IO_DIR_WRITE));
+	jv_add(o, "exact", j_bool(!st->sizes_uncounted));
 	return o;
 }
 
@@ -490,26 +456,26 @@ static struct json_object *pattern(const struct report_stats *st)
 	const struct rs_totals *t = &st->tot[SCOPE_APP];
 	struct json_object *o = json_object_new_object();
 
-	add(o, "reads", j_u64(t->reads));
-	add(o, "writes", j_u64(t->writes));
-	add(o, "bytes_read", j_u64(t->bytes_read));
-	add(o, "bytes_written", j_u64(t->bytes_written));
-	add(o, "seq_reads", j_u64(t->seq_reads));
-	add(o, "consec_reads", j_u64(t->consec_reads));
-	add(o, "seq_writes", j_u64(t->seq_writes));
-	add(o, "consec_writes", j_u64(t->consec_writes));
-	add(o, "random_reads", j_u64(t->random_reads));
-	add(o, "random_writes", j_u64(t->random_writes));
-	add(o, "small_reads", j_u64(t->small_reads));
-	add(o, "small_writes", j_u64(t->small_writes));
-	add(o, "seeks", j_u64(t->seeks));
-	add(o, "rw_switches", j_u64(t->rw_switches));
-	add(o, "opens", j_u64(t->opens));
-	add(o, "stats", j_u64(t->stats));
-	add(o, "metadata_calls", j_u64(t->meta_ops));
-	add(o, "syncs", j_u64(t->syncs));
-	add(o, "mmaps", j_u64(t->mmaps));
-	add(o, "no_offset", j_u64(t->no_offset));
+	jv_add(o, "reads", j_u64(t->reads));
+	jv_add(o, "writes", j_u64(t->writes));
+	jv_add(o, "bytes_read", j_u64(t->bytes_read));
+	jv_add(o, "bytes_written", j_u64(t->bytes_written));
+	jv_add(o, "seq_reads", j_u64(t->seq_reads));
+	jv_add(o, "consec_reads", j_u64(t->consec_reads));
+	jv_add(o, "seq_writes", j_u64(t->seq_writes));
+	jv_add(o, "consec_writes", j_u64(t->consec_writes));
+	jv_add(o, "random_reads", j_u64(t->random_reads));
+	jv_add(o, "random_writes", j_u64(t->random_writes));
+	jv_add(o, "small_reads", j_u64(t->small_reads));
+	jv_add(o, "small_writes", j_u64(t->small_writes));
+	jv_add(o, "seeks", j_u64(t->seeks));
+	jv_add(o, "rw_switches", j_u64(t->rw_switches));
+	jv_add(o, "opens", j_u64(t->opens));
+	jv_add(o, "stats", j_u64(t->stats));
+	jv_add(o, "metadata_calls", j_u64(t->meta_ops));
+	jv_add(o, "syncs", j_u64(t->syncs));
+	jv_add(o, "mmaps", j_u64(t->mmaps));
+	jv_add(o, "no_offset", j_u64(t->no_offset));
 	return o;
 }
 
@@ -520,54 +486,55 @@ static struct json_object *file_entry(const struct report_stats *st, const struc
 	uint32_t dev = NONE32, fs = NONE32;
 	struct json_object *o = json_object_new_object();
 
-	add(o, "path", j_strn(name, len));
+	jv_add(o, "path", jv_string(name, len));
 	if (!utf8_valid(name, len)) {
 		char *hex = malloc(2 * (size_t)len + 1);
 
 		if (hex) {
-			add(o, "path_hex", j_strn(hex, json_hex(hex, name, len)));
+			jv_add(o, "path_hex", jv_string(hex, json_hex(hex, name, len)));
 			free(hex);
 		}
 	}
-	add(o, "bytes_read", j_u64(f->bytes_read));
-	add(o, "bytes_written", j_u64(f->bytes_written));
-	add(o, "reads", j_u64(f->reads));
-	add(o, "writes", j_u64(f->writes));
-	add(o, "opens", j_u64(f->opens));
-	add(o, "stats", j_u64(f->stats));
-	add(o, "seeks", j_u64(f->seeks));
-	add(o, "syncs", j_u64(f->syncs));
-	add(o, "seq_reads", j_u64(f->seq_reads));
-	add(o, "consec_reads", j_u64(f->consec_reads));
-	add(o, "seq_writes", j_u64(f->seq_writes));
-	add(o, "consec_writes", j_u64(f->consec_writes));
-	add(o, "random_reads", j_u64(f->random_reads));
-	add(o, "random_writes", j_u64(f->random_writes));
-	add(o, "rw_switches", j_u64(f->rw_switches));
-	add(o, "processes", j_u64(f->procs));
-	add(o, "readers", j_u64(f->readers));
-	add(o, "first_ns", j_u64(f->first_ns));
-	add(o, "last_ns", j_u64(f->last_ns));
-	add(o, "max_byte_read", j_i64(f->max_byte_read));
-	add(o, "max_byte_written", j_i64(f->max_byte_written));
-	add(o, "size", j_u64(f->file_size));
-	add(o, "extent", j_u64(f->extent));
-	add(o, "passes", j_num(f->passes));
-	add(o, "reread_within_open", j_u64(f->reread_within_open));
-	add(o, "concurrent_duplicate_bytes", j_u64(f->concurrent_dup_bytes));
-	add(o, "page_faults", j_u64(f->faults));
-	add(o, "cache_miss_bytes", j_u64(f->cache_miss));
-	add(o, "cache_hit_ratio", j_ratio(rs_cache_hit_ratio(f->cache_miss, f->cache_read_bytes)));
-	add(o, "read_ns", j_u64(f->read_ns));
-	add(o, "write_ns", j_u64(f->write_ns));
-	add(o, "metadata_ns", j_u64(f->io_ns[CLS_META]));
-	add(o, "sync_ns", j_u64(f->io_ns[CLS_SYNC]));
+	jv_add(o, "bytes_read", j_u64(f->bytes_read));
+	jv_add(o, "bytes_written", j_u64(f->bytes_written));
+	jv_add(o, "reads", j_u64(f->reads));
+	jv_add(o, "writes", j_u64(f->writes));
+	jv_add(o, "opens", j_u64(f->opens));
+	jv_add(o, "stats", j_u64(f->stats));
+	jv_add(o, "seeks", j_u64(f->seeks));
+	jv_add(o, "syncs", j_u64(f->syncs));
+	jv_add(o, "seq_reads", j_u64(f->seq_reads));
+	jv_add(o, "consec_reads", j_u64(f->consec_reads));
+	jv_add(o, "seq_writes", j_u64(f->seq_writes));
+	jv_add(o, "consec_writes", j_u64(f->consec_writes));
+	jv_add(o, "random_reads", j_u64(f->random_reads));
+	jv_add(o, "random_writes", j_u64(f->random_writes));
+	jv_add(o, "rw_switches", j_u64(f->rw_switches));
+	jv_add(o, "processes", j_u64(f->procs));
+	jv_add(o, "readers", j_u64(f->readers));
+	jv_add(o, "first_ns", j_u64(f->first_ns));
+	jv_add(o, "last_ns", j_u64(f->last_ns));
+	jv_add(o, "max_byte_read", j_i64(f->max_byte_read));
+	jv_add(o, "max_byte_written", j_i64(f->max_byte_written));
+	jv_add(o, "size", j_u64(f->file_size));
+	jv_add(o, "extent", j_u64(f->extent));
+	jv_add(o, "passes", j_num(f->passes));
+	jv_add(o, "reread_within_open", j_u64(f->reread_within_open));
+	jv_add(o, "concurrent_duplicate_bytes", j_u64(f->concurrent_dup_bytes));
+	jv_add(o, "page_faults", j_u64(f->faults));
+	jv_add(o, "cache_miss_bytes", j_u64(f->cache_miss));
+	jv_add(o, "cache_hit_ratio",
+	       j_ratio(rs_cache_hit_ratio(f->cache_miss, f->cache_read_bytes)));
+	jv_add(o, "read_ns", j_u64(f->read_ns));
+	jv_add(o, "write_ns", j_u64(f->write_ns));
+	jv_add(o, "metadata_ns", j_u64(f->io_ns[CLS_META]));
+	jv_add(o, "sync_ns", j_u64(f->io_ns[CLS_SYNC]));
 	if (f->mount != NONE32) {
 		dev = st->mounts[f->mount].dev;
 		fs = st->mounts[f->mount].fs;
 	}
-	add(o, "dev", j_sid(st, dev));
-	add(o, "fs", j_sid(st, fs));
+	jv_add(o, "dev", j_sid(st, dev));
+	jv_add(o, "fs", j_sid(st, fs));
 	return o;
 }
 
@@ -592,7 +559,7 @@ static void files(struct jstream *s, const struct report_view *v)
 	js_put(s, "dataset_bytes", j_u64(st->dataset_bytes));
 	bins = json_object_new_array_ext(SIZE_BINS);
 	for (int b = 0; b < SIZE_BINS; b++)
-		push(bins, j_u64(st->size_bins_files[b]));
+		jv_push(bins, j_u64(st->size_bins_files[b]));
 	js_put(s, "size_bins", bins);
 	js_open(s, "list", '[');
 	for (uint32_t k = 0, shown = 0; order && k < st->nfiles && shown < v->top; k++) {
@@ -619,15 +586,15 @@ static void directories(struct jstream *s, const struct report_view *v)
 		if (d->scope != SCOPE_APP)
 			break;
 		o = json_object_new_object();
-		add(o, "path", j_sid(st, d->name));
-		add(o, "files", j_u64(d->files));
-		add(o, "bytes_read", j_u64(d->bytes_read));
-		add(o, "bytes_written", j_u64(d->bytes_written));
-		add(o, "reads", j_u64(d->reads));
-		add(o, "writes", j_u64(d->writes));
-		add(o, "metadata_calls", j_u64(d->meta_ops));
-		add(o, "failed", j_u64(d->failed));
-		add(o, "io_ns", j_u64(d->io_ns));
+		jv_add(o, "path", j_sid(st, d->name));
+		jv_add(o, "files", j_u64(d->files));
+		jv_add(o, "bytes_read", j_u64(d->bytes_read));
+		jv_add(o, "bytes_written", j_u64(d->bytes_written));
+		jv_add(o, "reads", j_u64(d->reads));
+		jv_add(o, "writes", j_u64(d->writes));
+		jv_add(o, "metadata_calls", j_u64(d->meta_ops));
+		jv_add(o, "failed", j_u64(d->failed));
+		jv_add(o, "io_ns", j_u64(d->io_ns));
 		js_put(s, NULL, o);
 	}
 	js_close(s, ']');
@@ -644,13 +611,13 @@ static void filesystems(struct jstream *s, const struct report_view *v)
 		const struct rs_mount *m = &st->mounts[order[k]];
 		struct json_object *o = json_object_new_object();
 
-		add(o, "dev", j_sid(st, m->dev));
-		add(o, "fs", j_sid(st, m->fs));
-		add(o, "mount_prefix", j_sid(st, m->prefix));
-		add(o, "files", j_u64(m->files));
-		add(o, "bytes_read", j_u64(m->bytes_read));
-		add(o, "bytes_written", j_u64(m->bytes_written));
-		add(o, "io_ns", j_u64(m->io_ns));
+		jv_add(o, "dev", j_sid(st, m->dev));
+		jv_add(o, "fs", j_sid(st, m->fs));
+		jv_add(o, "mount_prefix", j_sid(st, m->prefix));
+		jv_add(o, "files", j_u64(m->files));
+		jv_add(o, "bytes_read", j_u64(m->bytes_read));
+		jv_add(o, "bytes_written", j_u64(m->bytes_written));
+		jv_add(o, "io_ns", j_u64(m->io_ns));
 		js_put(s, NULL, o);
 	}
 	js_close(s, ']');
@@ -660,26 +627,26 @@ static void filesystems(struct jstream *s, const struct report_view *v)
 /* bytes_min .. time_imbalance of a group of peers */
 static void add_spread(struct json_object *o, const struct rs_spread *s)
 {
-	add(o, "bytes_min", j_u64(s->bytes_min));
-	add(o, "bytes_max", j_u64(s->bytes_max));
-	add(o, "bytes_imbalance", j_num(s->bytes_imbalance));
-	add(o, "io_ns_min", j_u64(s->io_min));
-	add(o, "io_ns_max", j_u64(s->io_max));
-	add(o, "time_imbalance", j_num(s->time_imbalance));
+	jv_add(o, "bytes_min", j_u64(s->bytes_min));
+	jv_add(o, "bytes_max", j_u64(s->bytes_max));
+	jv_add(o, "bytes_imbalance", j_num(s->bytes_imbalance));
+	jv_add(o, "io_ns_min", j_u64(s->io_min));
+	jv_add(o, "io_ns_max", j_u64(s->io_max));
+	jv_add(o, "time_imbalance", j_num(s->time_imbalance));
 }
 
 static struct json_object *group_entry(const struct report_stats *st, const struct rs_group *x)
 {
 	struct json_object *o = json_object_new_object();
 
-	add(o, "parent_pid", j_u64(x->parent != NONE32 ? st->procs[x->parent].pid : 0));
-	add(o, "command", j_sid(st, x->name));
-	add(o, "members", j_u64(x->members));
+	jv_add(o, "parent_pid", j_u64(x->parent != NONE32 ? st->procs[x->parent].pid : 0));
+	jv_add(o, "command", j_sid(st, x->name));
+	jv_add(o, "members", j_u64(x->members));
 	add_spread(o, &x->spread);
-	add(o, "most_pid", j_u64(st->procs[x->spread.most].pid));
-	add(o, "least_pid", j_u64(st->procs[x->spread.least].pid));
-	add(o, "slowest_pid", j_u64(st->procs[x->spread.slowest].pid));
-	add(o, "fastest_pid", j_u64(st->procs[x->spread.fastest].pid));
+	jv_add(o, "most_pid", j_u64(st->procs[x->spread.most].pid));
+	jv_add(o, "least_pid", j_u64(st->procs[x->spread.least].pid));
+	jv_add(o, "slowest_pid", j_u64(st->procs[x->spread.slowest].pid));
+	jv_add(o, "fastest_pid", j_u64(st->procs[x->spread.fastest].pid));
 	return o;
 }
 
@@ -687,20 +654,20 @@ static struct json_object *host_entry(const struct report_stats *st, const struc
 {
 	struct json_object *o = json_object_new_object();
 
-	add(o, "hostname", j_sid(st, x->hostname));
-	add(o, "bytes", j_u64(x->bytes_read + x->bytes_written));
-	add(o, "io_ns", j_u64(x->io_ns));
-	add(o, "processes", j_u64(x->procs));
-	add(o, "traces", j_u64(x->traces));
-	add(o, "threads", j_u64(x->threads));
-	add(o, "bytes_read", j_u64(x->bytes_read));
-	add(o, "bytes_written", j_u64(x->bytes_written));
-	add(o, "calls", j_u64(x->calls));
-	add(o, "failed", j_u64(x->failed));
-	add(o, "start_ns", j_u64(x->first_ns));
-	add(o, "wall_ns", j_u64(x->last_ns - x->first_ns));
-	add(o, "events", j_u64(x->events));
-	add(o, "lost_events", j_u64(x->lost_events));
+	jv_add(o, "hostname", j_sid(st, x->hostname));
+	jv_add(o, "bytes", j_u64(x->bytes_read + x->bytes_written));
+	jv_add(o, "io_ns", j_u64(x->io_ns));
+	jv_add(o, "processes", j_u64(x->procs));
+	jv_add(o, "traces", j_u64(x->traces));
+	jv_add(o, "threads", j_u64(x->threads));
+	jv_add(o, "bytes_read", j_u64(x->bytes_read));
+	jv_add(o, "bytes_written", j_u64(x->bytes_written));
+	jv_add(o, "calls", j_u64(x->calls));
+	jv_add(o, "failed", j_u64(x->failed));
+	jv_add(o, "start_ns", j_u64(x->first_ns));
+	jv_add(o, "wall_ns", j_u64(x->last_ns - x->first_ns));
+	jv_add(o, "events", j_u64(x->events));
+	jv_add(o, "lost_events", j_u64(x->lost_events));
 	return o;
 }
 
@@ -709,13 +676,13 @@ static struct json_object *across_hosts(const struct report_stats *st)
 	const struct rs_spread *s = &st->host_spread;
 	struct json_object *o = json_object_new_object();
 
-	add(o, "hosts", j_u64(st->nhosts));
+	jv_add(o, "hosts", j_u64(st->nhosts));
 	add_spread(o, s);
 	if (st->nhosts) {
-		add(o, "most", j_sid(st, st->hosts[s->most].hostname));
-		add(o, "least", j_sid(st, st->hosts[s->least].hostname));
-		add(o, "slowest", j_sid(st, st->hosts[s->slowest].hostname));
-		add(o, "fastest", j_sid(st, st->hosts[s->fastest].hostname));
+		jv_add(o, "most", j_sid(st, st->hosts[s->most].hostname));
+		jv_add(o, "least", j_sid(st, st->hosts[s->least].hostname));
+		jv_add(o, "slowest", j_sid(st, st->hosts[s->slowest].hostname));
+		jv_add(o, "fastest", j_sid(st, st->hosts[s->fastest].hostname));
 	}
 	return o;
 }
@@ -743,11 +710,11 @@ static struct json_object *timeline(const struct report_stats *st)
 	uint32_t first, n;
 
 	rs_timeline_range(st, &first, &n);
-	add(o, "start_ns", j_u64((uint64_t)first * st->tl_width));
-	add(o, "bin_ns", j_u64(st->tl_width));
-	add(o, "read_bytes", u64_array(st->tl_read + first, n));
-	add(o, "write_bytes", u64_array(st->tl_write + first, n));
-	add(o, "metadata_calls", u64_array(st->tl_meta + first, n));
+	jv_add(o, "start_ns", j_u64((uint64_t)first * st->tl_width));
+	jv_add(o, "bin_ns", j_u64(st->tl_width));
+	jv_add(o, "read_bytes", u64_array(st->tl_read + first, n));
+	jv_add(o, "write_bytes", u64_array(st->tl_write + first, n));
+	jv_add(o, "metadata_calls", u64_array(st->tl_meta + first, n));
 	return o;
 }
 
@@ -755,26 +722,26 @@ static struct json_object *bursts(const struct report_stats *st)
 {
 	struct json_object *o = json_object_new_object(), *list = json_object_new_array();
 
-	add(o, "count", j_u64(st->bursts));
-	add(o, "bytes", j_u64(st->burst_bytes));
-	add(o, "blocked_ns", j_u64(st->burst_blocked_ns));
+	jv_add(o, "count", j_u64(st->bursts));
+	jv_add(o, "bytes", j_u64(st->burst_bytes));
+	jv_add(o, "blocked_ns", j_u64(st->burst_blocked_ns));
 	for (uint32_t k = 0; k < st->nbursts_kept; k++) {
 		const struct rs_burst *b = &st->top_bursts[k];
 		const struct rs_thread *t = &st->threads[b->thread];
 		struct json_object *e = json_object_new_object();
 
-		add(e, "pid", j_u64(st->procs[t->proc].pid));
-		add(e, "tid", j_u64(t->tid));
-		add(e, "start_ns", j_u64(b->start_ns));
-		add(e, "end_ns", j_u64(b->end_ns));
-		add(e, "bytes", j_u64(b->bytes));
-		add(e, "blocked_ns", j_u64(b->blocked_ns));
-		add(e, "ops", j_u64(b->ops));
-		add(e, "path", j_sid(st, b->file != NONE32 ? st->files[b->file].name : NONE32));
-		add(e, "training_thread", j_bool(b->thread == st->training_thread));
-		push(list, e);
+		jv_add(e, "pid", j_u64(st->procs[t->proc].pid));
+		jv_add(e, "tid", j_u64(t->tid));
+		jv_add(e, "start_ns", j_u64(b->start_ns));
+		jv_add(e, "end_ns", j_u64(b->end_ns));
+		jv_add(e, "bytes", j_u64(b->bytes));
+		jv_add(e, "blocked_ns", j_u64(b->blocked_ns));
+		jv_add(e, "ops", j_u64(b->ops));
+		jv_add(e, "path", j_sid(st, b->file != NONE32 ? st->files[b->file].name : NONE32));
+		jv_add(e, "training_thread", j_bool(b->thread == st->training_thread));
+		jv_push(list, e);
 	}
-	add(o, "list", list);
+	jv_add(o, "list", list);
 	return o;
 }
 
@@ -783,11 +750,11 @@ static struct json_object *scope_totals(const struct rs_totals *t)
 {
 	struct json_object *o = json_object_new_object();
 
-	add(o, "calls", j_u64(t->calls));
-	add(o, "failed", j_u64(t->failed));
-	add(o, "bytes_read", j_u64(t->bytes_read));
-	add(o, "bytes_written", j_u64(t->bytes_written));
-	add(o, "io_ns", j_u64(t->io_ns[CLS_DATA] + t->io_ns[CLS_META] + t->io_ns[CLS_SYNC]));
+	jv_add(o, "calls", j_u64(t->calls));
+	jv_add(o, "failed", j_u64(t->failed));
+	jv_add(o, "bytes_read", j_u64(t->bytes_read));
+	jv_add(o, "bytes_written", j_u64(t->bytes_written));
+	jv_add(o, "io_ns", j_u64(t->io_ns[CLS_DATA] + t->io_ns[CLS_META] + t->io_ns[CLS_SYNC]));
 	return o;
 }
 
@@ -798,7 +765,7 @@ static struct json_object *environment(const struct report_stats *st)
 
 	for (int k = 1; k < ENV_COUNT; k++)
 		files += st->env[k].files;
-	add(o, "files", j_u64(files));
+	jv_add(o, "files", j_u64(files));
 	for (int k = 1; k < ENV_COUNT; k++) {
 		const struct rs_env_kind *e = &st->env[k];
 		struct json_object *x;
@@ -806,16 +773,16 @@ static struct json_object *environment(const struct report_stats *st)
 		if (!e->calls)
 			continue;
 		x = json_object_new_object();
-		add(x, "kind", j_str(env_kind_name(k)));
-		add(x, "calls", j_u64(e->calls));
-		add(x, "failed", j_u64(e->failed));
-		add(x, "bytes_read", j_u64(e->bytes_read));
-		add(x, "bytes_written", j_u64(e->bytes_written));
-		add(x, "io_ns", j_u64(e->io_ns));
-		add(x, "files", j_u64(e->files));
-		push(kinds, x);
+		jv_add(x, "kind", j_str(env_kind_name(k)));
+		jv_add(x, "calls", j_u64(e->calls));
+		jv_add(x, "failed", j_u64(e->failed));
+		jv_add(x, "bytes_read", j_u64(e->bytes_read));
+		jv_add(x, "bytes_written", j_u64(e->bytes_written));
+		jv_add(x, "io_ns", j_u64(e->io_ns));
+		jv_add(x, "files", j_u64(e->files));
+		jv_push(kinds, x);
 	}
-	add(o, "kinds", kinds);
+	jv_add(o, "kinds", kinds);
 	return o;
 }
 
@@ -825,7 +792,7 @@ static struct json_object *by_scope(const uint64_t v[SCOPE_COUNT])
 	struct json_object *o = json_object_new_object();
 
 	for (int s = 0; s < SCOPE_COUNT; s++)
-		add(o, scope_names[s], j_u64(v[s]));
+		jv_add(o, scope_names[s], j_u64(v[s]));
 	return o;
 }
 
@@ -835,26 +802,26 @@ static struct json_object *layers(const struct report_stats *st)
 	struct json_object *o = json_object_new_object(), *ratio = json_object_new_object(),
 			   *block = json_object_new_object(), *lat = json_object_new_object();
 
-	add(o, "active", j_sid(st, l->active));
-	add(o, "page_faults", by_scope(l->faults));
-	add(o, "reads_with_cache_info", j_u64(l->cache_reads));
-	add(o, "cache_miss_bytes", by_scope(l->cache_miss));
+	jv_add(o, "active", j_sid(st, l->active));
+	jv_add(o, "page_faults", by_scope(l->faults));
+	jv_add(o, "reads_with_cache_info", j_u64(l->cache_reads));
+	jv_add(o, "cache_miss_bytes", by_scope(l->cache_miss));
 	for (int s = 0; s < SCOPE_COUNT; s++)
-		add(ratio, scope_names[s],
-		    j_ratio(rs_cache_hit_ratio(l->cache_miss[s], l->cache_read_bytes[s])));
-	add(o, "cache_hit_ratio", ratio);
-	add(block, "reads", j_u64(l->block_requests[0]));
-	add(block, "writes", j_u64(l->block_requests[1]));
-	add(block, "other", j_u64(l->block_requests[2]));
-	add(block, "read_bytes", j_u64(l->block_bytes[0]));
-	add(block, "write_bytes", j_u64(l->block_bytes[1]));
-	add(lat, "p50", j_u64(sketch_quantile(&l->block_lat, 0.5)));
-	add(lat, "p99", j_u64(sketch_quantile(&l->block_lat, 0.99)));
-	add(lat, "max", j_u64(l->block_lat.max));
-	add(block, "latency_ns", lat);
-	add(o, "block", block);
-	add(o, "uring_requests", j_u64(l->uring_requests));
-	add(o, "vfs_events", j_u64(l->vfs_events));
+		jv_add(ratio, scope_names[s],
+		       j_ratio(rs_cache_hit_ratio(l->cache_miss[s], l->cache_read_bytes[s])));
+	jv_add(o, "cache_hit_ratio", ratio);
+	jv_add(block, "reads", j_u64(l->block_requests[0]));
+	jv_add(block, "writes", j_u64(l->block_requests[1]));
+	jv_add(block, "other", j_u64(l->block_requests[2]));
+	jv_add(block, "read_bytes", j_u64(l->block_bytes[0]));
+	jv_add(block, "write_bytes", j_u64(l->block_bytes[1]));
+	jv_add(lat, "p50", j_u64(sketch_quantile(&l->block_lat, 0.5)));
+	jv_add(lat, "p99", j_u64(sketch_quantile(&l->block_lat, 0.99)));
+	jv_add(lat, "max", j_u64(l->block_lat.max));
+	jv_add(block, "latency_ns", lat);
+	jv_add(o, "block", block);
+	jv_add(o, "uring_requests", j_u64(l->uring_requests));
+	jv_add(o, "vfs_events", j_u64(l->vfs_events));
 	return o;
 }
 
@@ -866,12 +833,12 @@ static struct json_object *errors(const struct report_stats *st)
 		const struct rs_errno *e = &st->errnos[i];
 		struct json_object *o = json_object_new_object();
 
-		add(o, "errno", j_str(e->name));
-		add(o, "count", j_u64(e->count[0] + e->count[1] + e->count[2]));
-		add(o, "application", j_u64(e->count[SCOPE_APP]));
-		add(o, "environment", j_u64(e->count[SCOPE_ENV]));
-		add(o, "other", j_u64(e->count[SCOPE_OTHER]));
-		push(list, o);
+		jv_add(o, "errno", j_str(e->name));
+		jv_add(o, "count", j_u64(e->count[0] + e->count[1] + e->count[2]));
+		jv_add(o, "application", j_u64(e->count[SCOPE_APP]));
+		jv_add(o, "environment", j_u64(e->count[SCOPE_ENV]));
+		jv_add(o, "other", j_u64(e->count[SCOPE_OTHER]));
+		jv_push(list, o);
 	}
 	return list;
 }
@@ -886,18 +853,18 @@ static struct json_object *findings(const struct findings *fi)
 				   *evidence = json_object_new_array(),
 				   *metrics = json_object_new_object();
 
-		add(o, "id", j_str(f->id));
-		add(o, "level", j_str(finding_level_name(f->level)));
-		add(o, "title", j_str(f->title));
-		add(o, "rule", j_str(f->rule));
+		jv_add(o, "id", j_str(f->id));
+		jv_add(o, "level", j_str(finding_level_name(f->level)));
+		jv_add(o, "title", j_str(f->title));
+		jv_add(o, "rule", j_str(f->rule));
 		for (int k = 0; k < f->nevidence; k++)
-			push(evidence, j_str(f->evidence[k]));
-		add(o, "evidence", evidence);
+			jv_push(evidence, j_str(f->evidence[k]));
+		jv_add(o, "evidence", evidence);
 		for (int k = 0; k < f->nmetrics; k++)
-			add(metrics, f->metrics[k].key, j_num(f->metrics[k].value));
-		add(o, "metrics", metrics);
-		add(o, "recommendation", j_str(f->recommendation));
-		push(list, o);
+			jv_add(metrics, f->metrics[k].key, j_num(f->metrics[k].value));
+		jv_add(o, "metrics", metrics);
+		jv_add(o, "recommendation", j_str(f->recommendation));
+		jv_push(list, o);
 	}
 	return list;
 }
