@@ -9,7 +9,7 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -std=gnu11 -I$(BUILD) -Ibpf -Iuser -I. -DDLTRACE_VERSION=\"$(VERSION)\" $(EXTRA_CFLAGS)
 LDFLAGS += $(EXTRA_LDFLAGS)
-LDLIBS += -lbpf -lelf -lz -lm -lpthread
+LDLIBS += -lbpf -lelf -lz -lm -lpthread -ljson-c
 # BPF_PROG/BPF_KPROBE declare the traced function's whole signature: unused parameters are normal there.
 # libbpf's usdt.bpf.h includes <linux/errno.h>, which wants the multiarch <asm/errno.h>.
 BPF_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
@@ -97,18 +97,20 @@ FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_line_parser.c \
 	format/chrome/chrome_events.c event/event_consumer.c event/event_args.c event/lost_counts.c \
 	event/syscall_table.c lib/json_string.c lib/string_index.c lib/u64_index.c \
-	lib/quantile_sketch.c report/path_scope.c report/report_stats.c report/report_derive.c \
+	lib/quantile_sketch.c report/path_scope.c report/report_tables.c report/report_access.c \
+	report/report_timeline.c report/report_events.c report/report_derive.c \
 	report/report_findings.c report/render/report_format.c report/report_warnings.c \
 	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \
 	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
-	format/chrome/chrome_format.c io/output_sink.c lib/fs_names.c lib/path_table.c)
+	format/chrome/chrome_format.c io/output_sink.c lib/fs_names.c lib/path_table.c \
+	lib/decimal.c lib/json_value.c)
 FUZZ_TARGET := $(BUILD)/fuzz/trace_reader_fuzz
 
 $(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -I. -DDLTRACE_VERSION=\"$(VERSION)\" \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) -o $@ -lz -lm
+		tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) -o $@ -lz -lm -ljson-c
 
 # The daemon's configuration parser, the same way.
 CONFIG_FUZZ_TARGET := $(BUILD)/fuzz/config_fuzz

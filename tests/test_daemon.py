@@ -46,7 +46,7 @@ class Daemon:
 
     def log(self):
         self.err.flush()
-        with open(self.err.name) as f:
+        with open(self.err.name, errors='replace') as f:  # cgroup names are any bytes
             return f.read()
 
     def ctl(self, *args, user=None):
@@ -189,6 +189,30 @@ class DaemonTest(DaemonCase):
             os.rmdir(other)
         # the tracing probes go when no job is left (idle_detach_s = 1)
         self.assertTrue(wait_for(lambda: d.status()['probes'] == 'detached', timeout=20))
+
+    def test_status_names_any_cgroup(self):
+        """ctl status is JSON whatever the job cgroups are named: a quote, a
+        backslash, UTF-8, and a byte that is not UTF-8 (written as U+FFFD)."""
+        d = self.daemon
+        parent = d.jobs_parent[len(cgroup2_root()):]
+        names = {'7': b'job_7"a\\b-\xc3\xa9', '8': b'job_8-\xff'}
+        shown = {'7': parent + '/job_7"a\\b-\u00e9', '8': parent + '/job_8-\ufffd'}
+        paths = [os.path.join(os.fsencode(d.jobs_parent), n) for n in names.values()]
+        for path in paths:
+            os.mkdir(path)
+        try:
+            self.assertTrue(wait_for(lambda: len(d.status()['jobs']) == 2), d.log())
+            res = d.ctl('status')
+            self.assertEqual(res.returncode, 0, res.stderr)
+            status = json.loads(res.stdout.decode('utf-8'))
+            self.assertEqual(sorted((j['job'], j['cgroup'], j['state']) for j in status['jobs']),
+                             [(k, shown[k], 'tracing') for k in sorted(names)])
+            self.assertEqual(status['jobs_finished'], 0)
+        finally:
+            for path in paths:
+                self.assertTrue(remove_cgroup(path), path)
+        self.assertTrue(wait_for(lambda: d.status()['jobs_finished'] == 2, timeout=30), d.log())
+        self.assertEqual(d.status()['jobs'], [])
 
     def test_reload_and_stop(self):
         d = self.daemon

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "live/cgroup_lookup.h"
+#include "lib/json_value.h"
 #include "daemon/control_socket.h"
 #include "daemon/daemon_config.h"
 #include "daemon/job_files.h"
@@ -386,30 +387,46 @@ static void scan_existing_jobs(struct daemon *d)
 	nftw(d->mount, scan_entry, 32, FTW_PHYS | FTW_MOUNT);
 }
 
+static struct json_object *str_value(const char *s)
+{
+	return jv_string(s, strlen(s));
+}
+
+/* "ok\n" and the daemon's state as one JSON object (dltrace ctl status). */
 static void status_json(struct daemon *d, char *reply, size_t size)
 {
-	size_t n = snprintf(reply, size,
-			    "ok\n{\"version\":\"%s\",\"host\":\"%s\",\"probes\":\"%s\","
-			    "\"log_dir\":\"%s\",\"jobs_finished\":%llu,\"jobs\":[",
-			    DLTRACE_VERSION, d->host, d->attached ? "attached" : "detached",
-			    d->cfg.log_dir, (unsigned long long)d->jobs_done);
-	bool first = true;
+	struct json_object *o = json_object_new_object(), *jobs = json_object_new_array();
+	const char *text;
+	size_t len = 0;
 
-	for (uint32_t s = 1; s < DL_MAX_JOBS && n < size; s++) {
+	jv_add(o, "version", str_value(DLTRACE_VERSION));
+	jv_add(o, "host", str_value(d->host));
+	jv_add(o, "probes", str_value(d->attached ? "attached" : "detached"));
+	jv_add(o, "log_dir", str_value(d->cfg.log_dir));
+	jv_add(o, "jobs_finished", json_object_new_uint64(d->jobs_done));
+	for (uint32_t s = 1; s < DL_MAX_JOBS; s++) {
 		struct job *j = &d->jobs[s];
+		struct json_object *x;
 
 		if (!j->used)
 			continue;
-		n += snprintf(reply + n, size - n,
-			      "%s{\"job\":\"%s\",\"cgroup\":\"%s\",\"slot\":%u,\"events\":%llu,"
-			      "\"state\":\"%s\"}",
-			      first ? "" : ",", j->jobid, j->cgroup, j->slot,
-			      (unsigned long long)job_trace_events(&j->trace),
-			      j->ending ? "finishing" : "tracing");
-		first = false;
+		x = json_object_new_object();
+		jv_add(x, "job", str_value(j->jobid));
+		jv_add(x, "cgroup", str_value(j->cgroup));
+		jv_add(x, "slot", json_object_new_uint64(j->slot));
+		jv_add(x, "events", json_object_new_uint64(job_trace_events(&j->trace)));
+		jv_add(x, "state", str_value(j->ending ? "finishing" : "tracing"));
+		jv_push(jobs, x);
 	}
-	if (n < size)
-		snprintf(reply + n, size - n, "]}\n");
+	jv_add(o, "jobs", jobs);
+	text = json_object_to_json_string_length(o, JV_TO_STRING, &len);
+	if (!text)
+		snprintf(reply, size, "error: out of memory\n");
+	else if (len + 5 > size)
+		snprintf(reply, size, "error: the status does not fit in a reply\n");
+	else
+		snprintf(reply, size, "ok\n%s\n", text);
+	json_object_put(o);
 }
 
 static void on_control(void *ctx, const char *req, char *reply, size_t size)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The figures of `dltrace report`, accumulated event by event while the
- * trace streams past (report_stats.c) and completed once at the end
+ * trace streams past (report_events.c hands each event to report_tables.c,
+ * report_access.c and report_timeline.c) and completed once at the end
  * (report_derive.c).  Memory is bounded by the number of distinct traces,
  * processes, threads, files, (process, file) pairs and directories, never
  * by the number of events: distributions are kept as fixed histograms or
