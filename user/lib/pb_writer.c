@@ -34,12 +34,9 @@ static inline void put_key(struct pb_writer *w, uint32_t field, enum pb_wire_typ
 	w->len += pb__varint_put(w->buf + w->len, pb__key(field, wt));
 }
 
-void pb_writer__varint(struct pb_writer *w, uint32_t field, uint64_t v)
+void pb_writer__overflow(struct pb_writer *w)
 {
-	if (!room(w, 2 * PB_VARINT_MAX))
-		return;
-	put_key(w, field, PB_WT_VARINT);
-	w->len += pb__varint_put(w->buf + w->len, v);
+	w->overflow = true;
 }
 
 void pb_writer__sint(struct pb_writer *w, uint32_t field, int64_t v)

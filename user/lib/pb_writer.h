@@ -76,7 +76,17 @@ void pb_writer__init(struct pb_writer *w, void *buf, size_t cap);
 void pb_writer__reset(struct pb_writer *w);
 
 /* uint32/uint64/enum/bool fields, and int32/int64 (negative: 10 bytes). */
-void pb_writer__varint(struct pb_writer *w, uint32_t field, uint64_t v);
+static inline void pb_writer__varint(struct pb_writer *w, uint32_t field, uint64_t v)
+{
+	extern void pb_writer__overflow(struct pb_writer * w);
+
+	if (w->overflow || w->cap - w->len < 2 * PB_VARINT_MAX) {
+		pb_writer__overflow(w);
+		return;
+	}
+	w->len += pb__varint_put(w->buf + w->len, pb__key(field, PB_WT_VARINT));
+	w->len += pb__varint_put(w->buf + w->len, v);
+}
 /* sint32/sint64 fields: zigzag, so small negative values stay short. */
 void pb_writer__sint(struct pb_writer *w, uint32_t field, int64_t v);
 void pb_writer__fixed64(struct pb_writer *w, uint32_t field, uint64_t v);

@@ -43,6 +43,7 @@ void pftrace_intern__clear(struct pftrace_intern *t)
 {
 	if (t->slots)
 		memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+	memset(t->recent, 0, sizeof(t->recent));
 	t->count = 0;
 	t->bytes_len = 0;
 	for (int k = 0; k < PFT_INTERN_KINDS; k++)
@@ -107,19 +108,30 @@ static int room(struct pftrace_intern *t, size_t len)
 uint32_t pftrace_intern__get(struct pftrace_intern *t, enum pft_intern_kind kind, const char *s,
 			     size_t len, bool *added)
 {
-	uint64_t h = hash_bytes(kind, s, len);
+	struct pft_intern_recent *r =
+	    &t->recent[((uintptr_t)s >> 3 ^ len ^ kind * 7) & (PFT_INTERN_RECENT - 1)];
 	struct pft_intern_entry *e;
 	uint32_t at;
+	uint64_t h;
 
 	*added = false;
 	if (len > UINT32_MAX)
 		return 0;
+	/* Same address, length and kind as lately: the same string if the bytes are. */
+	if (r->entry && r->s == s && r->len == len && r->kind == (uint32_t)kind) {
+		e = &t->ent[r->entry - 1];
+		if (!memcmp(t->bytes + e->off, s, len))
+			return e->iid;
+	}
+	h = hash_bytes(kind, s, len);
 	if (t->nslots) {
 		for (at = h & (t->nslots - 1); t->slots[at]; at = (at + 1) & (t->nslots - 1)) {
 			e = &t->ent[t->slots[at] - 1];
 			if (e->hash == h && e->kind == (uint32_t)kind && e->len == len &&
-			    !memcmp(t->bytes + e->off, s, len))
+			    !memcmp(t->bytes + e->off, s, len)) {
+				*r = (struct pft_intern_recent){s, len, kind, t->slots[at]};
 				return e->iid;
+			}
 		}
 	}
 	if (room(t, len))
@@ -136,6 +148,7 @@ uint32_t pftrace_intern__get(struct pftrace_intern *t, enum pft_intern_kind kind
 		memcpy(t->bytes + t->bytes_len, s, len);
 	t->bytes_len += len;
 	t->slots[at] = ++t->count;
+	*r = (struct pft_intern_recent){s, len, kind, t->count};
 	*added = true;
 	return e->iid;
 }

@@ -44,7 +44,15 @@ struct pft_intern_entry {
 	uint32_t kind;
 };
 
+#define PFT_INTERN_RECENT 64
+
 struct pftrace_intern {
+	/* Strings looked up lately, by address: most events repeat the last ones. */
+	struct pft_intern_recent {
+		const char *s;
+		uint32_t len, kind;
+		uint32_t entry; /* index + 1; 0 = empty */
+	} recent[PFT_INTERN_RECENT];
 	uint32_t *slots; /* entry index + 1; 0 = empty */
 	uint32_t nslots; /* power of two */
 	struct pft_intern_entry *ent;
