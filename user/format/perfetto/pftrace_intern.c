@@ -108,8 +108,8 @@ static int room(struct pftrace_intern *t, size_t len)
 uint32_t pftrace_intern__get(struct pftrace_intern *t, enum pft_intern_kind kind, const char *s,
 			     size_t len, bool *added)
 {
-	struct pft_intern_recent *r =
-	    &t->recent[((uintptr_t)s >> 3 ^ len ^ kind * 7) & (PFT_INTERN_RECENT - 1)];
+	uint64_t key = ((uint64_t)(uintptr_t)s ^ (uint64_t)len << 40 ^ (uint64_t)kind << 58) * MULT;
+	struct pft_intern_recent *r = &t->recent[key >> 58]; /* 64 slots */
 	struct pft_intern_entry *e;
 	uint32_t at;
 	uint64_t h;

@@ -44,7 +44,7 @@ struct pft_intern_entry {
 	uint32_t kind;
 };
 
-#define PFT_INTERN_RECENT 64
+#define PFT_INTERN_RECENT 64 /* the top 6 bits of a hash */
 
 struct pftrace_intern {
 	/* Strings looked up lately, by address: most events repeat the last ones. */
