@@ -254,17 +254,26 @@ static struct pft_thread *thread_get(struct pftrace_writer *w, uint32_t pid, uin
 		return NULL;
 	t = &w->threads[w->nthreads++];
 	*t = (struct pft_thread){.pid = pid, .tid = tid, .track = w->next_track++};
-	thread_descriptor(w, t, parent, NULL);
 	return t;
 }
 
-/* The thread's sequence, ready to write; NULL when out of memory. */
-static struct pft_seq *thread_seq(struct pftrace_writer *w, uint32_t pid, uint32_t tid)
+/*
+ * The thread's sequence, ready to write; NULL when out of memory.  on_track:
+ * the event goes on the thread's own track, so the track is described (a
+ * sequence that only writes on other tracks, as a block device's, leaves
+ * no empty thread track).
+ */
+static struct pft_seq *thread_seq(struct pftrace_writer *w, uint32_t pid, uint32_t tid,
+				  bool on_track)
 {
 	struct pft_thread *t = thread_get(w, pid, tid);
 
 	if (!t)
 		return NULL;
+	if (on_track && !t->described) {
+		thread_descriptor(w, t, process_track(w, pid), NULL);
+		t->described = true;
+	}
 	if (!t->seq) {
 		t->seq = calloc(1, sizeof(*t->seq));
 		if (!t->seq)
@@ -302,8 +311,10 @@ void pftrace_thread_name(struct pftrace_writer *w, uint32_t pid, uint32_t tid, s
 {
 	struct pft_thread *t = thread_get(w, pid, tid);
 
-	if (t)
+	if (t) {
 		thread_descriptor(w, t, process_track(w, pid), &name);
+		t->described = true;
+	}
 }
 
 /* ---- track events ---- */
@@ -428,7 +439,7 @@ void pftrace_slice(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_
 		   struct pft_str name, struct pft_str cat, const struct pft_arg *args,
 		   uint32_t nargs, uint64_t flow_out, uint64_t flow_in)
 {
-	struct pft_seq *seq = thread_seq(w, pid, tid);
+	struct pft_seq *seq = thread_seq(w, pid, tid, true);
 
 	if (!seq) {
 		w->dropped++;
@@ -443,7 +454,7 @@ void pftrace_slice_begin(struct pftrace_writer *w, uint32_t pid, uint32_t tid, u
 			 struct pft_str name, struct pft_str cat, const struct pft_arg *args,
 			 uint32_t nargs)
 {
-	struct pft_seq *seq = thread_seq(w, pid, tid);
+	struct pft_seq *seq = thread_seq(w, pid, tid, true);
 
 	if (!seq) {
 		w->dropped++;
@@ -455,7 +466,7 @@ void pftrace_slice_begin(struct pftrace_writer *w, uint32_t pid, uint32_t tid, u
 void pftrace_slice_end(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
 		       const struct pft_arg *args, uint32_t nargs)
 {
-	struct pft_seq *seq = thread_seq(w, pid, tid);
+	struct pft_seq *seq = thread_seq(w, pid, tid, true);
 
 	if (!seq) {
 		w->dropped++;
@@ -468,7 +479,7 @@ void pftrace_instant(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint6
 		     struct pft_str name, struct pft_str cat, const struct pft_arg *args,
 		     uint32_t nargs)
 {
-	struct pft_seq *seq = thread_seq(w, pid, tid);
+	struct pft_seq *seq = thread_seq(w, pid, tid, true);
 
 	if (!seq) {
 		w->dropped++;
@@ -584,7 +595,7 @@ void pftrace_async(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint32_
 		   const struct pft_arg *bargs, uint32_t nbargs, const struct pft_arg *eargs,
 		   uint32_t neargs)
 {
-	struct pft_seq *seq = thread_seq(w, pid, tid);
+	struct pft_seq *seq = thread_seq(w, pid, tid, false);
 	uint64_t parent = process_track(w, group_pid), lane;
 
 	lane = seq && parent ? lane_get(w, parent, name, ts, ts + dur) : 0;
@@ -637,7 +648,7 @@ static double arg_number(const struct pft_arg *a)
 void pftrace_counter(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
 		     struct pft_str name, const struct pft_arg *values, uint32_t nvalues)
 {
-	struct pft_seq *seq = thread_seq(w, pid, tid);
+	struct pft_seq *seq = thread_seq(w, pid, tid, false);
 	uint64_t parent = process_track(w, pid), first = 0, track;
 	struct packet p;
 

@@ -13,7 +13,7 @@
  * Tracks.  Every process is a process track (TrackDescriptor.process: pid,
  * process_name = its command line), every thread a thread track under it
  * (TrackDescriptor.thread: pid, tid, thread_name).  The descriptors are
- * written when a pid/tid is first seen and again when it is named.  Block
+ * written before the first event on the track and again when it is named.  Block
  * devices are processes as in the JSON (their pseudo pid).  One global
  * track named "dltrace" holds the trace's metadata and summary.
  *
@@ -147,6 +147,7 @@ struct pft_seq {
 struct pft_thread {
 	uint32_t pid, tid;
 	uint64_t track;
+	bool described;	     /* its TrackDescriptor written */
 	struct pft_seq *seq; /* NULL until it writes (and after release) */
 };
 
