@@ -157,6 +157,8 @@ def arg_value(a, strings, names):
     for field in ('bool_value', 'uint_value', 'int_value', 'double_value', 'string_value'):
         if field in a:
             v = a[field][0]
+            if field == 'double_value':  # protoc prints 370.0 as 370
+                v = float(v)
             break
     else:
         v = strings[a['string_value_iid'][0]]
@@ -227,8 +229,8 @@ def events(path):
             args = dict(arg_value(a, strings, names) for a in ev.get('debug_annotations', []))
             info = tracks.get(track, {'kind': 'meta'})
             if typ == 4:
-                values = [one(ev, 'double_counter_value')] + ev.get(
-                    'extra_double_counter_values', [])
+                values = [float(v) for v in [one(ev, 'double_counter_value')] +
+                          ev.get('extra_double_counter_values', [])]
                 uuids = [track] + ev.get('extra_double_counter_track_uuids', [])
                 vals = {}
                 for u, v in zip(uuids, values):
