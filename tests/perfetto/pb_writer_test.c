@@ -223,12 +223,27 @@ static void test_intern(void)
 	pftrace_intern__free(&t);
 }
 
+static void test_seen(void)
+{
+	struct pftrace_seen s = {0};
+
+	expect("seen: first add", pftrace_seen__add(&s, PFT_INTERN_ARG_NAME, 1), 1);
+	expect("seen: second add", pftrace_seen__add(&s, PFT_INTERN_ARG_NAME, 1), 0);
+	expect("seen: same iid, other kind", pftrace_seen__add(&s, PFT_INTERN_EVENT_NAME, 1), 1);
+	expect("seen: iid 70000 (grows)", pftrace_seen__add(&s, PFT_INTERN_ARG_STRING, 70000), 1);
+	expect("seen: iid 1 kept after growth", pftrace_seen__add(&s, PFT_INTERN_ARG_NAME, 1), 0);
+	pftrace_seen__clear(&s);
+	expect("seen: after clear", pftrace_seen__add(&s, PFT_INTERN_ARG_STRING, 70000), 1);
+	pftrace_seen__free(&s);
+}
+
 int main(void)
 {
 	test_scalars();
 	test_nested();
 	test_overflow();
 	test_intern();
+	test_seen();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

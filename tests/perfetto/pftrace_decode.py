@@ -154,9 +154,12 @@ def arg_value(a, strings, names):
     key = names[a['name_iid'][0]] if 'name_iid' in a else one(a, 'name')
     if 'dict_entries' in a:
         return key, dict(arg_value(e, strings, names) for e in a['dict_entries'])
-    for field in ('bool_value', 'uint_value', 'int_value', 'double_value', 'string_value'):
+    for field in ('bool_value', 'uint_value', 'int_value', 'double_value', 'string_value',
+                  'pointer_value'):
         if field in a:
             v = a[field][0]
+            if field == 'pointer_value':  # the JSON's hex text
+                v = b'0x%x' % v
             if field == 'double_value':  # protoc prints 370.0 as 370
                 v = float(v)
             break

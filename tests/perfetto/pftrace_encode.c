@@ -17,7 +17,7 @@
  *   str name, cat (str: u32 length, bytes)
  *   args ('A': begin args, then end args)
  * args: u16 count, then each: str key, u8 type (enum pft_arg_type), value:
- *   u64 (U64, I64, US), str (STR, PATH), u8 (BOOL), f64 (DOUBLE), args (DICT)
+ *   u64 (U64, I64, US, HEX), str (STR, PATH), u8 (BOOL), f64 (DOUBLE), args (DICT)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -91,6 +91,7 @@ static const struct pft_arg *get_args(struct reader *r, uint32_t *n)
 		case PFT_ARG_U64:
 		case PFT_ARG_I64:
 		case PFT_ARG_US:
+		case PFT_ARG_HEX:
 			a->u = get_u(r, 8);
 			break;
 		case PFT_ARG_STR:

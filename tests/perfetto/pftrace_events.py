@@ -15,8 +15,9 @@ import json
 import struct
 import sys
 
-U64, I64, STR, PATH, BOOL, DOUBLE, US, DICT = range(8)
+U64, I64, STR, PATH, BOOL, DOUBLE, US, DICT, HEX = range(9)
 PATH_KEYS = ('path', 'new_path', 'out_path', 'file')
+HEX_KEYS = ('address', 'addr', 'user_data')
 
 
 def load(path):
@@ -49,6 +50,8 @@ def typed_args(args):
             out.append((key, DOUBLE, v))
         elif isinstance(v, dict):
             out.append((key, DICT, typed_args(v)))
+        elif key in HEX_KEYS and isinstance(v, str) and v.startswith('0x'):
+            out.append((key, HEX, int(v, 16)))
         elif key in PATH_KEYS:
             out.append((key, PATH, v.encode('utf-8', 'surrogateescape')))
         else:
@@ -67,7 +70,7 @@ def put_args(out, args):
     for key, t, v in args:
         put_str(out, key)
         out += struct.pack('<B', t)
-        if t in (U64, US):
+        if t in (U64, US, HEX):
             out += struct.pack('<Q', v)
         elif t == I64:
             out += struct.pack('<q', v)

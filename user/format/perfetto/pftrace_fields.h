@@ -60,6 +60,7 @@
 #define PF_DA_INT	   4
 #define PF_DA_DOUBLE	   5
 #define PF_DA_STRING	   6
+#define PF_DA_POINTER	   7 /* shown in hex */
 #define PF_DA_NAME	   10
 #define PF_DA_DICT_ENTRIES 11
 #define PF_DA_STRING_IID   17

@@ -152,3 +152,40 @@ uint32_t pftrace_intern__get(struct pftrace_intern *t, enum pft_intern_kind kind
 	*added = true;
 	return e->iid;
 }
+
+int pftrace_seen__add(struct pftrace_seen *s, enum pft_intern_kind kind, uint32_t iid)
+{
+	uint64_t bit = (uint64_t)iid * PFT_INTERN_KINDS + kind;
+	uint32_t word = bit / 64;
+
+	if (word >= s->words) {
+		uint32_t n = s->words ? s->words : 16;
+		uint64_t *b;
+
+		while (n <= word)
+			n *= 2;
+		b = realloc(s->bits, n * sizeof(*b));
+		if (!b)
+			return -1;
+		memset(b + s->words, 0, (n - s->words) * sizeof(*b));
+		s->bits = b;
+		s->words = n;
+	}
+	if (s->bits[word] >> (bit % 64) & 1)
+		return 0;
+	s->bits[word] |= 1ull << (bit % 64);
+	return 1;
+}
+
+void pftrace_seen__clear(struct pftrace_seen *s)
+{
+	if (s->bits)
+		memset(s->bits, 0, s->words * sizeof(*s->bits));
+}
+
+void pftrace_seen__free(struct pftrace_seen *s)
+{
+	free(s->bits);
+	s->bits = NULL;
+	s->words = 0;
+}

@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Interned strings of one Perfetto packet sequence.  Perfetto lets a
- * sequence name a string once (InternedData, in the packet that first uses
- * it) and refer to it afterwards by a small number, its iid.  Each kind of
- * string has its own iids, counted from 1: event names, categories,
- * argument names and argument string values (paths, flags, ...).
+ * Interned strings of Perfetto packet sequences.  Perfetto lets a sequence
+ * name a string once (InternedData, in the packet that first uses it) and
+ * refer to it afterwards by a small number, its iid.  Each kind of string
+ * has its own iids, counted from 1: event names, categories, argument names
+ * and argument string values (paths, flags, ...).
  *
- * The table belongs to one sequence and is valid until that sequence's
- * incremental state is cleared (a packet with SEQ_INCREMENTAL_STATE_CLEARED):
- * pftrace_intern__clear() then forgets every string and the iids start
- * again at 1.  A writer clears a table that pftrace_intern__full() says is
- * full before it starts a packet, so memory stays bounded whatever the
- * trace holds.  Strings are exact bytes (NUL included), copied into the
- * table's own storage; memory grows only when the table does.
+ * A table numbers the strings; the writer keeps one for the whole trace,
+ * so a string has one iid on every sequence, and per sequence the set of
+ * iids that sequence has written (struct pftrace_seen).  The numbers stay
+ * valid until the table is cleared: pftrace_intern__clear() forgets every
+ * string and the iids start again at 1, and every sequence must then clear
+ * its incremental state (SEQ_INCREMENTAL_STATE_CLEARED) and its seen set
+ * before it refers to a string again.  The writer clears a table that
+ * pftrace_intern__full() says is full before it starts a packet, so memory
+ * stays bounded whatever the trace holds.  Strings are exact bytes (NUL
+ * included), copied into the table's own storage; memory grows only when
+ * the table does.
  */
 #ifndef PFTRACE_INTERN_H
 #define PFTRACE_INTERN_H
@@ -76,5 +80,21 @@ bool pftrace_intern__full(const struct pftrace_intern *t);
  */
 uint32_t pftrace_intern__get(struct pftrace_intern *t, enum pft_intern_kind kind, const char *s,
 			     size_t len, bool *added);
+
+/*
+ * The strings one sequence has written since its incremental state was
+ * last cleared, by iid: with one table for the whole trace, a string keeps
+ * its iid on every sequence, so the same event of two threads is the same
+ * bytes (what gzip finds), and each sequence writes a string once.
+ */
+struct pftrace_seen {
+	uint64_t *bits; /* bit iid * PFT_INTERN_KINDS + kind */
+	uint32_t words;
+};
+
+/* Note iid of kind as written; true when it was not yet.  -1: no memory. */
+int pftrace_seen__add(struct pftrace_seen *s, enum pft_intern_kind kind, uint32_t iid);
+void pftrace_seen__clear(struct pftrace_seen *s);
+void pftrace_seen__free(struct pftrace_seen *s);
 
 #endif

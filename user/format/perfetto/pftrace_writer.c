@@ -108,8 +108,8 @@ static void seq_start(struct pftrace_writer *w, struct pft_seq *seq, uint32_t id
 {
 	struct packet p;
 	bool meta = seq == &w->meta;
-
-	pftrace_intern__clear(&seq->intern);
+	pftrace_seen__clear(&seq->seen);
+	seq->generation = w->generation;
 	seq->dirty = false;
 	seq->id = id;
 	packet_begin(w, &p, seq);
@@ -134,9 +134,14 @@ static void seq_start(struct pftrace_writer *w, struct pft_seq *seq, uint32_t id
 /* The sequence, ready for a packet that may add strings. */
 static struct pft_seq *seq_ready(struct pftrace_writer *w, struct pft_seq *seq)
 {
+	if (pftrace_intern__full(&w->intern)) {
+		/* Every sequence clears its state before it uses the new numbers. */
+		pftrace_intern__clear(&w->intern);
+		w->generation++;
+	}
 	if (!seq->id)
 		seq_start(w, seq, seq == &w->meta ? PFT_META_SEQ : w->next_seq++);
-	else if (seq->dirty || pftrace_intern__full(&seq->intern))
+	else if (seq->dirty || seq->generation != w->generation)
 		seq_start(w, seq, seq->id);
 	return seq;
 }
@@ -147,9 +152,17 @@ static uint32_t intern(struct pftrace_writer *w, struct pft_seq *seq, enum pft_i
 		       struct pft_str s)
 {
 	bool added;
-	uint32_t iid = pftrace_intern__get(&seq->intern, kind, s.s, s.len, &added);
+	uint32_t iid = pftrace_intern__get(&w->intern, kind, s.s, s.len, &added);
+	int fresh;
 
-	if (!added)
+	if (!iid)
+		return 0;
+	fresh = pftrace_seen__add(&seq->seen, kind, iid);
+	if (fresh < 0) {
+		seq->dirty = true;
+		return 0;
+	}
+	if (!fresh)
 		return iid;
 	if (w->nfresh == w->fresh_cap) {
 		uint32_t n = w->fresh_cap ? 2 * w->fresh_cap : 64;
@@ -278,7 +291,6 @@ static struct pft_seq *thread_seq(struct pftrace_writer *w, uint32_t pid, uint32
 		t->seq = calloc(1, sizeof(*t->seq));
 		if (!t->seq)
 			return NULL;
-		pftrace_intern__init(&t->seq->intern);
 		t->seq->track = t->track;
 	}
 	return seq_ready(w, t->seq);
@@ -293,7 +305,7 @@ void pftrace_thread_release(struct pftrace_writer *w, uint32_t pid, uint32_t tid
 		return;
 	t = &w->threads[at];
 	if (t->seq) {
-		pftrace_intern__free(&t->seq->intern);
+		pftrace_seen__free(&t->seq->seen);
 		free(t->seq);
 		t->seq = NULL;
 	}
@@ -360,6 +372,9 @@ static void put_arg(struct pftrace_writer *w, struct packet *p, const struct pft
 		break;
 	case PFT_ARG_DICT:
 		put_args(w, p, a->dict.args, a->dict.n, PF_DA_DICT_ENTRIES);
+		break;
+	case PFT_ARG_HEX:
+		pb_writer__varint(pb, PF_DA_POINTER, a->u);
 		break;
 	}
 	pb_writer__end(pb);
@@ -631,6 +646,7 @@ static double arg_number(const struct pft_arg *a)
 {
 	switch (a->type) {
 	case PFT_ARG_U64:
+	case PFT_ARG_HEX:
 		return a->u;
 	case PFT_ARG_I64:
 		return a->i;
@@ -697,7 +713,7 @@ int pftrace_writer_init(struct pftrace_writer *w, struct output_sink *sink, uint
 	u64_index_init(&w->process_at);
 	string_index_init(&w->groups);
 	string_index_init(&w->counter_names);
-	pftrace_intern__init(&w->meta.intern);
+	pftrace_intern__init(&w->intern);
 	w->meta.track = PFT_META_TRACK;
 	w->next_track = PFT_META_TRACK + 1;
 	w->next_seq = PFT_META_SEQ + 1;
@@ -714,7 +730,8 @@ void pftrace_writer_free(struct pftrace_writer *w)
 		pftrace_thread_release(w, w->threads[i].pid, w->threads[i].tid);
 	for (uint32_t i = 0; i < w->ngroups; i++)
 		free(w->group[i].lanes);
-	pftrace_intern__free(&w->meta.intern);
+	pftrace_intern__free(&w->intern);
+	pftrace_seen__free(&w->meta.seen);
 	u64_index_free(&w->thread_at);
 	u64_index_free(&w->process_at);
 	string_index_free(&w->groups);

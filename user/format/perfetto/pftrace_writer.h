@@ -62,11 +62,15 @@
  * slice nested in it and is delivered after it would sort after the child.
  *
  * Interning.  Event names, categories, argument names and string values
- * (paths, flags, ...) are interned per sequence (pftrace_intern.h): a
- * string is written once, in the InternedData of the packet that first
- * uses it, then referred to by iid.  A full table is cleared with a packet
- * that clears the sequence's incremental state and re-emits defaults and
- * clock; packets that use interned data or defaults set
+ * (paths, flags, ...) are interned: a string is written once per sequence,
+ * in the InternedData of the packet that first uses it there, then named by
+ * its iid.  The iids come from one table for the whole trace
+ * (pftrace_intern.h), so a string has the same iid on every sequence and
+ * the same event on two threads is the same bytes; each sequence keeps the
+ * set of iids it has written.  A full table is cleared, and every sequence
+ * then clears its incremental state (a packet with
+ * SEQ_INCREMENTAL_STATE_CLEARED that re-emits its defaults and clock)
+ * before its next packet; packets that use interned data or defaults set
  * SEQ_NEEDS_INCREMENTAL_STATE.  File names are bytes: any byte survives.
  *
  * The functions take plain values (pid, tid, ts, name, arguments), so a
@@ -102,6 +106,7 @@ enum pft_arg_type {
 	PFT_ARG_DOUBLE,
 	PFT_ARG_US,   /* u: nanoseconds, written as microseconds (a double) */
 	PFT_ARG_DICT, /* dict: nested arguments (lost_by_kind) */
+	PFT_ARG_HEX,  /* u: an address or opaque value the JSON shows in hex */
 };
 
 struct pft_arg {
@@ -137,11 +142,12 @@ struct pft_arg {
 #define PFT_PACKET_MAX (1u << 20)
 
 struct pft_seq {
-	uint32_t id;	  /* trusted_packet_sequence_id; 0: not started */
-	uint64_t track;	  /* the default track */
-	uint64_t last_ts; /* the incremental clock's value */
-	bool dirty;	  /* interned state not as written: clear it */
-	struct pftrace_intern intern;
+	uint32_t id;		  /* trusted_packet_sequence_id; 0: not started */
+	uint64_t track;		  /* the default track */
+	uint64_t last_ts;	  /* the incremental clock's value */
+	bool dirty;		  /* interned state not as written: clear it */
+	uint32_t generation;	  /* of the writer's string table it started in */
+	struct pftrace_seen seen; /* strings it has written */
 };
 
 struct pft_thread {
@@ -166,7 +172,9 @@ struct pftrace_writer {
 	struct output_sink *sink;
 	uint64_t start_mono_ns;
 	int64_t start_wall_ns;
-	uint8_t *buf; /* the packet being built (PFT_PACKET_MAX + a frame header) */
+	uint8_t *buf;		      /* the packet being built (PFT_PACKET_MAX + a frame header) */
+	struct pftrace_intern intern; /* the strings, numbered for all sequences */
+	uint32_t generation;	      /* times the table was cleared */
 	struct pft_seq meta;
 	struct pft_thread *threads;
 	uint32_t nthreads, threads_cap;
