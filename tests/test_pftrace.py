@@ -36,10 +36,11 @@ ENCODE = os.path.join(BUILD, 'tests', 'pftrace_encode')
 EVENTS = os.path.join(TESTS, 'perfetto', 'pftrace_events.py')
 
 
-def encode(json_path, out, level=0):
+def encode(json_path, out, level=0, table=0):
     ev = out + '.events'
     subprocess.run([sys.executable, EVENTS, json_path, ev], check=True)
-    res = subprocess.run([ENCODE, '-z', str(level), ev, out], capture_output=True)
+    res = subprocess.run([ENCODE, '-z', str(level), '-t', str(table), ev, out],
+                         capture_output=True)
     if res.returncode:
         raise AssertionError('pftrace_encode failed: %s' % res.stderr.decode())
     return res.stderr.decode()
@@ -141,6 +142,31 @@ class EveryByteTest(unittest.TestCase):
         paths = [dict(e[7])[b'path'] for e in got if e[0] == 'X']
         self.assertEqual(paths, [name])
         self.assertIn(('P', 7, text.encode('utf-8')), got)
+
+
+    def test_string_table_cleared_and_restarted(self):
+        """More distinct strings than the table holds (1,000 here): it is
+        cleared, every sequence clears its state, and the names stay right."""
+        events = [{'name': 'dltrace', 'ph': 'M', 'pid': 0, 'tid': 0, 'args': {'format': 'x'}}]
+        for i in range(3000):
+            events.append({'name': 'openat', 'cat': 'metadata', 'ph': 'X', 'ts': i * 2.0,
+                           'pid': 7, 'tid': 7 + i % 3, 'dur': 1.0,
+                           'args': {'ret': 3, 'path': '/data/f%06d' % i, 'flags': 'O_RDONLY'}})
+        events.append({'name': 'dltrace_summary', 'ph': 'M', 'pid': 0, 'tid': 0,
+                       'args': {'events': len(events) + 1}})
+        path = os.path.join(self.tmp, 'many.json')
+        with open(path, 'w') as f:
+            json.dump(events, f)
+        out = os.path.join(self.tmp, 'many.pftrace')
+        encode(path, out, table=1000)
+        json_only, pftrace_only, _ = differences(events, out)
+        self.assertEqual((json_only[:3], pftrace_only[:3]), ([], []))
+        text, _ = pftrace_decode.decode_text(out)
+        # Full at more than 744 strings (1,000 less a packet's 256): the first
+        # 736 events (9 strings + one path each), then every 738 (7 + one
+        # each): 4 clears.  Each clear restarts the 3 threads' sequences; the
+        # metadata's restarts once, for the summary.  Plus the 4 first packets.
+        self.assertEqual(text.count('sequence_flags: 1\n'), 4 + 4 * 3 + 1)
 
 
 if __name__ == '__main__':

@@ -54,34 +54,38 @@ def unescape(s):
     return bytes(out)
 
 
+def parse_value(value):
+    if value[0] == '"':
+        body = value[1:-1]
+        return unescape(body) if '\\' in body else body.encode('utf-8')
+    if value == 'true' or value == 'false':
+        return value == 'true'
+    if value.startswith('0x'):
+        return int(value, 16)
+    try:
+        return int(value)
+    except ValueError:
+        return float(value)
+
+
 def parse_text(text):
     """protoc's text format as nested dicts: field -> list of values."""
     root = {}
     stack = [root]
+    top = root
     for line in text.splitlines():
         line = line.strip()
-        if not line:
-            continue
         if line == '}':
             stack.pop()
-            continue
-        if line.endswith('{'):
+            top = stack[-1]
+        elif line.endswith('{'):
             child = {}
-            stack[-1].setdefault(line[:-1].strip(), []).append(child)
+            top.setdefault(line[:-2], []).append(child)
             stack.append(child)
-            continue
-        key, _, value = line.partition(': ')
-        if value.startswith('"'):
-            value = unescape(value[1:-1])
-        elif value in ('true', 'false'):
-            value = value == 'true'
-        elif re.fullmatch(r'-?\d+', value):
-            value = int(value)
-        elif value.startswith('0x'):
-            value = int(value, 16)
-        else:
-            value = float(value)
-        stack[-1].setdefault(key, []).append(value)
+            top = child
+        elif line:
+            key, _, value = line.partition(': ')
+            top.setdefault(key, []).append(parse_value(value))
     return root
 
 

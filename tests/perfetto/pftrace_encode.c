@@ -6,7 +6,8 @@
  *   pftrace_encode [-z LEVEL] -s N OUT   N synthetic pread64 events (the micro
  *                                        workload's shape) into OUT
  *
- * -z LEVEL gzips OUT (through io/output_sink, as dltrace does).  Prints
+ * -z LEVEL gzips OUT (through io/output_sink, as dltrace does); -t N makes
+ * the string table full at N strings (tests of its clearing).  Prints
  * events, bytes and the writer's CPU time per event on stderr.
  *
  * Event list (tests/perfetto/pftrace_events.py writes it from a JSON
@@ -226,7 +227,7 @@ static void encode_synthetic(struct pftrace_writer *w, uint64_t n, uint64_t *eve
 int main(int argc, char **argv)
 {
 	int level = 0, opt, fd;
-	uint64_t synthetic = 0, events = 0;
+	uint64_t synthetic = 0, events = 0, table = 0;
 	struct output_sink sink;
 	struct pftrace_writer w;
 	struct timespec t0, t1;
@@ -234,16 +235,18 @@ int main(int argc, char **argv)
 	uint64_t dropped;
 	double ns;
 
-	while ((opt = getopt(argc, argv, "z:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "z:s:t:")) != -1) {
 		if (opt == 'z')
 			level = atoi(optarg);
+		else if (opt == 't')
+			table = strtoull(optarg, NULL, 10);
 		else if (opt == 's')
 			synthetic = strtoull(optarg, NULL, 10);
 		else
 			return 2;
 	}
 	if (argc - optind != (synthetic ? 1 : 2)) {
-		fprintf(stderr, "usage: pftrace_encode [-z LEVEL] (IN | -s N) OUT\n");
+		fprintf(stderr, "usage: pftrace_encode [-z LEVEL] [-t N] (IN | -s N) OUT\n");
 		return 2;
 	}
 	fd = open(argv[argc - 1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -252,6 +255,8 @@ int main(int argc, char **argv)
 		perror(argv[argc - 1]);
 		return 1;
 	}
+	if (table)
+		w.intern.max_strings = table;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
 	if (synthetic)
 		encode_synthetic(&w, synthetic, &events);

@@ -28,6 +28,7 @@ static uint64_t hash_bytes(uint32_t kind, const char *s, size_t len)
 void pftrace_intern__init(struct pftrace_intern *t)
 {
 	memset(t, 0, sizeof(*t));
+	t->max_strings = PFT_INTERN_MAX_STRINGS;
 	pftrace_intern__clear(t);
 }
 
@@ -52,7 +53,7 @@ void pftrace_intern__clear(struct pftrace_intern *t)
 
 bool pftrace_intern__full(const struct pftrace_intern *t)
 {
-	return t->count + PFT_INTERN_PACKET_STRINGS > PFT_INTERN_MAX_STRINGS ||
+	return t->count + PFT_INTERN_PACKET_STRINGS > t->max_strings ||
 	       t->bytes_len + PFT_INTERN_PACKET_BYTES > PFT_INTERN_MAX_BYTES;
 }
 

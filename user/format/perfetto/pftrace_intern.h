@@ -64,6 +64,7 @@ struct pftrace_intern {
 	char *bytes;
 	size_t bytes_len, bytes_cap;
 	uint32_t next_iid[PFT_INTERN_KINDS];
+	uint32_t max_strings; /* PFT_INTERN_MAX_STRINGS, or less (tests) */
 };
 
 void pftrace_intern__init(struct pftrace_intern *t);
