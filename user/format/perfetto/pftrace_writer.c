@@ -384,11 +384,7 @@ static void put_args(struct pftrace_writer *w, struct packet *p, const struct pf
 		     uint32_t nargs, uint32_t field)
 {
 	for (uint32_t i = 0; i < nargs; i++)
-		if (!(args[i].key.len == 6 && !memcmp(args[i].key.s, "offset", 6)))
-			put_arg(w, p, &args[i], field);
-	for (uint32_t i = 0; i < nargs; i++)
-		if ((args[i].key.len == 6 && !memcmp(args[i].key.s, "offset", 6)))
-			put_arg(w, p, &args[i], field);
+		put_arg(w, p, &args[i], field);
 }
 
 /* The head of a TrackEvent: type, track (when not the sequence's), category, name. */
