@@ -79,7 +79,19 @@ demo: deps-demo
 	$(MAKE) all
 	examples/pytorch/run_demo.sh $(BUILD)/dltrace $(PYTHON) $(DEMO_OUT)
 
-workloads: $(TEST_WORKLOADS)
+# The Perfetto writer's byte-exact tests and its encoder driver (tests/perfetto/).
+PFTRACE_TEST_BINS := $(BUILD)/tests/pb_writer_test $(BUILD)/tests/pftrace_encode
+PFTRACE_OBJS := $(addprefix $(BUILD)/obj/,lib/pb_writer.o format/perfetto/pftrace_intern.o)
+$(BUILD)/tests/pb_writer_test: tests/perfetto/pb_writer_test.c $(PFTRACE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@
+$(BUILD)/tests/pftrace_encode: tests/perfetto/pftrace_encode.c $(PFTRACE_OBJS) \
+		$(addprefix $(BUILD)/obj/,format/perfetto/pftrace_writer.o io/output_sink.o \
+		lib/string_index.o lib/u64_index.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ -lz
+
+workloads: $(TEST_WORKLOADS) $(PFTRACE_TEST_BINS)
 
 $(BUILD)/tests/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
