@@ -98,6 +98,7 @@ FUZZ_TARGET := $(BUILD)/fuzz/trace_reader_fuzz
 $(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -I. -DDLTRACE_VERSION=\"$(VERSION)\" \
+		-DSINK_CHUNK=4096 -DZOUT_BYTES=4096 -DSTRING_BLOCK_BYTES=4096 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) -o $@ -lz -lm
 
