@@ -24,7 +24,7 @@ USER_SRCS := $(shell find user -name '*.c' | sort)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
 USER_HDRS := $(shell find user -name '*.h')
 
-.PHONY: all clean install vmlinux test stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
+.PHONY: all clean install vmlinux test test-shuffle test-each check-build stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
 all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so $(BUILD)/span_check
 
 # The marker library (markers/): USDT probes with semaphores, for jobs to name
@@ -102,6 +102,17 @@ test: deps-test
 	$(MAKE) all workloads
 	$(PYTHON) tests/run_tests.py $(TESTS)
 
+# The suite in a random order (modules, classes, tests); SEED replays one,
+# without it a random seed is drawn and printed.
+test-shuffle: deps-test
+	$(MAKE) all workloads
+	$(PYTHON) tests/run_tests.py --shuffle $(SEED) $(TESTS)
+
+# Every test alone, each in a process of its own.
+test-each: deps-test
+	$(MAKE) all workloads
+	$(PYTHON) tests/run_tests.py --each $(TESTS)
+
 # Fuzzing the trace reader of `dltrace report` (libFuzzer, ASan, UBSan), built
 # from dltrace's own sources.  FUZZ_SECONDS=600 by default; new inputs stay in
 # build/fuzz/corpus, the seeds in tests/fuzz/corpus.
@@ -121,6 +132,7 @@ FUZZ_TARGET := $(BUILD)/fuzz/trace_reader_fuzz
 $(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -I. -DDLTRACE_VERSION=\"$(VERSION)\" \
+		-DSINK_CHUNK=4096 -DZOUT_BYTES=4096 -DSTRING_BLOCK_BYTES=4096 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) -o $@ -lz -lm -ljson-c
 
@@ -185,6 +197,13 @@ $(BENCH)/floor_probe_list.h: $(BUILD)/dltrace.bpf.o bench/probe_list.py
 
 $(BENCH)/floor_probes.bpf.o: bench/floor_probes.bpf.c $(BENCH)/floor_probe_list.h
 	$(CLANG) $(BPF_CFLAGS) -I$(BENCH) -c $< -o $@
+
+# What CI builds but does not run, so that none of it can rot: both fuzz
+# targets, what `make valgrind` runs (dltrace, the workloads; its script is
+# checked for syntax) and the benchmark's programs.
+check-build: deps-test
+	$(MAKE) all workloads $(FUZZ_TARGET) $(CONFIG_FUZZ_TARGET) bench-build
+	sh -n tests/valgrind_trace.sh
 
 # The test suite again inside a QEMU VM running Debian's stock kernel
 # (tests/vm/, README "Testing on another kernel").  VM_TESTS: the test

@@ -58,11 +58,16 @@ def report_json(*traces, extra=()):
 
 
 def write_file(path, size):
+    """A file of size bytes, on the disk: no dirty page of it is left for the
+    workloads to flush (a workload that drops the file's cached pages first,
+    as single-reader does, would otherwise spend its time writing it back)."""
     block = bytes(range(256)) * 4096
     with open(path, 'wb') as f:
         while size > 0:
             f.write(block[:min(size, len(block))])
             size -= len(block)
+        f.flush()
+        os.fsync(f.fileno())
 
 
 class Darshan:
@@ -181,6 +186,12 @@ def renamed_copy(trace, host, directory):
 def trace_events(path):
     with open(path) as f:
         return [json.loads(line[1:]) for line in f if line.startswith(',{')]
+
+
+def span(events):
+    """us from the first to the last moment of the timed events (the report's wall time)."""
+    timed = [e for e in events if 'ts' in e and e.get('ph') != 'M']
+    return max(e['ts'] + e.get('dur', 0) for e in timed) - min(e['ts'] for e in timed)
 
 
 class ExactCountsTest(unittest.TestCase):
@@ -385,6 +396,15 @@ class FindingsTest(unittest.TestCase):
         self.assertEqual(rep['files']['size_bins'][2], 1200)  # 1K-10K
 
     def test_reread_fits_in_ram(self):
+        # the rule also wants the reading to take >= 5% of the job's wall time: the reads of
+        # 96 MiB from the page cache against the process's start-up and exit, checked first
+        events = trace_events(pattern_trace('reread-epochs'))
+        reading = sum(e['dur'] for e in io_events(events) if e['name'] == 'read' and
+                      e['args'].get('path') == data('in32'))
+        wall = span(events)
+        self.assertGreaterEqual(reading, 0.05 * wall,
+                                'precondition did not hold: the reads took %.1f ms of the '
+                                "job's %.1f ms, under the rule's 5%%" % (reading / 1e3, wall / 1e3))
         rep, f = self.check('reread-epochs', 'reread_fits_in_ram')
         self.assertEqual((f['metrics']['files'], f['metrics']['passes']), (1, 3))
         self.assertEqual(f['metrics']['dataset_bytes'], 32 * MIB)
@@ -404,6 +424,17 @@ class FindingsTest(unittest.TestCase):
         self.assertEqual((f['metrics']['syncs'], f['metrics']['bytes_written']), (200, 200 * 4096))
 
     def test_checkpoint_stall(self):
+        # the rule wants the training thread blocked in the bursts >= 50 ms and >= 5% of its
+        # time: writing and syncing 3 x 64 MiB must take that long here, checked first
+        events = trace_events(pattern_trace('checkpoint'))
+        calls = [e for e in io_events(events) if e['args'].get('path') == data('ckpt.out')]
+        tid = calls[0]['tid']
+        blocked = sum(e['dur'] for e in calls if e['name'] in ('write', 'fsync'))
+        life = span(e for e in events if e.get('tid') == tid)
+        self.assertTrue(blocked >= 50000 and blocked >= 0.05 * life,
+                        'precondition did not hold: the writes and fsyncs took %.1f ms of the '
+                        "thread's %.1f ms, under the rule's 50 ms or 5%%" %
+                        (blocked / 1e3, life / 1e3))
         rep, f = self.check('checkpoint', 'checkpoint_stall')
         # three checkpoints 20 ms apart: one burst of 192 MiB on the training thread
         self.assertEqual((f['metrics']['bursts'], f['metrics']['burst_bytes']), (1, 192 * MIB))
@@ -419,6 +450,29 @@ class FindingsTest(unittest.TestCase):
         self.assertEqual({e['args']['errno'] for e in missing}, {'ENOENT'})
 
     def test_low_read_parallelism(self):
+        """The finding needs an I/O-bound reader: it fires when the reader spends >= 20% of
+        its lifetime reading and its 3 waiting threads live >= half of it.  The workload
+        reads its input from the disk (pages dropped, readahead off) so that the reads
+        outlast the process's start-up; that is checked here first, from the trace."""
+        trace = pattern_trace('single-reader')
+        events = trace_events(trace)
+        reads = [e for e in io_events(events) if e['name'] == 'read' and
+                 e['args'].get('path') == data('in64')]
+        self.assertEqual((len(reads), sum(e['args']['ret'] for e in reads)), (1025, 64 * MIB))
+        if 'cache' in report_json(trace)['layers']['active'].split(','):
+            self.assertEqual(sum(e['args'].get('cache_miss_bytes', 0) for e in reads), 64 * MIB,
+                             'precondition: every byte read came from the disk')
+        tid = reads[0]['tid']
+        life = span(e for e in events if e.get('tid') == tid)
+        reading = sum(e['dur'] for e in reads)
+        # the 3 peers start before the first read and end after the last one: reading for at
+        # least half of the reader's life satisfies both conditions of the rule
+        self.assertGreaterEqual(
+            reading, life / 2,
+            'precondition did not hold: the reads from the disk took %.1f ms of the reader\'s '
+            '%.1f ms; the test needs reads that take at least half of its life (a disk this '
+            'fast, or a start-up this slow, makes the workload too short)' %
+            (reading / 1000, life / 1000))
         _, f = self.check('single-reader', 'low_read_parallelism')
         self.assertEqual(f['metrics']['idle_peers'], 3)
         self.assertEqual(f['metrics']['reader_bytes'], 64 * MIB)

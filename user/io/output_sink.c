@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SINK_CHUNK     (1 << 20)  /* bytes buffered before a write */
+#ifndef SINK_CHUNK
+#define SINK_CHUNK (1 << 20) /* bytes buffered before a write (smaller in the fuzz target) */
+#endif
 #define SINK_TAIL_ROOM (64 << 10) /* first attempt: free this much for the closing bytes */
 
 int sink_init(struct output_sink *s, int fd, bool gzip, int level)
