@@ -77,7 +77,6 @@ static const char *const marker_probes[] = {"region_end", "region_begin", "insta
 
 #define MAX_FNS	    16
 #define MAX_TARGETS 16
-#define MAX_EXTRA   16
 
 struct target {
 	char path[PATH_MAX];
@@ -122,9 +121,6 @@ struct library_probes {
 
 #define GONE ((struct link_set *)1)
 
-static char *extra_paths[MAX_EXTRA];
-static size_t nextra;
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -163,16 +159,11 @@ static int classify(const struct elf_symbols *e)
 	return -1;
 }
 
-int library_probes_add_path(const char *path, char *err, size_t errlen)
+int library_probes_check_path(const char *path, char *real, char *err, size_t errlen)
 {
-	char real[PATH_MAX];
 	struct elf_symbols *e;
 	int layer;
 
-	if (nextra == MAX_EXTRA) {
-		snprintf(err, errlen, "--lib: at most %d libraries", MAX_EXTRA);
-		return -1;
-	}
 	if (!realpath(path, real) || !(e = elf_symbols_open(real))) {
 		snprintf(err, errlen, "--lib %s: %s", path,
 			 errno == ENOEXEC ? "not an ELF file" : strerror(errno));
@@ -187,12 +178,6 @@ int library_probes_add_path(const char *path, char *err, size_t errlen)
 			 path);
 		return -1;
 	}
-	extra_paths[nextra] = strdup(real);
-	if (!extra_paths[nextra]) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	nextra++;
 	return 0;
 }
 
@@ -453,7 +438,8 @@ static void layer_off(struct layer_plan *plan, int layer, const char *fmt, ...)
 	va_end(ap);
 }
 
-struct library_probes *library_probes_plan(struct layer_plan *plan, bool verbose)
+struct library_probes *library_probes_plan(struct layer_plan *plan, char *const *lib_paths,
+					   size_t nlib_paths, bool verbose)
 {
 	struct library_probes *lp = calloc(1, sizeof(*lp));
 	char why[PATH_MAX + 128];
@@ -467,17 +453,17 @@ struct library_probes *library_probes_plan(struct layer_plan *plan, bool verbose
 	lp->verbose = verbose;
 	id_map_init(&lp->procs);
 	/* --lib first: a library given by hand wins over one of the same file found */
-	for (size_t i = 0; i < nextra; i++) {
-		struct elf_symbols *e = elf_symbols_open(extra_paths[i]);
+	for (size_t i = 0; i < nlib_paths; i++) {
+		struct elf_symbols *e = elf_symbols_open(lib_paths[i]);
 		int layer = e ? classify(e) : -1;
 
 		elf_symbols_close(e);
 		if (layer >= 0 && !plan->layer[layer].wanted)
 			fprintf(stderr,
 				"dltrace: --lib %s: the %s layer is not on (--layers +%s)\n",
-				extra_paths[i], layer_name(layer), layer_name(layer));
+				lib_paths[i], layer_name(layer), layer_name(layer));
 		else if (layer >= 0 && plan->layer[layer].active &&
-			 add_target(lp, extra_paths[i], layer, why, sizeof(why)))
+			 add_target(lp, lib_paths[i], layer, why, sizeof(why)))
 			layer_off(plan, layer, "%s", why);
 	}
 	if (plan->layer[LAYER_MARKERS].active) {
