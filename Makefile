@@ -25,7 +25,7 @@ USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
 USER_HDRS := $(shell find user -name '*.h')
 
 .PHONY: all clean install vmlinux test stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
-all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so $(BUILD)/span_check
+all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so $(BUILD)/span_check $(BUILD)/trace_rewrite
 
 # The marker library (markers/): USDT probes with semaphores, for jobs to name
 # their phases; python/dltrace_markers.py loads it with ctypes.
@@ -245,6 +245,10 @@ SPAN_CHECK_OBJS := $(addprefix $(BUILD)/obj/,decode/span_records.o io/record_fil
 	event/syscall_table.o lib/json_string.o)
 $(BUILD)/span_check: tools/span_check.c $(SPAN_CHECK_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@
+
+# A trace read into events and written again: the reader's round trip (tools/trace_rewrite.c).
+$(BUILD)/trace_rewrite: tools/trace_rewrite.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Regenerate the bundled vmlinux.h from the running kernel's BTF.
 vmlinux:
