@@ -397,8 +397,10 @@ void span_event(const struct span_view *v, const struct span_context *c, struct 
 	}
 	if (c->enclosed && c->enclosed->calls) {
 		U64(&o, "syscalls", c->enclosed->calls);
-		U64(&o, "syscall_read_bytes", c->enclosed->read_bytes);
-		U64(&o, "syscall_write_bytes", c->enclosed->write_bytes);
+		U64(&o, "sys_reads", c->enclosed->reads);
+		U64(&o, "sys_read_bytes", c->enclosed->read_bytes);
+		U64(&o, "sys_writes", c->enclosed->writes);
+		U64(&o, "sys_write_bytes", c->enclosed->write_bytes);
 		if (c->enclosed_partial)
 			add_bool(&o, KEY("syscalls_partial"), true);
 	}

@@ -19,9 +19,11 @@
  *           kept whole as "args"); a counter's value
  *
  * Library calls also carry what they caused on their thread, when they
- * made syscalls: syscalls, syscall_read_bytes, syscall_write_bytes (and
- * syscalls_partial when some may be missing).  An H5Dread's selected bytes
- * are not in its arguments: syscall_read_bytes is what it read from the file.
+ * made syscalls: syscalls (all kinds), sys_reads and sys_read_bytes (the
+ * read kinds and the bytes they returned), sys_writes, sys_write_bytes
+ * (and syscalls_partial when some may be missing).  An H5Dread's selected
+ * bytes are not in its arguments: sys_read_bytes is what it read from the
+ * file.
  */
 #ifndef SPAN_ARGS_H
 #define SPAN_ARGS_H

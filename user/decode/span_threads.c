@@ -82,10 +82,14 @@ void span_threads_syscall(struct span_threads *t, uint32_t tid, uint64_t ts, uns
 	else
 		th->n++;
 	th->total.calls++;
-	if (ret > 0 && si->reads)
-		th->total.read_bytes += ret;
-	if (ret > 0 && si->writes)
-		th->total.write_bytes += ret;
+	if (si->reads) {
+		th->total.reads++;
+		th->total.read_bytes += ret > 0 ? ret : 0;
+	}
+	if (si->writes) {
+		th->total.writes++;
+		th->total.write_bytes += ret > 0 ? ret : 0;
+	}
 }
 
 /* The k-th oldest entry kept. */
@@ -125,7 +129,9 @@ bool span_threads_enclosed(const struct span_threads *t, uint32_t tid, uint64_t 
 		return true;
 	before = &entry(th, k)->before;
 	out->calls = th->total.calls - before->calls;
+	out->reads = th->total.reads - before->reads;
 	out->read_bytes = th->total.read_bytes - before->read_bytes;
+	out->writes = th->total.writes - before->writes;
 	out->write_bytes = th->total.write_bytes - before->write_bytes;
 	return !(k == 0 && th->dropped);
 }

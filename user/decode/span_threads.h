@@ -26,7 +26,9 @@
 #define SPAN_RING 256
 
 struct sys_totals {
-	uint64_t calls, read_bytes, write_bytes;
+	uint64_t calls;		      /* syscalls of any kind */
+	uint64_t reads, read_bytes;   /* of the read kinds, and the bytes they returned */
+	uint64_t writes, write_bytes; /* of the write kinds */
 };
 
 struct span_threads {
