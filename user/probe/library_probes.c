@@ -508,6 +508,15 @@ struct library_probes *library_probes_plan(struct layer_plan *plan, char *const 
 		describe(lp, plan, l);
 		if (verbose)
 			fprintf(stderr, "dltrace: %s: %s\n", layer_name(l), plan->layer[l].how);
+		else /* a library that lacks some of the layer's functions: one line */
+			for (size_t i = 0; i < lp->ntargets; i++)
+				if (lp->targets[i].layer == l && lp->targets[i].missing[0])
+					fprintf(
+					    stderr,
+					    "dltrace: %s: symbols missing in %s: %s (the others "
+					    "are traced)\n",
+					    layer_name(l), lp->targets[i].path,
+					    lp->targets[i].missing);
 	}
 	lp->per_process = plan->layer[LAYER_STDIO].active;
 	return lp;
