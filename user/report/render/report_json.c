@@ -67,6 +67,19 @@
  *                block{reads,writes,other,read_bytes,write_bytes,
  *                latency_ns{p50,p99,max}}, uring_requests, vfs_events (what the
  *                other capture layers saw; zeros without them)
+ *   levels       {stdio,hdf5,mpiio}{calls,time_ns,functions[]{name,calls,failed,
+ *                time_ns,latency_ns{p50,p99,max},bytes_requested,syscalls,sys_reads,
+ *                sys_read_bytes,sys_writes,sys_write_bytes,partial},read{calls,time_ns,
+ *                bytes_requested,syscalls,syscall_bytes,syscalls_per_call,bytes_ratio},
+ *                write{...}}, unknown_calls
+ *   phases       regions[]{name,count,time_ns,dur_ns{p50,p99,max}}, other_regions,
+ *                instants, counters, loops[]{pid,tid,host,name,steps,epochs,
+ *                stall_from,nested_steps,iteration_ns{median,p99,max,total},step_ns{},
+ *                stall_ns{...,total},stall_share,stall_share_per_step{},
+ *                bytes_read_per_step{},bytes_read,bytes_written,worst_step{},
+ *                epoch_list[],step_list[] (first --top),slowest[]{...,files[]},
+ *                stall_chart{steps_per_bar,iteration_ns[],stall_ns[]},outside_steps{}},
+ *                unowned{} (see README "JSON keys")
  *   errors[]     errno, count, application, environment, other
  *   findings[]   id, level, title, rule, evidence[], metrics{}, recommendation
  *
