@@ -250,3 +250,10 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 				   "");
 	return 0;
 }
+
+void trace_options_free(struct trace_options *o)
+{
+	for (size_t i = 0; i < o->nlibs; i++)
+		free(o->libs[i]);
+	o->nlibs = 0;
+}

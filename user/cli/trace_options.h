@@ -37,5 +37,7 @@ struct trace_options {
  */
 int trace_options_parse(struct trace_options *o, int argc, char **argv);
 void trace_usage(FILE *out);
+/* What parsing allocated (the --lib paths). */
+void trace_options_free(struct trace_options *o);
 
 #endif
