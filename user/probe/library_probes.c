@@ -392,10 +392,17 @@ static void find_markers(struct library_probes *lp)
 /* The C library the dynamic loader gave dltrace: the one jobs get too. */
 static int find_libc(struct library_probes *lp, char *why, size_t whylen)
 {
+	/* the C library's own fopen: a sanitizer's runtime intercepts the symbol */
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	void *fn = libc ? dlsym(libc, "fopen") : NULL;
 	Dl_info info;
 	char real[PATH_MAX];
 
-	if (!dladdr((void *)fopen, &info) || !info.dli_fname || !realpath(info.dli_fname, real)) {
+	if (libc)
+		dlclose(libc);
+	if (!fn)
+		fn = (void *)fopen;
+	if (!dladdr(fn, &info) || !info.dli_fname || !realpath(info.dli_fname, real)) {
 		snprintf(why, whylen, "library not found (where is the C library's fopen?)");
 		return -1;
 	}
@@ -854,10 +861,43 @@ size_t library_probes_take_links(struct library_probes *lp, struct bpf_link ***o
 	return n;
 }
 
+/*
+ * libbpf 1.1 frees a USDT link's uprobe links only when it detaches them,
+ * so a disconnected USDT link (the markers') would leak them.  Disconnected
+ * links are those another process detaches while this one exits: keep the
+ * USDT ones referenced until the exit instead.
+ */
+static struct bpf_link **parked;
+static size_t nparked;
+
+static void park_usdt_links(struct library_probes *lp)
+{
+	size_t n = 0;
+	struct bpf_link **more;
+
+	for (size_t k = 0; k < lp->nlinks; k++)
+		n += lp->link_layer[k] == LAYER_MARKERS;
+	more = n ? realloc(parked, (nparked + n) * sizeof(*parked)) : NULL;
+	if (!more)
+		return; /* then they are disconnected and freed with the others */
+	parked = more;
+	for (size_t k = 0; k < lp->nlinks; k++) {
+		if (lp->link_layer[k] != LAYER_MARKERS)
+			continue;
+		parked[nparked++] = lp->links[k];
+		lp->links[k] = lp->links[--lp->nlinks];
+		lp->link_layer[k--] = lp->link_layer[lp->nlinks];
+	}
+}
+
 void library_probes_detach(struct library_probes *lp, bool disconnect)
 {
 	struct bpf_link **links;
-	size_t n = library_probes_take_links(lp, &links);
+	size_t n;
+
+	if (disconnect && lp)
+		park_usdt_links(lp);
+	n = library_probes_take_links(lp, &links);
 
 	for (size_t i = 0; i < n; i++) {
 		if (disconnect)
