@@ -54,6 +54,8 @@ test-asan: deps-test
 	$(MAKE) all workloads
 	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" EXTRA_LDFLAGS="$(SANITIZE)" \
 		$(ASAN_BUILD)/dltrace
+	# the marker library next to that dltrace is the one the tests' jobs load
+	ln -sf ../$(BUILD)/libdltrace_markers.so $(ASAN_BUILD)/libdltrace_markers.so
 	DLTRACE_BIN=$(CURDIR)/$(ASAN_BUILD)/dltrace DLTRACE_SANITIZED=1 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:exitcode=99 \
