@@ -668,8 +668,9 @@ static void levels(const struct term *t, const struct report_view *v)
 
 		if (!lv->calls[l])
 			continue;
-		fprintf(t->f, "  %s%s%s: %s calls, %s\n", BOLD(t), rs_level_names[l], RESET(t),
-			human_count(a, lv->calls[l]), human_ns(b, lv->time_ns[l]));
+		fprintf(t->f, "  %s%s%s: %s call%s, %s\n", BOLD(t), rs_level_names[l], RESET(t),
+			human_count(a, lv->calls[l]), lv->calls[l] == 1 ? "" : "s",
+			human_ns(b, lv->time_ns[l]));
 		fprintf(t->f, "    %s%-22s %9s %6s %10s | %-8s %8s %8s | %10s %9s %10s %10s%s\n",
 			DIM(t), "function", "calls", "failed", "time", "lat:p50", "p99", "max",
 			"bytes asked", "syscalls", "read", "written", RESET(t));
@@ -724,9 +725,10 @@ static void loop(const struct term *t, const struct report_stats *st, uint32_t o
 
 	fprintf(
 	    t->f,
-	    "  training loop: thread %u (pid %u, %s): %u steps, %u epochs; batch waits from %s\n",
-	    th->tid, st->procs[th->proc].pid, shown(st, th->comm, name, sizeof(name), 16), o->steps,
-	    o->epochs,
+	    "  training loop: thread %u (pid %u%s%s): %u step%s, %u epoch%s; batch waits from %s\n",
+	    th->tid, st->procs[th->proc].pid, th->comm != NONE32 ? ", " : "",
+	    th->comm != NONE32 ? shown(st, th->comm, name, sizeof(name), 16) : "", o->steps,
+	    o->steps == 1 ? "" : "s", o->epochs, o->epochs == 1 ? "" : "s",
 	    o->fetch_seen ? "fetch regions" : "reads of pipes and sockets (no fetch regions)");
 	if (o->steps) {
 		fprintf(
