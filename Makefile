@@ -25,7 +25,7 @@ USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
 USER_HDRS := $(shell find user -name '*.h')
 
 .PHONY: all clean install vmlinux test test-shuffle test-each check-build stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
-all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so $(BUILD)/span_check
+all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so $(BUILD)/span_check $(BUILD)/trace_rewrite
 
 # The marker library (markers/): USDT probes with semaphores, for jobs to name
 # their phases; python/dltrace_markers.py loads it with ctypes.
@@ -54,6 +54,8 @@ test-asan: deps-test
 	$(MAKE) all workloads
 	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" EXTRA_LDFLAGS="$(SANITIZE)" \
 		$(ASAN_BUILD)/dltrace
+	# the marker library next to that dltrace is the one the tests' jobs load
+	ln -sf ../$(BUILD)/libdltrace_markers.so $(ASAN_BUILD)/libdltrace_markers.so
 	DLTRACE_BIN=$(CURDIR)/$(ASAN_BUILD)/dltrace DLTRACE_SANITIZED=1 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:exitcode=99 \
@@ -122,6 +124,7 @@ FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_
 	event/syscall_table.c lib/json_string.c lib/string_index.c lib/u64_index.c \
 	lib/quantile_sketch.c report/path_scope.c report/report_tables.c report/report_access.c \
 	report/report_timeline.c report/report_events.c report/report_derive.c \
+	report/report_levels.c report/report_phases.c \
 	report/report_findings.c report/render/report_format.c report/report_warnings.c \
 	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \
 	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
@@ -276,6 +279,10 @@ SPAN_CHECK_OBJS := $(addprefix $(BUILD)/obj/,decode/span_records.o io/record_fil
 	event/syscall_table.o lib/json_string.o)
 $(BUILD)/span_check: tools/span_check.c $(SPAN_CHECK_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@
+
+# A trace read into events and written again: the reader's round trip (tools/trace_rewrite.c).
+$(BUILD)/trace_rewrite: tools/trace_rewrite.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Regenerate the bundled vmlinux.h from the running kernel's BTF.
 vmlinux:

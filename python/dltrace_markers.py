@@ -128,7 +128,7 @@ class _Region:
             self.began = True
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
         if self.began:
             self.began = False
             if _END.value:
@@ -149,13 +149,16 @@ class _Region:
 
 
 class _Noop:
-    """What step() and epoch() return while no tracer listens."""
+    """What step() and epoch() return while no tracer listens: the cheapest
+    context manager Python has (a fixed-arity __exit__ is cheaper than *exc;
+    the with statement itself costs more than the marker, see
+    bench/markers_cost.py)."""
     __slots__ = ()
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
         return False
 
 
@@ -167,18 +170,18 @@ def region(name, **args):
     return _Region(name, args)
 
 
-def step(i):
+def step(i, _sem=_BEGIN, _noop=_NOOP):
     """with step(i): ... -- region "step" with argument step=i."""
-    if _BEGIN.value:
+    if _sem.value:
         return _Region(b'step', {'step': i})
-    return _NOOP
+    return _noop
 
 
-def epoch(e):
+def epoch(e, _sem=_BEGIN, _noop=_NOOP):
     """with epoch(e): ... -- region "epoch" with argument epoch=e."""
-    if _BEGIN.value:
+    if _sem.value:
         return _Region(b'epoch', {'epoch': e})
-    return _NOOP
+    return _noop
 
 
 def instant(name, **args):

@@ -24,9 +24,10 @@ int main(int argc, char **argv)
 		return report_main(argc - 1, argv + 1);
 
 	rc = trace_options_parse(&o, argc, argv);
-	if (rc == 1)
-		return 0;
-	if (rc)
-		return rc;
-	return trace_run(&o);
+	if (!rc)
+		rc = trace_run(&o);
+	else if (rc == 1)
+		rc = 0;
+	trace_options_free(&o);
+	return rc;
 }

@@ -187,11 +187,16 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 			break;
 		}
 		case OPT_LIB: {
-			char err[PATH_MAX + 256];
+			char err[PATH_MAX + 256], real[PATH_MAX];
 
-			/* kept by the probe side until probes_load (library_probes.h) */
-			if (library_probes_add_path(optarg, err, sizeof(err)))
+			if (o->nlibs == MAX_LIBS)
+				return usage_error("--lib: at most 16 libraries%s", "");
+			if (library_probes_check_path(optarg, real, err, sizeof(err)))
 				return usage_error("%s", err);
+			o->libs[o->nlibs] = strdup(real);
+			if (!o->libs[o->nlibs])
+				return usage_error("%s", "out of memory");
+			o->nlibs++;
 			break;
 		}
 		case OPT_VFS:
@@ -244,4 +249,11 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 		return usage_error("give exactly one target kind: --pid, --cgroup or -- COMMAND%s",
 				   "");
 	return 0;
+}
+
+void trace_options_free(struct trace_options *o)
+{
+	for (size_t i = 0; i < o->nlibs; i++)
+		free(o->libs[i]);
+	o->nlibs = 0;
 }

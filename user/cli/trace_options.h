@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #define MAX_PIDS 64
+#define MAX_LIBS 16
 
 struct trace_options {
 	pid_t pids[MAX_PIDS];
@@ -20,8 +21,10 @@ struct trace_options {
 	uint64_t ring_bytes;
 	int gzip_level;
 	const char *save_records; /* --save-records: raw ring records (bench replay) */
-	unsigned layers; /* bit set of enum layer */
-	int vfs_attach;	 /* enum vfs_attach */
+	unsigned layers;	  /* bit set of enum layer */
+	char *libs[MAX_LIBS];	  /* --lib, real paths (malloc'd) */
+	size_t nlibs;
+	int vfs_attach;		 /* enum vfs_attach */
 	bool report;		 /* --report: the terminal report */
 	const char *report_json; /* --report-json FILE */
 	bool quiet;
@@ -34,5 +37,7 @@ struct trace_options {
  */
 int trace_options_parse(struct trace_options *o, int argc, char **argv);
 void trace_usage(FILE *out);
+/* What parsing allocated (the --lib paths). */
+void trace_options_free(struct trace_options *o);
 
 #endif

@@ -20,6 +20,8 @@ void decoder_init(struct record_decoder *d, struct event_consumer *out)
 	memset(d, 0, sizeof(*d));
 	process_table_init(&d->procs);
 	inode_paths_init(&d->inodes);
+	span_handles_init(&d->span_names);
+	span_threads_init(&d->span_threads);
 	d->out = out;
 	d->user_uid = -1;
 	d->page_size = sysconf(_SC_PAGESIZE);
@@ -56,11 +58,30 @@ static struct ev_str ev_cstr(const char *s)
 	return (struct ev_str){s, s ? strlen(s) : 0};
 }
 
+/* Whether the comma-separated list has word. */
+static bool has_word(struct ev_str list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (size_t i = 0; i + n <= list.len;) {
+		const char *comma = memchr(list.s + i, ',', list.len - i);
+		size_t len = comma ? (size_t)(comma - (list.s + i)) : list.len - i;
+
+		if (len == n && !memcmp(list.s + i, word, n))
+			return true;
+		i += len + 1;
+	}
+	return false;
+}
+
 void decoder_begin(struct record_decoder *d, const struct ev_trace_begin *meta)
 {
 	struct event e = {.type = EV_TRACE_BEGIN, .begin = *meta};
 
 	d->t0 = meta->start_mono_ns;
+	/* library calls say what their syscalls did: keep each thread's totals */
+	d->span_threads.on = has_word(meta->layers, "stdio") || has_word(meta->layers, "hdf5") ||
+			     has_word(meta->layers, "mpiio");
 	d->emitted++;
 	event_deliver(d->out, &e);
 }
@@ -90,6 +111,8 @@ void decoder_free(struct record_decoder *d)
 	process_table_free(&d->procs);
 	inode_paths_free(&d->inodes);
 	block_tracks_free(&d->blocks);
+	span_handles_free(&d->span_names);
+	span_threads_free(&d->span_threads);
 }
 
 /* A process's display name: its command line, else its comm. */
@@ -303,6 +326,7 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 	if (rec && p1 && (rec->ino || rec->dev) && io->ret >= 0)
 		inode_paths_set(&d->inodes, rec->dev, rec->ino, p1);
 	update_fds(p, io, rec, p1);
+	span_threads_syscall(&d->span_threads, io->h.tid, io->h.ts, io->h.kind, io->ret, p1);
 	path_put(p1);
 	path_put(p2);
 }
@@ -450,9 +474,11 @@ static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
 		t->live = false;
 		free(id_map_remove(&d->procs.threads, e->h.tid));
 	}
+	span_threads_exit(&d->span_threads, e->h.tid);
 	if (p->threads)
 		p->threads--;
 	if (group_dead) {
+		span_handles_forget_process(&d->span_names, e->h.tgid);
 		name_process(d, p);
 		proc_mark_exited(&d->procs, p, e->exit_code);
 		proc_forget(&d->procs, p->pid);
@@ -539,6 +565,77 @@ static void handle_vfs_open(struct record_decoder *d, const struct dl_path *rec,
 	path_put(path);
 }
 
+static bool opens_file(unsigned func)
+{
+	return func == DL_FN_FOPEN || func == DL_FN_FOPEN64 || func == DL_FN_FDOPEN ||
+	       func == DL_FN_H5FCREATE || func == DL_FN_H5FOPEN || func == DL_FN_MPI_FILE_OPEN;
+}
+
+/*
+ * A library call, or a marked region, instant or counter: one EV_SPAN.  A
+ * call is named after the objects it works on (the handle table), and its
+ * file is made absolute: a stream's from its descriptor, a relative HDF5 or
+ * MPI-IO file name from the open the call made.
+ */
+static void handle_span(struct record_decoder *d, const void *rec, size_t size)
+{
+	struct span_view v, named;
+	const struct dl_span *s;
+	struct process *p;
+	const struct path_ref *file = NULL;
+	const struct span_name *n;
+	struct sys_totals enclosed;
+	struct span_context c = {0};
+	struct ev_path path = {{NULL, 0}, NULL};
+	struct event e = {.type = EV_SPAN};
+	bool library, ok;
+
+	if (span_view(rec, size, &v)) {
+		d->malformed++;
+		return;
+	}
+	s = v.rec;
+	p = proc_for(d, &s->h);
+	library = s->level != DL_LEVEL_MARKERS;
+	named = v;
+	if (library) {
+		c.enclosed = &enclosed;
+		c.enclosed_partial =
+		    !span_threads_enclosed(&d->span_threads, s->h.tid, s->h.ts, &enclosed);
+		ok = s->level == DL_LEVEL_STDIO ? s->ret != 0 : (int64_t)s->ret >= 0;
+		if (s->flags & DL_SPAN_FD) /* a descriptor opened by the call exists at its end */
+			file =
+			    fd_path(p, s->h.fd, opens_file(s->func) ? s->h.ts + s->dur : s->h.ts);
+		else if (opens_file(s->func) && ok && v.str_len && v.str[0] != '/')
+			file = span_threads_opened(&d->span_threads, s->h.tid, s->h.ts, v.str,
+						   v.str_len);
+		if (file && opens_file(s->func)) { /* the handle table keeps the absolute name */
+			named.str = file->raw;
+			named.str_len = file->len;
+		}
+	}
+	n = span_handles_apply(&d->span_names, &named);
+	if (file) {
+		path = ev_path(file);
+	} else if (library && opens_file(s->func)) {
+		path.name = (struct ev_str){v.str, v.str_len};
+	} else if (n) {
+		const char *f = s->level == DL_LEVEL_HDF5 ? n->file : n->name;
+
+		path.name = ev_cstr(f);
+	}
+	c.path = &path;
+	if (n && s->level == DL_LEVEL_HDF5 && !opens_file(s->func))
+		c.object = n->name;
+	e.ts = rel(d, s->h.ts);
+	e.pid = s->h.tgid;
+	e.tid = s->h.tid;
+	span_event(&v, &c, &e.span, d->span_args, d->span_scratch);
+	emit(d, &e);
+	if (library && s->depth == 0)
+		span_threads_reset(&d->span_threads, s->h.tid);
+}
+
 /* Smallest record of each kind beyond the syscalls. */
 static size_t min_size(unsigned kind)
 {
@@ -555,6 +652,8 @@ static size_t min_size(unsigned kind)
 		return sizeof(struct dl_path);
 	case DL_EV_CGROUP:
 		return sizeof(struct dl_cgroup);
+	case DL_EV_SPAN:
+		return sizeof(struct dl_span);
 	default:
 		return sizeof(struct dl_proc);
 	}
@@ -602,6 +701,9 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 		handle_vfs_open(d, rec, size);
 		break;
 	case DL_EV_CGROUP: /* the daemon's business */
+		break;
+	case DL_EV_SPAN:
+		handle_span(d, rec, size);
 		break;
 	case DL_EV_FORK:
 		handle_fork(d, rec);

@@ -17,6 +17,9 @@
 #include "bpf/dltrace_events.h"
 #include "decode/block_tracks.h"
 #include "decode/inode_paths.h"
+#include "decode/span_args.h"
+#include "decode/span_records.h"
+#include "decode/span_threads.h"
 #include "event/event.h"
 #include "decode/process_table.h"
 
@@ -36,6 +39,11 @@ struct record_decoder {
 	uint64_t malformed;
 	struct process *last_proc; /* the process and thread of the last record */
 	uint32_t last_tid;	   /* records too short for their kind */
+	/* library calls and markers (DL_EV_SPAN) */
+	struct span_handles span_names;	  /* what opens named, per process and handle */
+	struct span_threads span_threads; /* the syscalls library calls enclose */
+	struct ev_arg span_args[EV_ARGS_MAX];
+	char span_scratch[SPAN_SCRATCH];
 };
 
 void decoder_init(struct record_decoder *d, struct event_consumer *out);

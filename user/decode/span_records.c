@@ -335,8 +335,9 @@ const struct span_name *span_handles_apply(struct span_handles *h, const struct 
 	s = find(h, tgid, e->level, e->handle);
 	if (!s)
 		return NULL;
+	/* the closes return herr_t (an int): the upper half of ret is not theirs */
 	if (span_func_closes(e->func) &&
-	    (e->level == DL_LEVEL_STDIO || e->level == DL_LEVEL_MPIIO || e->ret >= 0)) {
+	    (e->level == DL_LEVEL_STDIO || e->level == DL_LEVEL_MPIIO || (int32_t)e->ret >= 0)) {
 		forget(h, s);
 		return &h->closed;
 	}

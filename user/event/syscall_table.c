@@ -76,6 +76,7 @@ const char *record_kind_name(unsigned kind)
 	    [DL_EV_VFS - DL_EV_FORK] = "vfs",
 	    [DL_EV_VFS_OPEN - DL_EV_FORK] = "vfs_open",
 	    [DL_EV_CGROUP - DL_EV_FORK] = "cgroup",
+	    [DL_EV_SPAN - DL_EV_FORK] = "span",
 	};
 
 	if (kind < DL_SYS_COUNT)

@@ -443,6 +443,8 @@ int trace_run(const struct trace_options *o)
 	    .verbose = o->verbose,
 	    .layers = o->layers,
 	    .vfs_attach = o->vfs_attach,
+	    .lib_paths = o->libs,
+	    .nlib_paths = o->nlibs,
 	};
 	uint64_t t0;
 	int64_t wall0;

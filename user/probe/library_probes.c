@@ -77,7 +77,6 @@ static const char *const marker_probes[] = {"region_end", "region_begin", "insta
 
 #define MAX_FNS	    16
 #define MAX_TARGETS 16
-#define MAX_EXTRA   16
 
 struct target {
 	char path[PATH_MAX];
@@ -122,9 +121,6 @@ struct library_probes {
 
 #define GONE ((struct link_set *)1)
 
-static char *extra_paths[MAX_EXTRA];
-static size_t nextra;
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -163,16 +159,11 @@ static int classify(const struct elf_symbols *e)
 	return -1;
 }
 
-int library_probes_add_path(const char *path, char *err, size_t errlen)
+int library_probes_check_path(const char *path, char *real, char *err, size_t errlen)
 {
-	char real[PATH_MAX];
 	struct elf_symbols *e;
 	int layer;
 
-	if (nextra == MAX_EXTRA) {
-		snprintf(err, errlen, "--lib: at most %d libraries", MAX_EXTRA);
-		return -1;
-	}
 	if (!realpath(path, real) || !(e = elf_symbols_open(real))) {
 		snprintf(err, errlen, "--lib %s: %s", path,
 			 errno == ENOEXEC ? "not an ELF file" : strerror(errno));
@@ -187,12 +178,6 @@ int library_probes_add_path(const char *path, char *err, size_t errlen)
 			 path);
 		return -1;
 	}
-	extra_paths[nextra] = strdup(real);
-	if (!extra_paths[nextra]) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	nextra++;
 	return 0;
 }
 
@@ -407,10 +392,17 @@ static void find_markers(struct library_probes *lp)
 /* The C library the dynamic loader gave dltrace: the one jobs get too. */
 static int find_libc(struct library_probes *lp, char *why, size_t whylen)
 {
+	/* the C library's own fopen: a sanitizer's runtime intercepts the symbol */
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	void *fn = libc ? dlsym(libc, "fopen") : NULL;
 	Dl_info info;
 	char real[PATH_MAX];
 
-	if (!dladdr((void *)fopen, &info) || !info.dli_fname || !realpath(info.dli_fname, real)) {
+	if (libc)
+		dlclose(libc);
+	if (!fn)
+		fn = (void *)fopen;
+	if (!dladdr(fn, &info) || !info.dli_fname || !realpath(info.dli_fname, real)) {
 		snprintf(why, whylen, "library not found (where is the C library's fopen?)");
 		return -1;
 	}
@@ -453,7 +445,8 @@ static void layer_off(struct layer_plan *plan, int layer, const char *fmt, ...)
 	va_end(ap);
 }
 
-struct library_probes *library_probes_plan(struct layer_plan *plan, bool verbose)
+struct library_probes *library_probes_plan(struct layer_plan *plan, char *const *lib_paths,
+					   size_t nlib_paths, bool verbose)
 {
 	struct library_probes *lp = calloc(1, sizeof(*lp));
 	char why[PATH_MAX + 128];
@@ -467,17 +460,17 @@ struct library_probes *library_probes_plan(struct layer_plan *plan, bool verbose
 	lp->verbose = verbose;
 	id_map_init(&lp->procs);
 	/* --lib first: a library given by hand wins over one of the same file found */
-	for (size_t i = 0; i < nextra; i++) {
-		struct elf_symbols *e = elf_symbols_open(extra_paths[i]);
+	for (size_t i = 0; i < nlib_paths; i++) {
+		struct elf_symbols *e = elf_symbols_open(lib_paths[i]);
 		int layer = e ? classify(e) : -1;
 
 		elf_symbols_close(e);
 		if (layer >= 0 && !plan->layer[layer].wanted)
 			fprintf(stderr,
 				"dltrace: --lib %s: the %s layer is not on (--layers +%s)\n",
-				extra_paths[i], layer_name(layer), layer_name(layer));
+				lib_paths[i], layer_name(layer), layer_name(layer));
 		else if (layer >= 0 && plan->layer[layer].active &&
-			 add_target(lp, extra_paths[i], layer, why, sizeof(why)))
+			 add_target(lp, lib_paths[i], layer, why, sizeof(why)))
 			layer_off(plan, layer, "%s", why);
 	}
 	if (plan->layer[LAYER_MARKERS].active) {
@@ -522,6 +515,15 @@ struct library_probes *library_probes_plan(struct layer_plan *plan, bool verbose
 		describe(lp, plan, l);
 		if (verbose)
 			fprintf(stderr, "dltrace: %s: %s\n", layer_name(l), plan->layer[l].how);
+		else /* a library that lacks some of the layer's functions: one line */
+			for (size_t i = 0; i < lp->ntargets; i++)
+				if (lp->targets[i].layer == l && lp->targets[i].missing[0])
+					fprintf(
+					    stderr,
+					    "dltrace: %s: symbols missing in %s: %s (the others "
+					    "are traced)\n",
+					    layer_name(l), lp->targets[i].path,
+					    lp->targets[i].missing);
 	}
 	lp->per_process = plan->layer[LAYER_STDIO].active;
 	return lp;
@@ -859,10 +861,43 @@ size_t library_probes_take_links(struct library_probes *lp, struct bpf_link ***o
 	return n;
 }
 
+/*
+ * libbpf 1.1 frees a USDT link's uprobe links only when it detaches them,
+ * so a disconnected USDT link (the markers') would leak them.  Disconnected
+ * links are those another process detaches while this one exits: keep the
+ * USDT ones referenced until the exit instead.
+ */
+static struct bpf_link **parked;
+static size_t nparked;
+
+static void park_usdt_links(struct library_probes *lp)
+{
+	size_t n = 0;
+	struct bpf_link **more;
+
+	for (size_t k = 0; k < lp->nlinks; k++)
+		n += lp->link_layer[k] == LAYER_MARKERS;
+	more = n ? realloc(parked, (nparked + n) * sizeof(*parked)) : NULL;
+	if (!more)
+		return; /* then they are disconnected and freed with the others */
+	parked = more;
+	for (size_t k = 0; k < lp->nlinks; k++) {
+		if (lp->link_layer[k] != LAYER_MARKERS)
+			continue;
+		parked[nparked++] = lp->links[k];
+		lp->links[k] = lp->links[--lp->nlinks];
+		lp->link_layer[k--] = lp->link_layer[lp->nlinks];
+	}
+}
+
 void library_probes_detach(struct library_probes *lp, bool disconnect)
 {
 	struct bpf_link **links;
-	size_t n = library_probes_take_links(lp, &links);
+	size_t n;
+
+	if (disconnect && lp)
+		park_usdt_links(lp);
+	n = library_probes_take_links(lp, &links);
 
 	for (size_t i = 0; i < n; i++) {
 		if (disconnect)

@@ -36,17 +36,20 @@ struct library_probes;
 
 /*
  * A library given with --lib PATH: its layer is found from what it defines
- * (H5Fopen, MPI_File_open, fopen, dltrace USDT probes).  Call before
- * probes_load.  -1 with a message when it cannot be a library of any layer.
+ * (H5Fopen, MPI_File_open, fopen, dltrace USDT probes).  Its real path goes
+ * to real (PATH_MAX bytes).  -1 with a message when it cannot be a library
+ * of any layer.
  */
-int library_probes_add_path(const char *path, char *err, size_t errlen);
+int library_probes_check_path(const char *path, char *real, char *err, size_t errlen);
 
 /*
- * Find the libraries and functions of the wanted library layers; layers
- * that cannot run are marked in plan with their reason.  NULL: out of
- * memory (the library layers are then marked off).
+ * Find the libraries and functions of the wanted library layers (the
+ * --lib libraries first, checked real paths); layers that cannot run are
+ * marked in plan with their reason.  NULL: out of memory (the library
+ * layers are then marked off).
  */
-struct library_probes *library_probes_plan(struct layer_plan *plan, bool verbose);
+struct library_probes *library_probes_plan(struct layer_plan *plan, char *const *lib_paths,
+					   size_t nlib_paths, bool verbose);
 /*
  * What a library's layout means for the BPF side (a FILE's descriptor, an
  * MPI datatype's size) travels in its probes' cookies: nothing to set

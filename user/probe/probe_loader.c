@@ -107,7 +107,7 @@ int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sam
 	libbpf_verbose = o->verbose;
 	libbpf_set_print(libbpf_print);
 	layers_plan(&p->plan, o->layers, o->vfs_attach);
-	p->libs = library_probes_plan(&p->plan, o->verbose);
+	p->libs = library_probes_plan(&p->plan, o->lib_paths, o->nlib_paths, o->verbose);
 	for (;;) {
 		struct bpf_program *prog;
 		int layer;

@@ -26,6 +26,8 @@ struct probe_options {
 	unsigned layers;     /* wanted layers (bit set of enum layer) */
 	bool cgroup_events;  /* daemon: report cgroup v2 mkdir/rmdir */
 	enum vfs_attach vfs_attach;
+	char *const *lib_paths; /* --lib: libraries of the library layers (real paths) */
+	size_t nlib_paths;
 };
 
 struct probes {

@@ -521,6 +521,7 @@ void rs_derive(struct report_stats *st)
 	derive_groups(st);
 	derive_mounts(st);
 	derive_job(st);
+	rs_phases_derive(st);
 }
 
 void rs_timeline_range(const struct report_stats *st, uint32_t *first, uint32_t *n)

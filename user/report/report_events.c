@@ -121,6 +121,7 @@ static int class_of(unsigned sys)
 
 void rs_finish_input(struct report_stats *st)
 {
+	rs_phases_finish(st);
 	for (uint32_t i = 0; i < st->nthreads; i++)
 		rs_burst_close(st, i);
 	for (uint32_t i = 0; i < st->npairs; i++)
@@ -207,6 +208,11 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 
 	if (scope == SCOPE_OTHER) {
 		if (is_read_kind(k)) {
+			/* a pipe or socket read: a training loop's wait for its batch */
+			struct rs_item it = {start, dur,    0,		0,   th->proc,
+					     ti,    NONE32, LV_SYSCALL, true};
+
+			rs_phase_call(st, &it);
 			tot->reads++;
 			tot->bytes_read += moved;
 		} else if (is_write_kind(k)) {
@@ -290,6 +296,17 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	uint32_t pi = rs_pair_get(st, th->proc, fi);
 	struct rs_pair *p = pi != NONE32 ? &st->pairs[pi] : NULL;
 	struct rs_access a = {ti, fi, pi, has_offset, (int64_t)s->offset, moved, start, end};
+	struct rs_item it = {start,
+			     dur,
+			     is_read_kind(k) ? moved : 0,
+			     is_write_kind(k) ? moved : 0,
+			     th->proc,
+			     ti,
+			     fi,
+			     LV_SYSCALL,
+			     false};
+
+	rs_phase_call(st, &it);
 
 	f = &st->files[fi];
 	if (p && DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
@@ -468,6 +485,23 @@ static void header_event(struct report_stats *st, const struct ev_trace_begin *b
 		t->offset_ns = (int64_t)1 << 60;
 }
 
+/* A library call (its level's figures) or a marker (the phases). */
+static void span_event(struct report_stats *st, const struct event *ev)
+{
+	static const struct ev_str marker = EV_STR("marker");
+	uint64_t start = (uint64_t)st->traces[st->cur].offset_ns + ev->ts;
+	uint64_t dur = ev->span.phase == EV_PH_COMPLETE ? ev->span.dur : 0;
+	uint32_t ti = rs_thread_get(st, ev->pid, ev->tid, start);
+
+	if (ti == NONE32)
+		return;
+	seen(st, ti, start, start + dur);
+	if (ev->span.cat.len == marker.len && !memcmp(ev->span.cat.s, marker.s, marker.len))
+		rs_phase_marker(st, ti, ev, start);
+	else
+		rs_level_span(st, ti, ev, start);
+}
+
 static bool is_syscall_cat(const struct ev_str *c)
 {
 	return (c->len == 4 && (!memcmp(c->s, "data", 4) || !memcmp(c->s, "sync", 4))) ||
@@ -482,13 +516,16 @@ void rs_event(struct report_stats *st, const struct event *ev)
 
 	st->events++;
 	t->events++;
-	if (ev->ts >> 60 || (ev->type == EV_SYSCALL && ev->sys.dur >> 60)) {
+	if (ev->ts >> 60 || (ev->type == EV_SYSCALL && ev->sys.dur >> 60) ||
+	    (ev->type == EV_SPAN && ev->span.dur >> 60)) {
 		/* absurd times (a damaged trace): clamp so that sums cannot overflow */
 		clipped = *ev;
 		if (clipped.ts >> 60)
 			clipped.ts = 1ull << 60;
 		if (clipped.type == EV_SYSCALL && clipped.sys.dur >> 60)
 			clipped.sys.dur = 1ull << 60;
+		if (clipped.type == EV_SPAN && clipped.span.dur >> 60)
+			clipped.span.dur = 1ull << 60;
 		ev = &clipped;
 	}
 	switch (ev->type) {
@@ -526,6 +563,9 @@ void rs_event(struct report_stats *st, const struct event *ev)
 	case EV_EXEC:
 	case EV_EXIT:
 		process_event(st, ev);
+		return;
+	case EV_SPAN:
+		span_event(st, ev);
 		return;
 	case EV_OTHER:
 		/* a slice of a syscall category this version does not know */

@@ -64,4 +64,22 @@ void rs_burst_add(struct report_stats *st, uint32_t ti, uint32_t file, uint64_t 
 /* End thread ti's burst, if any; kept when it moved at least BURST_MIN. */
 void rs_burst_close(struct report_stats *st, uint32_t ti);
 
+/* ---- report_levels.c ---- */
+
+/* A library call (an EV_SPAN of category stdio, hdf5 or mpiio); start: report time. */
+void rs_level_span(struct report_stats *st, uint32_t ti, const struct event *ev, uint64_t start);
+/* The level of a span category (LV_SYSCALL: none of the library levels). */
+int rs_level_of(const struct ev_str *cat);
+void rs_levels_free(struct report_stats *st);
+
+/* ---- report_phases.c ---- */
+
+/* A call of the job (application I/O, a pipe or socket read, a library call). */
+void rs_phase_call(struct report_stats *st, const struct rs_item *it);
+/* A marker event (region, instant, counter) of thread ti; start: report time. */
+void rs_phase_marker(struct report_stats *st, uint32_t ti, const struct event *ev, uint64_t start);
+/* The end of the input: the calls still waiting go to their phases. */
+void rs_phases_finish(struct report_stats *st);
+void rs_phases_free(struct report_stats *st);
+
 #endif

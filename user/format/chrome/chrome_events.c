@@ -509,7 +509,7 @@ static bool layer_event(struct chrome_events *s, const struct trace_event *l, st
 struct span_ctx {
 	struct chrome_events *s;
 	size_t region; /* bytes of each scratch region */
-	unsigned nargs;
+	unsigned nargs, kept;
 };
 
 static int span_arg(void *ctx, const struct json_member *m)
@@ -573,7 +573,7 @@ static int span_member(void *ctx, const struct json_member *m)
 static bool span_event(struct chrome_events *s, const struct trace_event *l, struct event *e,
 		       const struct trace_str *cat)
 {
-	struct span_ctx x = {s, TRACE_SCRATCH(l->raw.len), 0};
+	struct span_ctx x = {s, TRACE_SCRATCH(l->raw.len), 0, 0};
 
 	if (!strchr("XBEiC", l->ph) || !l->ph || !cat->len)
 		return false;
@@ -583,18 +583,28 @@ static bool span_event(struct chrome_events *s, const struct trace_event *l, str
 	e->span.cat = str(cat);
 	e->span.dur = l->dur_ns;
 	trace_object_members(l->raw.s, l->raw.len, s->scratch + x.region, span_member, &x);
-	/* a "path" string arg is a file name, with its exact bytes in path_hex */
-	for (unsigned k = 0; k < x.nargs; k++) {
+	/*
+	 * A "path" string arg is a file name, with its exact bytes in path_hex:
+	 * the writer writes path_hex again from the name, so it is not an arg
+	 * of its own.
+	 */
+	for (unsigned k = 0, kept = 0; k < x.nargs; k++) {
 		struct ev_arg *a = &s->span_args[k];
 
+		if (a->type == EV_ARG_STR && a->key.len == 8 && !memcmp(a->key.s, "path_hex", 8) &&
+		    l->path.len)
+			continue;
 		if (a->type == EV_ARG_STR && a->key.len == 4 && !memcmp(a->key.s, "path", 4)) {
-			s->span_paths[k] = (struct ev_path){a->s, NULL};
+			s->span_paths[kept] = (struct ev_path){a->s, NULL};
 			if (l->path.len)
-				s->span_paths[k].name = str(&l->path);
+				s->span_paths[kept].name = str(&l->path);
 			a->type = EV_ARG_PATH;
-			a->path = &s->span_paths[k];
+			a->path = &s->span_paths[kept];
 		}
+		s->span_args[kept++] = *a;
+		x.kept = kept;
 	}
+	x.nargs = x.kept;
 	e->span.args = s->span_args;
 	e->span.nargs = x.nargs;
 	return true;
