@@ -31,11 +31,11 @@
  *   pattern      reads, writes, bytes_read, bytes_written, seq_reads,
  *                consec_reads, seq_writes, consec_writes, random_reads,
  *                random_writes, small_reads, small_writes, seeks, rw_switches,
- *                opens, stats, metadata_calls, syncs, mmaps, no_offset
+ *                opens, stats, metadata_calls, syncs, mmaps, no_offset, hints
  *   files        count, read, written, read_once, reread, redundant_bytes,
  *                reread_within_open_bytes, concurrent_duplicate_bytes,
  *                dataset_bytes, size_bins[10], list[]{path,path_hex?,bytes_read,
- *                bytes_written,reads,writes,opens,stats,seeks,syncs,seq_reads,
+ *                bytes_written,reads,writes,opens,stats,seeks,syncs,hints,seq_reads,
  *                consec_reads,seq_writes,consec_writes,random_reads,random_writes,
  *                rw_switches,processes,readers,first_ns,last_ns,max_byte_read,
  *                max_byte_written,size,extent,passes,reread_within_open,
@@ -484,6 +484,7 @@ static void pattern(struct jw *w, const struct report_stats *st)
 	u64(w, "syncs", t->syncs);
 	u64(w, "mmaps", t->mmaps);
 	u64(w, "no_offset", t->no_offset);
+	u64(w, "hints", t->hints);
 	END_OBJ(w);
 }
 
@@ -511,6 +512,7 @@ static void file_entry(struct jw *w, const struct report_stats *st, const struct
 	u64(w, "stats", f->stats);
 	u64(w, "seeks", f->seeks);
 	u64(w, "syncs", f->syncs);
+	u64(w, "hints", f->hints);
 	u64(w, "seq_reads", f->seq_reads);
 	u64(w, "consec_reads", f->consec_reads);
 	u64(w, "seq_writes", f->seq_writes);
