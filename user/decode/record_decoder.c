@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "decode/path_rebuild.h"
@@ -234,6 +235,11 @@ static bool times_kind(unsigned kind)
 	       kind == DL_SYS_UTIMENSAT;
 }
 
+static bool utime_special(uint32_t nsec)
+{
+	return nsec == UTIME_NOW || nsec == UTIME_OMIT;
+}
+
 /* The syscall event of a record; rec: its path record, if it has one. */
 static void emit_syscall(struct record_decoder *d, const struct dl_io *io,
 			 const struct dl_path *rec, const struct path_ref *path,
@@ -271,8 +277,9 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io,
 		}
 	}
 	if (times_kind(s->sys)) {
-		s->times.sec[0] = (int64_t)io->offset;
-		s->times.sec[1] = (int64_t)io->size;
+		/* UTIME_NOW and UTIME_OMIT ignore the seconds: 0, as a trace shows them */
+		s->times.sec[0] = utime_special(s->arg_lo) ? 0 : (int64_t)io->offset;
+		s->times.sec[1] = utime_special(s->arg_hi) ? 0 : (int64_t)io->size;
 		s->times.nsec[0] = s->arg_lo;
 		s->times.nsec[1] = s->arg_hi;
 		s->offset = s->size = 0;
@@ -310,7 +317,8 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 			return;
 		}
 		rec = data;
-		p1 = slot_path(rec, size, 0, &off);
+		if (rec->how[0]) /* empty when a descriptor names the file (fsetxattr, ...) */
+			p1 = slot_path(rec, size, 0, &off);
 		if (rec->how[1] & DL_PATH_TEXT) {
 			/* an xattr name, a symlink's target: the bytes as passed */
 			if (off + rec->name_len[1] <= size - sizeof(*rec))

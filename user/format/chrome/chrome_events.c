@@ -261,8 +261,7 @@ static void meta_kind_args(struct chrome_events *s, const struct trace_event *l,
 		break;
 	case DL_SYS_SYMLINK:
 	case DL_SYS_SYMLINKAT:
-		if (extra_str(s, l, "target", &text))
-			sc->text = str(&text);
+		sc->text = str(&l->target); /* the tokenizer keeps "target" (the header's key too) */
 		break;
 	case DL_SYS_MKNOD:
 	case DL_SYS_MKNODAT: {
@@ -284,7 +283,7 @@ static void meta_kind_args(struct chrome_events *s, const struct trace_event *l,
 	case DL_SYS_SETXATTRAT:
 		if (extra_str(s, l, "xattr_flags", &text))
 			parse_flag_set(FLAGS_XATTR, text.s, text.len, &sc->arg_lo);
-		sc->text = str(&l->name);
+		sc->text = str(&l->name); /* tokenized: process names use the key too */
 		break;
 	case DL_SYS_GETXATTR:
 	case DL_SYS_LGETXATTR:
