@@ -71,7 +71,14 @@ demo: deps-demo
 	$(MAKE) all
 	examples/pytorch/run_demo.sh $(BUILD)/dltrace $(PYTHON) $(DEMO_OUT)
 
-workloads: $(TEST_WORKLOADS)
+# Test tools built from dltrace's own objects (tests/tools/).
+TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/%,$(wildcard tests/tools/*.c))
+
+workloads: $(TEST_WORKLOADS) $(TEST_TOOLS)
+
+$(BUILD)/tests/%: tests/tools/%.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
