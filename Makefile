@@ -12,6 +12,8 @@ LDFLAGS += $(EXTRA_LDFLAGS)
 LDLIBS += -lbpf -lelf -lz -lm -lpthread
 # BPF_PROG/BPF_KPROBE declare the traced function's whole signature: unused parameters are normal there.
 BPF_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf
+# bench/ builds variants of the BPF side with BPF_DEFS (the DL_HOOKS_* of meta_syscall_probes.bpf.c)
+BPF_CFLAGS += $(BPF_DEFS)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
@@ -137,7 +139,25 @@ bench: deps-bench
 	$(MAKE) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
 
-bench-build: $(BENCH_BINS) $(BENCH)/replay
+bench-build: $(BENCH_BINS) $(BENCH)/replay bench-hooks
+
+# dltrace with the other ways of hooking the syscalls of meta_syscall_probes.bpf.c, for
+# bench/hook_options.py: none (those syscalls not traced), one program pair per tracepoint
+# (per-program), raw_syscalls (raw); each a whole build in its own directory.
+HOOKS := $(BENCH)/hooks
+.PHONY: bench-hooks
+bench-hooks: $(HOOKS)/raw/syscall_nrs.h
+	$(MAKE) BUILD=$(HOOKS)/none BPF_DEFS=-DDL_HOOKS_NONE $(HOOKS)/none/dltrace
+	$(MAKE) BUILD=$(HOOKS)/per-program BPF_DEFS=-DDL_HOOKS_PER_PROGRAM \
+		$(HOOKS)/per-program/dltrace
+	$(MAKE) BUILD=$(HOOKS)/raw BPF_DEFS="-DDL_HOOKS_RAW_SYSCALLS -I$(CURDIR)/$(HOOKS)/raw" \
+		$(HOOKS)/raw/dltrace
+
+# The raw_syscalls variant dispatches on this machine's syscall numbers.
+$(HOOKS)/raw/syscall_nrs.h:
+	@mkdir -p $(dir $@)
+	echo '#include <sys/syscall.h>' | $(CC) -E -dM -x c - | grep '^#define __NR_' > $@.tmp
+	mv $@.tmp $@
 
 # The replay: saved ring records through the decoder and one consumer (bench/replay.c).
 $(BENCH)/replay: bench/replay.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))

@@ -33,6 +33,13 @@
 #include "ring_output.bpf.h"
 #include "path_walk.bpf.h"
 
+/* the DL_HOOKS_NONE variant (bench/) has no program: the helpers go unused */
+#ifdef DL_HOOKS_NONE
+#define DL_META_HELPER static __always_inline __attribute__((unused))
+#else
+#define DL_META_HELPER static __always_inline
+#endif
+
 #define AT_FDCWD   -100
 #define PAGE_SHIFT 12
 #define UTIME_NOW  ((1l << 30) - 1l)
@@ -57,7 +64,7 @@ static long dl_map_vma(struct task_struct *task, struct vm_area_struct *vma, voi
 	return 0;
 }
 
-static __always_inline int meta_enter(void *ctx, struct dl_task *t, __u32 kind)
+DL_META_HELPER int meta_enter(void *ctx, struct dl_task *t, __u32 kind)
 {
 	if (bpf_probe_read_kernel(t->a, sizeof(t->a), (char *)ctx + 16))
 		return 0;
@@ -352,8 +359,7 @@ static __always_inline void meta_fill_io(struct dl_io *e, struct dl_task *t, __u
 	}
 }
 
-static __always_inline int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_task *t,
-				     __u32 kind)
+DL_META_HELPER int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_task *t, __u32 kind)
 {
 	struct dl_io *e;
 	__u32 i;
@@ -473,6 +479,16 @@ DL_META_SYSCALLS(DL_META_PAIR)
  * syscalls of 32-bit tasks would be misread: a measurement only.)
  */
 #include "syscall_nrs.h"
+/* x86_64 numbers newer than the build machine's headers may be */
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+#ifndef __NR_setxattrat
+#define __NR_setxattrat	   463
+#define __NR_getxattrat	   464
+#define __NR_listxattrat   465
+#define __NR_removexattrat 466
+#endif
 
 #define DL_META_CASE(tp, kind)                                                                     \
 	case __NR_##tp:                                                                            \
