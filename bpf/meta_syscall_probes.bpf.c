@@ -44,6 +44,17 @@
 #define PAGE_SHIFT 12
 #define UTIME_NOW  ((1l << 30) - 1l)
 
+/*
+ * setxattrat/getxattrat's argument (UAPI, linux/xattr.h, 6.13).  Not the
+ * vmlinux.h type: its field reads would be CO-RE relocations, which fail on
+ * kernels older than the struct (6.1 refused the whole program).
+ */
+struct dl_xattr_args {
+	__u64 value;
+	__u32 size;
+	__u32 flags;
+};
+
 /* madvise, msync, munmap: the file mapped at an address */
 struct dl_map_lookup {
 	__u64 addr;
@@ -293,7 +304,7 @@ static __always_inline int meta_exit_path(struct trace_event_raw_sys_exit *ctx, 
 		break;
 	case DL_SYS_SETXATTRAT: /* setxattrat(dfd, path, at_flags, name, uargs, usize) */
 	case DL_SYS_GETXATTRAT: {
-		struct xattr_args args = {};
+		struct dl_xattr_args args = {};
 
 		p->flags = a[2];
 		bpf_probe_read_user(&args, sizeof(args), (void *)a[4]);

@@ -42,6 +42,15 @@ static __always_inline int dl_kind_reads_pos(enum dl_kind kind)
 	}
 }
 
+/* struct flock (UAPI), without vmlinux.h's CO-RE relocations: the layout is fixed */
+struct dl_flock {
+	short l_type;
+	short l_whence;
+	long long l_start;
+	long long l_len;
+	int l_pid;
+};
+
 /* fcntl commands whose argument is a struct flock */
 static __always_inline int dl_fcntl_is_lock(__u64 cmd)
 {
@@ -131,7 +140,7 @@ static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum
 
 	if (kind == DL_SYS_FCNTL && dl_fcntl_is_lock(ctx->args[1])) {
 		/* the lock as the program asked for it: l_type, l_whence, l_start, l_len */
-		struct flock fl = {};
+		struct dl_flock fl = {};
 
 		bpf_probe_read_user(&fl, sizeof(fl), (void *)ctx->args[2]);
 		t->a[3] = (__u16)fl.l_type | (__u32)(__u16)fl.l_whence << 16;

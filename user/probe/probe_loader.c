@@ -27,14 +27,18 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 {
 	char line[1024];
 	const char *p;
+	va_list copy;
 
+	va_copy(copy, ap);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	/* libbpf: prog 'NAME': failed to load: -13 */
 	p = strstr(line, "prog '");
 	if (p && strstr(line, "failed to load"))
 		sscanf(p + 6, "%63[^']", failed_prog);
+	/* whole: a verifier log is one message of many lines */
 	if (libbpf_verbose && level != LIBBPF_DEBUG)
-		fputs(line, stderr);
+		vfprintf(stderr, fmt, copy);
+	va_end(copy);
 	return 0;
 }
 
