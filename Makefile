@@ -186,7 +186,7 @@ $(BENCH)/floor_probes.bpf.o: bench/floor_probes.bpf.c $(BENCH)/floor_probe_list.
 # The root is read-only there: the layer tests' scratch directory in the
 # checkout gets a writable one on the VM's disk.
 VM_TESTS ?= test_layers test_syscall_capture test_targets
-VM_TIMEOUT ?= 900
+VM_TIMEOUT ?= 1200
 vm-prepare: deps-vm
 	tests/vm/prepare.sh
 
