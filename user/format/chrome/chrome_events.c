@@ -261,7 +261,8 @@ static void meta_kind_args(struct chrome_events *s, const struct trace_event *l,
 		break;
 	case DL_SYS_SYMLINK:
 	case DL_SYS_SYMLINKAT:
-		sc->text = str(&l->target); /* the tokenizer keeps "target" (the header's key too) */
+		sc->text =
+		    str(&l->target); /* the tokenizer keeps "target" (the header's key too) */
 		break;
 	case DL_SYS_MKNOD:
 	case DL_SYS_MKNODAT: {
