@@ -14,6 +14,8 @@ LDLIBS += -lbpf -lelf -lz -lm -lpthread -ljson-c
 # libbpf's usdt.bpf.h includes <linux/errno.h>, which wants the multiarch <asm/errno.h>.
 BPF_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
 	-idirafter /usr/include/$(shell $(CC) -dumpmachine)
+# bench/ builds variants of the BPF side with BPF_DEFS (the DL_HOOKS_* of meta_syscall_probes.bpf.c)
+BPF_CFLAGS += $(BPF_DEFS)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
@@ -167,7 +169,25 @@ bench: deps-bench
 	$(MAKE) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
 
-bench-build: $(BENCH_BINS) $(BENCH)/replay
+bench-build: $(BENCH_BINS) $(BENCH)/replay bench-hooks
+
+# dltrace with the other ways of hooking the syscalls of meta_syscall_probes.bpf.c, for
+# bench/hook_options.py: none (those syscalls not traced), one program pair per tracepoint
+# (per-program), raw_syscalls (raw); each a whole build in its own directory.
+HOOKS := $(BENCH)/hooks
+.PHONY: bench-hooks
+bench-hooks: $(HOOKS)/raw/syscall_nrs.h
+	$(MAKE) BUILD=$(HOOKS)/none BPF_DEFS=-DDL_HOOKS_NONE $(HOOKS)/none/dltrace
+	$(MAKE) BUILD=$(HOOKS)/per-program BPF_DEFS=-DDL_HOOKS_PER_PROGRAM \
+		$(HOOKS)/per-program/dltrace
+	$(MAKE) BUILD=$(HOOKS)/raw BPF_DEFS="-DDL_HOOKS_RAW_SYSCALLS -I$(CURDIR)/$(HOOKS)/raw" \
+		$(HOOKS)/raw/dltrace
+
+# The raw_syscalls variant dispatches on this machine's syscall numbers.
+$(HOOKS)/raw/syscall_nrs.h:
+	@mkdir -p $(dir $@)
+	echo '#include <sys/syscall.h>' | $(CC) -E -dM -x c - | grep '^#define __NR_' > $@.tmp
+	mv $@.tmp $@
 
 # The replay: saved ring records through the decoder and one consumer (bench/replay.c).
 $(BENCH)/replay: bench/replay.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
@@ -214,7 +234,7 @@ check-build: deps-test
 # The root is read-only there: the layer tests' scratch directory in the
 # checkout gets a writable one on the VM's disk.
 VM_TESTS ?= test_layers test_syscall_capture test_targets
-VM_TIMEOUT ?= 900
+VM_TIMEOUT ?= 1200
 vm-prepare: deps-vm
 	tests/vm/prepare.sh
 

@@ -3,7 +3,7 @@
 
 Usage (as root, after `make all bench-build`):
   run_bench.py [--quick] [--reps N] [--workloads a,b] [--conditions a,b]
-               [--no-sustained] [--no-bpf-stats] [--keep-traces]
+               [--no-sustained] [--no-bpf-stats] [--no-hooks] [--keep-traces]
 Prints the tables and writes bench/results.json.  See README.md, Performance.
 """
 import argparse
@@ -15,6 +15,7 @@ import sys
 import time
 
 import machine
+import hook_options
 import measure
 import probe_list
 import replay_cost
@@ -24,7 +25,8 @@ import workloads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STATS_RUNS = (('micro-1t', 'floor'), ('micro-1t', 'dltrace-json'), ('metadata', 'floor'),
-              ('metadata', 'dltrace-json'))
+              ('metadata', 'dltrace-json'), ('meta-calls', 'floor'),
+              ('meta-calls', 'dltrace-json'))
 STALL_NS = 500 * 10**6  # no progress for this long counts as a stall
 
 
@@ -133,6 +135,8 @@ def parse_args():
     ap.add_argument('--no-bpf-stats', action='store_true')
     ap.add_argument('--no-report-scale', action='store_true')
     ap.add_argument('--keep-traces', action='store_true')
+    ap.add_argument('--no-hooks', action='store_true',
+                    help='skip the comparison of the ways to hook the metadata syscalls')
     ap.add_argument('--no-replay', action='store_true',
                     help='skip the instruction counts of the replay (callgrind)')
     ap.add_argument('--base', metavar='CHECKOUT',
@@ -167,10 +171,12 @@ def run(args, results):
     if args.reps:
         sizes['reps'] = args.reps
     results['config'] = dict(sizes, quick=args.quick)
-    syscalls = probe_list.syscalls(os.path.join(ROOT, 'build', 'dltrace.bpf.o'))
+    listed = probe_list.listed_syscalls(os.path.join(ROOT, 'build', 'dltrace'))
+    syscalls = [(tp, name) for tp, name, _ in listed]
     os.makedirs(args.out, exist_ok=True)
     with measure.job_cgroup('dltrace-bench-%d' % os.getpid()) as cgroup:
         job = tracers.Job(ROOT, args.out, cgroup, syscalls, args.keep_traces)
+        job.shared = [tp for tp, _, program in listed if program == 'dl_enter_shared']
         job.hooks, said = tracers.dltrace_hooks(job)
         results['dltrace_hooks'] = {'programs': job.hooks, 'dltrace_says': said}
         log('dltrace attaches %d programs here: %s' % (len(job.hooks), ' / '.join(said)))
@@ -216,6 +222,11 @@ def run(args, results):
             except (RuntimeError, ValueError, KeyError, OSError) as e:
                 results['sustained_error'] = str(e)
                 log('sustained test failed: %s' % e)
+        if not args.no_hooks:
+            meta, other = (workloads.MetaCalls(job, sizes, o) for o in (False, True))
+            meta.prepare()
+            results['hooks'] = hook_options.measure_all(ROOT, meta, other, 2 * sizes['reps'],
+                                                        log, base)
         if not args.no_replay:
             results['replay'] = replay_step(job, works, base, log)
         if not args.no_report_scale:
@@ -247,6 +258,8 @@ def main():
     print(report.table(results['machine'], results['config'], results['summary'],
                        {w.name: w.title for w in works}, labels, results['bpf_stats'],
                        results.get('sustained'), results['unavailable']))
+    if results.get('hooks'):
+        print(hook_options.table(results['hooks']))
     if results.get('replay'):
         print(report.replay_table(results['replay']))
     if 'sustained_error' in results:

@@ -25,6 +25,7 @@ class Job:
         self.syscalls = syscalls  # [(tracepoint name, syscall name)]
         self.keep_traces = keep_traces
         self.hooks = []  # names of the programs dltrace attaches, for the floor
+        self.shared = []  # tracepoints of the syscalls its shared programs serve
         self.launcher = os.path.join(root, 'bench', 'run_in_cgroup.sh')
         # the same user in every condition: dltrace would drop to SUDO_UID
         self.env = {k: v for k, v in os.environ.items() if not k.startswith('SUDO_')}
@@ -115,6 +116,18 @@ class Untraced(Condition):
         return {'status': status, 'lines': lines, 'stderr': stderr, 'wall_s': wall}
 
 
+def floor_arguments(job):
+    """floor_loader's program arguments: a shared program once per tracepoint it serves."""
+    args = []
+    for name in job.hooks:
+        if name in ('dl_enter_shared', 'dl_exit_shared'):
+            side = 'enter' if name == 'dl_enter_shared' else 'exit'
+            args += ['%s@syscalls/sys_%s_%s' % (name, side, tp) for tp in job.shared]
+        else:
+            args.append(name)
+    return args
+
+
 class Floor(Condition):
     """Empty programs on every hook dltrace uses (bench/floor_probes.bpf.c)."""
     name, label = 'floor', 'floor (empty BPF)'
@@ -122,7 +135,8 @@ class Floor(Condition):
     def run(self, job, argv, trace_base, stats=False):
         loader = subprocess.Popen([os.path.join(job.build, 'bench', 'floor_loader'),
                                    os.path.join(job.build, 'bench', 'floor_probes.bpf.o')]
-                                  + job.hooks, stdout=subprocess.PIPE, text=True, env=job.env)
+                                  + floor_arguments(job), stdout=subprocess.PIPE, text=True,
+                                  env=job.env)
         programs = set()
         try:
             ready = loader.stdout.readline().split()
@@ -199,6 +213,23 @@ class Dltrace(Condition):
         return result
 
 
+_KNOWN = {}
+
+
+def known_names(job, tool):
+    """The syscall names of dltrace's set that the tool knows (strace 6.1 and perf 6.1
+    predate fchmodat2 and the *xattrat calls): each is tried once, alone."""
+    if tool not in _KNOWN:
+        names = sorted({name for _, name in job.syscalls})
+        probe = {'strace': lambda n: ['strace', '-o', os.devnull, '-e', 'trace=' + n, 'true'],
+                 'perf': lambda n: ['perf', 'trace', '-o', os.devnull, '-e', n, '--', 'true']}
+        if _runs(probe[tool](','.join(names))):
+            _KNOWN[tool] = names
+        else:
+            _KNOWN[tool] = [n for n in names if _runs(probe[tool](n))]
+    return _KNOWN[tool]
+
+
 class Strace(Condition):
     name, label, slow = 'strace', 'strace -f', True
 
@@ -207,7 +238,7 @@ class Strace(Condition):
 
     def run(self, job, argv, trace_base, stats=False):
         trace = trace_base + '.strace'
-        names = ','.join(sorted({name for _, name in job.syscalls}))
+        names = ','.join(known_names(job, 'strace'))
         cmd = ['strace', '-f', '-qq', '-ttt', '-T', '-e', 'trace=' + names, '-o', trace, '--']
         return _external(job, cmd + job.in_cgroup(argv), trace,
                          rb'^\d+ +[\d.]+ [a-z_0-9]+\(', None)
@@ -246,7 +277,7 @@ class PerfTrace(Condition):
 
     def run(self, job, argv, trace_base, stats=False):
         trace = trace_base + '.perf'
-        names = ','.join(sorted({name for _, name in job.syscalls}))
+        names = ','.join(known_names(job, 'perf'))
         cmd = ['perf', 'trace', '-o', trace, '-e', names, '--']
         return _external(job, cmd + job.in_cgroup(argv), trace, rb'^ *[\d.]+ \( *[\d.]+ ms\)',
                          rb'LOST (\d+) events')

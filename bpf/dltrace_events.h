@@ -74,25 +74,85 @@ enum dl_kind {
 	DL_SYS_FCNTL,
 	DL_SYS_SENDFILE,
 	DL_SYS_COPY_FILE_RANGE,
+	/*
+	 * Metadata, hint and sync syscalls (issue 18), handled by the shared
+	 * programs of meta_syscall_probes.bpf.c.
+	 */
+	DL_SYS_ACCESS,
+	DL_SYS_FACCESSAT,
+	DL_SYS_FACCESSAT2,
+	DL_SYS_CHMOD,
+	DL_SYS_FCHMOD,
+	DL_SYS_FCHMODAT,
+	DL_SYS_FCHMODAT2,
+	DL_SYS_CHOWN,
+	DL_SYS_FCHOWN,
+	DL_SYS_LCHOWN,
+	DL_SYS_FCHOWNAT,
+	DL_SYS_UTIME,
+	DL_SYS_UTIMES,
+	DL_SYS_FUTIMESAT,
+	DL_SYS_UTIMENSAT,
+	DL_SYS_TRUNCATE,
+	DL_SYS_LINK,
+	DL_SYS_LINKAT,
+	DL_SYS_SYMLINK,
+	DL_SYS_SYMLINKAT,
+	DL_SYS_READLINK,
+	DL_SYS_READLINKAT,
+	DL_SYS_MKNOD,
+	DL_SYS_MKNODAT,
+	DL_SYS_SETXATTR,
+	DL_SYS_LSETXATTR,
+	DL_SYS_FSETXATTR,
+	DL_SYS_GETXATTR,
+	DL_SYS_LGETXATTR,
+	DL_SYS_FGETXATTR,
+	DL_SYS_LISTXATTR,
+	DL_SYS_LLISTXATTR,
+	DL_SYS_FLISTXATTR,
+	DL_SYS_REMOVEXATTR,
+	DL_SYS_LREMOVEXATTR,
+	DL_SYS_FREMOVEXATTR,
+	DL_SYS_SETXATTRAT,
+	DL_SYS_GETXATTRAT,
+	DL_SYS_LISTXATTRAT,
+	DL_SYS_REMOVEXATTRAT,
+	DL_SYS_STATFS,
+	DL_SYS_FSTATFS,
+	DL_SYS_CHDIR,
+	DL_SYS_FCHDIR,
+	DL_SYS_FLOCK,
+	DL_SYS_FADVISE64,
+	DL_SYS_READAHEAD,
+	DL_SYS_MADVISE,
+	DL_SYS_MSYNC,
+	DL_SYS_MUNMAP,
+	DL_SYS_SYNC,
+	DL_SYS_SYNCFS,
 	DL_SYS_COUNT, /* number of syscall kinds */
 
-	DL_EV_FORK = 64, /* a traced task created a process or thread */
-	DL_EV_EXEC,	 /* a traced process executed a new program */
-	DL_EV_EXIT,	 /* a traced thread exited */
-	DL_EV_FAULT,	 /* mmap layer: a page fault on a file mapping (struct dl_fault) */
-	DL_EV_BLOCK,	 /* block layer: a completed block request (struct dl_block) */
-	DL_EV_URING,	 /* uring layer: a completed io_uring request (struct dl_uring) */
-	DL_EV_VFS,	 /* vfs layer: a VFS read/write/fsync/io check (struct dl_vfs) */
-	DL_EV_VFS_OPEN,	 /* vfs layer: vfs_open of a file (struct dl_path, path walked) */
-	DL_EV_CGROUP,	 /* daemon: a cgroup v2 directory was made or removed (struct dl_cgroup) */
-	DL_EV_SPAN, /* a library call or a marked region, instant or counter (struct dl_span) */
+	DL_EV_FORK = 128, /* a traced task created a process or thread */
+	DL_EV_EXEC,	  /* a traced process executed a new program */
+	DL_EV_EXIT,	  /* a traced thread exited */
+	DL_EV_FAULT,	  /* mmap layer: a page fault on a file mapping (struct dl_fault) */
+	DL_EV_BLOCK,	  /* block layer: a completed block request (struct dl_block) */
+	DL_EV_URING,	  /* uring layer: a completed io_uring request (struct dl_uring) */
+	DL_EV_VFS,	  /* vfs layer: a VFS read/write/fsync/io check (struct dl_vfs) */
+	DL_EV_VFS_OPEN,	  /* vfs layer: vfs_open of a file (struct dl_path, path walked) */
+	DL_EV_CGROUP,	  /* daemon: a cgroup v2 directory was made or removed (struct dl_cgroup) */
+	DL_EV_SPAN,	  /* a library call or a marked region, instant or counter (struct dl_span) */
 	DL_KIND_COUNT,
 };
 
 /* seed_tgids value flag: the process joins its job at its next exec (-- COMMAND) */
 #define DL_SEED_AT_EXEC 0x100
 
-/* Syscall kinds whose record is a struct dl_path (they name a file). */
+/*
+ * Syscall kinds whose record is a struct dl_path: they name a file, or
+ * carry a string (an xattr name, a symlink's target), or name the file of a
+ * mapping.
+ */
 static inline int dl_kind_has_path(unsigned int kind)
 {
 	switch (kind) {
@@ -112,10 +172,67 @@ static inline int dl_kind_has_path(unsigned int kind)
 	case DL_SYS_MKDIR:
 	case DL_SYS_MKDIRAT:
 	case DL_SYS_RMDIR:
+	case DL_SYS_ACCESS:
+	case DL_SYS_FACCESSAT:
+	case DL_SYS_FACCESSAT2:
+	case DL_SYS_CHMOD:
+	case DL_SYS_FCHMODAT:
+	case DL_SYS_FCHMODAT2:
+	case DL_SYS_CHOWN:
+	case DL_SYS_LCHOWN:
+	case DL_SYS_FCHOWNAT:
+	case DL_SYS_UTIME:
+	case DL_SYS_UTIMES:
+	case DL_SYS_FUTIMESAT:
+	case DL_SYS_UTIMENSAT:
+	case DL_SYS_TRUNCATE:
+	case DL_SYS_LINK:
+	case DL_SYS_LINKAT:
+	case DL_SYS_SYMLINK:
+	case DL_SYS_SYMLINKAT:
+	case DL_SYS_READLINK:
+	case DL_SYS_READLINKAT:
+	case DL_SYS_MKNOD:
+	case DL_SYS_MKNODAT:
+	case DL_SYS_SETXATTR:
+	case DL_SYS_LSETXATTR:
+	case DL_SYS_FSETXATTR:
+	case DL_SYS_GETXATTR:
+	case DL_SYS_LGETXATTR:
+	case DL_SYS_FGETXATTR:
+	case DL_SYS_LISTXATTR:
+	case DL_SYS_LLISTXATTR:
+	case DL_SYS_REMOVEXATTR:
+	case DL_SYS_LREMOVEXATTR:
+	case DL_SYS_FREMOVEXATTR:
+	case DL_SYS_SETXATTRAT:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_LISTXATTRAT:
+	case DL_SYS_REMOVEXATTRAT:
+	case DL_SYS_STATFS:
+	case DL_SYS_CHDIR:
+	case DL_SYS_MADVISE:
+	case DL_SYS_MSYNC:
+	case DL_SYS_MUNMAP:
 		return 1;
 	default:
 		return 0;
 	}
+}
+
+/*
+ * Path records whose file is a descriptor (fsetxattr, fgetxattr,
+ * fremovexattr): slot 0 is empty, slot 1 holds the attribute's name.
+ */
+static inline int dl_kind_names_fd(unsigned int kind)
+{
+	return kind == DL_SYS_FSETXATTR || kind == DL_SYS_FGETXATTR || kind == DL_SYS_FREMOVEXATTR;
+}
+
+/* Mapping kinds: the record names the file mapped at the address (struct dl_path.addr). */
+static inline int dl_kind_maps(unsigned int kind)
+{
+	return kind == DL_SYS_MADVISE || kind == DL_SYS_MSYNC || kind == DL_SYS_MUNMAP;
 }
 
 /* dl_hdr.flags */
@@ -149,6 +266,20 @@ struct dl_hdr {
  *           sendfile/copy_file_range: the second fd;
  *           close_range: last fd | flags << 32;
  *           read kinds with DL_F_CACHE: pages the read added to the page cache
+ * The kinds from DL_SYS_ACCESS on (meta_syscall_probes.bpf.c):
+ *   offset  truncate: the length; fadvise64, readahead: the offset;
+ *           madvise/msync/munmap: the file offset of the address (DL_F_OFFSET);
+ *           fcntl locks: l_start; utime*: atime's seconds
+ *   size    fadvise64, readahead, madvise/msync/munmap: the length;
+ *           readlink*: the buffer size; xattr calls: the value's (list's) size
+ *           (set) or the buffer's (get, list); fcntl locks: l_len;
+ *           utime*: mtime's seconds
+ *   arg     access family: mode; chmod family: mode; chown family:
+ *           uid | gid << 32; mknod*: dev | mode << 32; setxattr*: flags;
+ *           flock: operation;
+ *           fadvise64, madvise: advice; msync: flags;
+ *           fcntl: cmd | arg << 32, locks: cmd | (l_type | l_whence << 16) << 32;
+ *           utime*: atime's ns | mtime's ns << 32 (no times: both UTIME_NOW)
  */
 struct dl_io {
 	struct dl_hdr h;
@@ -163,6 +294,7 @@ struct dl_io {
 #define DL_PATH_NONE	 0    /* slot unused */
 #define DL_PATH_WALK	 1    /* dentry walk of the file (components leaf first) */
 #define DL_PATH_USER	 2    /* user string, with a base walk when relative */
+#define DL_PATH_TEXT	 4    /* a user string that is no path (xattr name, symlink target) */
 #define DL_PATH_TRUNC	 0x10 /* walk stopped early: path is partial */
 #define DL_PATH_DETACHED 0x20 /* walk ended outside the task's root */
 #define DL_PATH_ROOTED	 0x40 /* walk reached the task's root: base is absolute */
@@ -174,15 +306,35 @@ struct dl_io {
  * `name_len` bytes of the string the program passed.  User space rebuilds:
  * name if it is absolute, else reverse(base) + "/" + name.
  * For a successful open, the slot holds the walk of the opened file, and
- * ino/dev/fs_magic/file_size describe it.
+ * ino/dev/fs_magic/file_size describe it.  A DL_PATH_TEXT slot holds only
+ * `name_len` bytes of a string that is no path (slot 1 of the xattr calls:
+ * the attribute's name; of symlink: the target).
+ *
+ *   0        struct dl_io (56 bytes: header, dur, ret, offset, size, arg)
+ *   56       ino                     opens: the opened file's inode
+ *   64       file_size | addr        opens: i_size; madvise/msync/munmap: the address
+ *   72       dev, fs_magic
+ *   80       flags                   *at flags (AT_SYMLINK_NOFOLLOW, ...)
+ *   84       base_len[2], name_len[2], how[2], pad[2]
+ *   96       data: | slot 0 base | slot 0 name | slot 1 base | slot 1 name |
+ *                    <-base_len[0]-><-name_len[0]-><-base_len[1]-><-name_len[1]->
+ *
+ *   slot 0   the file: DL_PATH_USER (the name passed, relative to a walked
+ *            base), DL_PATH_WALK (opens, mappings: the file's own walk),
+ *            or empty (fsetxattr/fgetxattr/fremovexattr: the fd names it)
+ *   slot 1   rename*, link*: the new name (DL_PATH_USER); xattr calls,
+ *            symlink*: DL_PATH_TEXT
  */
 struct dl_path {
 	struct dl_io io;
 	__u64 ino;
-	__u64 file_size;
+	union {
+		__u64 file_size; /* opens */
+		__u64 addr;	 /* madvise, msync, munmap: the address passed */
+	};
 	__u32 dev;	/* st_dev encoding: major << 20 | minor (kernel) */
 	__u32 fs_magic; /* superblock magic (statfs f_type) */
-	__u32 flags;	/* renameat2/statx/unlinkat/newfstatat flags */
+	__u32 flags;	/* *at flags: renameat2/statx/unlinkat/newfstatat, faccessat2, ... */
 	__u16 base_len[2];
 	__u16 name_len[2];
 	__u8 how[2];
@@ -457,7 +609,7 @@ enum dl_stat {
 	DL_STAT_LOST,	    /* records dropped: ring buffer full */
 	DL_STAT_LOST_BYTES, /* bytes of those records */
 	DL_STAT_LOST_KIND,  /* first of DL_LOST_KINDS: records dropped, by kind */
-	DL_STAT_COUNT = DL_STAT_LOST_KIND + 64,
+	DL_STAT_COUNT = DL_STAT_LOST_KIND + 128,
 };
 
 /*

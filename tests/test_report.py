@@ -153,6 +153,7 @@ WORKLOADS = {
     'reread-open': ['reread-open', 'in4'],
     'concurrent': ['concurrent', 'in16'],
     'metadata': ['metadata', 'in4'],
+    'metadata-new': ['metadata-new', 'in4'],
     'small-files': ['small-files', 'small', '1200'],
     'reread-epochs': ['reread-epochs', 'in32'],
     'imbalance': ['imbalance', 'in16'],
@@ -388,6 +389,27 @@ class FindingsTest(unittest.TestCase):
     def test_metadata_heavy(self):
         _, f = self.check('metadata', 'metadata_heavy')
         self.assertEqual((f['metrics']['stats'], f['metrics']['opens']), (5000, 1001))
+
+    def test_metadata_heavy_sees_every_metadata_call(self):
+        """access, getxattr, chmod are metadata; fadvise64 a hint (also in the metadata time);
+        statfs of /proc is the environment's."""
+        rep, f = self.check('metadata-new', 'metadata_heavy')
+        # 4000 metadata calls that succeeded (failed ones are counted apart), 100 hints,
+        # the open and the close
+        self.assertEqual(f['metrics']['metadata_calls'], 4102)
+        self.assertEqual((f['metrics']['opens'], f['metrics']['stats']), (1, 0))
+        self.assertEqual(rep['pattern']['hints'], 100)
+        self.assertEqual(rep['pattern']['metadata_calls'], 4102)
+        app = {s['name']: s for s in rep['syscalls']['application']}
+        self.assertEqual({n: (app[n]['calls'], app[n]['failed'], app[n]['class'])
+                          for n in ('access', 'getxattr', 'chmod', 'fadvise64')},
+                         {'access': (2000, 0, 'metadata'), 'getxattr': (2000, 2000, 'metadata'),
+                          'chmod': (2000, 0, 'metadata'), 'fadvise64': (100, 0, 'hint')})
+        env = {s['name']: s for s in rep['syscalls']['environment']}
+        self.assertEqual((env['statfs']['calls'], env['statfs']['class']), (50, 'metadata'))
+        self.assertNotIn('statfs', app)
+        in4 = next(x for x in rep['files']['list'] if x['path'] == data('in4'))
+        self.assertEqual((in4['hints'], in4['reads']), (100, 1))
 
     def test_many_small_files(self):
         rep, f = self.check('small-files', 'many_small_files')

@@ -13,6 +13,8 @@
  *   reread-open IN      read IN (4 MiB) three times in one open, 64 KiB reads
  *   concurrent IN       4 processes read all of IN (16 MiB) at the same time
  *   metadata IN         5000 stats, 1000 open/close of IN, one read
+ *   metadata-new IN     2000 times access, getxattr (ENODATA) and chmod of IN,
+ *                       100 fadvise64 of IN, 50 statfs of /proc, one read
  *   small-files DIR N   open, read and close DIR/f<i> for i < N
  *   reread-epochs IN    read IN (32 MiB) three times, a new open each time
  *   imbalance IN        4 processes read 4, 8, 12 and 16 MiB of IN
@@ -31,6 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -210,6 +215,30 @@ static void metadata(const char *in)
 	close(fd);
 }
 
+/* The metadata calls beyond open and stat, hints, and environment calls. */
+static void metadata_new(const char *in)
+{
+	struct statfs sfs;
+	char value[16];
+	int fd;
+
+	for (int i = 0; i < 2000; i++) {
+		if (syscall(SYS_access, in, R_OK) || syscall(SYS_chmod, in, 0644))
+			die("access, chmod");
+		if (syscall(SYS_getxattr, in, "user.missing", value, sizeof(value)) != -1)
+			die("getxattr");
+	}
+	fd = open_or_die(in, O_RDONLY);
+	for (int i = 0; i < 100; i++)
+		if (syscall(SYS_fadvise64, fd, 0L, 4096L, (long)POSIX_FADV_WILLNEED))
+			die("fadvise64");
+	for (int i = 0; i < 50; i++)
+		if (syscall(SYS_statfs, "/proc", &sfs))
+			die("statfs");
+	read_all(fd, 4096, 4096);
+	close(fd);
+}
+
 static void small_files(const char *dir, int n)
 {
 	char path[4096];
@@ -334,6 +363,8 @@ int main(int argc, char **argv)
 		with_children(4, concurrent_child, argv[2]);
 	else if (!strcmp(mode, "metadata") && argc == 3)
 		metadata(argv[2]);
+	else if (!strcmp(mode, "metadata-new") && argc == 3)
+		metadata_new(argv[2]);
 	else if (!strcmp(mode, "small-files") && argc == 4)
 		small_files(argv[2], atoi(argv[3]));
 	else if (!strcmp(mode, "reread-epochs") && argc == 3)

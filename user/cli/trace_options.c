@@ -11,7 +11,10 @@
 
 #include "probe/library_probes.h"
 #include "probe/probe_layers.h"
+#include "probe/system_checks.h"
+#include "event/syscall_table.h"
 #include "event/version.h"
+#include "bpf/dltrace_events.h"
 
 void trace_usage(FILE *out)
 {
@@ -53,6 +56,8 @@ void trace_usage(FILE *out)
 		"      --gzip-level N     compression level 1-9 for .gz output (default 1)\n"
 		"      --save-records FILE  also save the kernel's raw records to FILE\n"
 		"                         (input of the benchmark's replay; developers)\n"
+		"      --list-syscalls    print the syscalls dltrace traces (name, category,\n"
+		"                         tracepoint, program, whether this kernel has it)\n"
 		"  -q, --quiet            print nothing but errors\n"
 		"  -v, --verbose          show libbpf's messages and the verifier log\n"
 		"  -h, --help             this help\n"
@@ -62,6 +67,30 @@ void trace_usage(FILE *out)
 		"cgroup is removed, after --duration, or on Ctrl-C, SIGTERM or SIGHUP.\n"
 		"Exit status: the command's status with '--', else 0; 1 on errors, 2 on\n"
 		"usage errors.  See dltrace(8).\n");
+}
+
+/*
+ * --list-syscalls: one line per syscall kind,
+ *   NAME CATEGORY TRACEPOINT PROGRAM PRESENT
+ * PROGRAM: the enter program (dl_enter_<tracepoint>, or dl_enter_shared for
+ * the kinds whose programs are shared); PRESENT: yes/no, "?" when tracefs
+ * cannot be read.
+ */
+static void list_syscalls(void)
+{
+	char err[256], tp[96];
+	bool tracefs = ensure_tracefs(err, sizeof(err)) == 0;
+
+	for (unsigned k = 0; k < DL_SYS_COUNT; k++) {
+		const struct syscall_info *si = syscall_info(k);
+
+		snprintf(tp, sizeof(tp), "sys_enter_%s", si->tracepoint);
+		printf("%s %s %s dl_enter_%s %s\n", si->name, io_class_name(si->io_class), tp,
+		       si->shared ? "shared" : si->tracepoint,
+		       !tracefs				   ? "?"
+		       : tracepoint_exists("syscalls", tp) ? "yes"
+							   : "no");
+	}
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -95,7 +124,8 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 		OPT_LAYERS,
 		OPT_VFS,
 		OPT_SAVE_RECORDS,
-		OPT_LIB
+		OPT_LIB,
+		OPT_LIST_SYSCALLS
 	};
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
@@ -110,6 +140,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	    {"vfs-attach", required_argument, NULL, OPT_VFS},
 	    {"save-records", required_argument, NULL, OPT_SAVE_RECORDS},
 	    {"lib", required_argument, NULL, OPT_LIB},
+	    {"list-syscalls", no_argument, NULL, OPT_LIST_SYSCALLS},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -223,6 +254,9 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 			break;
 		case 'h':
 			trace_usage(stdout);
+			return 1;
+		case OPT_LIST_SYSCALLS:
+			list_syscalls();
 			return 1;
 		case 'V':
 			printf("dltrace %s\n", DLTRACE_VERSION);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "decode/path_rebuild.h"
@@ -211,7 +212,10 @@ static void update_fds(struct process *p, const struct dl_io *io, const struct d
 		fdt_dup(p->fds, io->h.fd, io->ret, hi & O_CLOEXEC, done);
 		break;
 	case DL_SYS_FCNTL:
-		fdt_dup(p->fds, io->h.fd, io->ret, lo == F_DUPFD_CLOEXEC, done);
+		if (lo == F_DUPFD || lo == F_DUPFD_CLOEXEC)
+			fdt_dup(p->fds, io->h.fd, io->ret, lo == F_DUPFD_CLOEXEC, done);
+		else if (lo == F_SETFD)
+			fdt_set_cloexec(p->fds, io->h.fd, hi & FD_CLOEXEC);
 		break;
 	default:
 		break;
@@ -247,12 +251,25 @@ static struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h
 	return p;
 }
 
-/* The syscall event of a record; rec: its path record, if it has one. */
-static void emit_syscall(struct record_decoder *d, const struct dl_io *io, const struct dl_path *rec,
-			 const struct path_ref *path, const struct path_ref *path2)
+/* utime*: the times the record carries in offset (atime s), size (mtime s), arg (ns, ns) */
+static bool times_kind(unsigned kind)
 {
-	struct event e = {.type = EV_SYSCALL, .ts = rel(d, io->h.ts), .pid = io->h.tgid,
-			  .tid = io->h.tid};
+	return kind == DL_SYS_UTIME || kind == DL_SYS_UTIMES || kind == DL_SYS_FUTIMESAT ||
+	       kind == DL_SYS_UTIMENSAT;
+}
+
+static bool utime_special(uint32_t nsec)
+{
+	return nsec == UTIME_NOW || nsec == UTIME_OMIT;
+}
+
+/* The syscall event of a record; rec: its path record, if it has one. */
+static void emit_syscall(struct record_decoder *d, const struct dl_io *io,
+			 const struct dl_path *rec, const struct path_ref *path,
+			 const struct path_ref *path2, struct ev_str text)
+{
+	struct event e = {
+	    .type = EV_SYSCALL, .ts = rel(d, io->h.ts), .pid = io->h.tgid, .tid = io->h.tid};
 	struct ev_syscall *s = &e.sys;
 
 	s->sys = io->h.kind;
@@ -282,8 +299,20 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io, const
 			s->file_size = rec->file_size;
 		}
 	}
+	if (times_kind(s->sys)) {
+		/* UTIME_NOW and UTIME_OMIT ignore the seconds: 0, as a trace shows them */
+		s->times.sec[0] = utime_special(s->arg_lo) ? 0 : (int64_t)io->offset;
+		s->times.sec[1] = utime_special(s->arg_hi) ? 0 : (int64_t)io->size;
+		s->times.nsec[0] = s->arg_lo;
+		s->times.nsec[1] = s->arg_hi;
+		s->offset = s->size = 0;
+		s->arg_lo = s->arg_hi = 0;
+	}
+	if (rec && dl_kind_maps(s->sys))
+		s->addr = rec->addr;
 	s->path = ev_path(path);
 	s->path2 = ev_path(path2);
+	s->text = text;
 	emit(d, &e);
 }
 
@@ -295,6 +324,7 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 		const struct path_ref *path, *path2;
 	} names = {0};
 	struct path_ref *p1 = NULL, *p2 = NULL;
+	struct ev_str text = {NULL, 0};
 	struct process *p;
 
 	if (size < sizeof(*io)) {
@@ -310,19 +340,31 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 			return;
 		}
 		rec = data;
-		p1 = slot_path(rec, size, 0, &off);
-		p2 = slot_path(rec, size, 1, &off);
+		if (rec->how[0]) /* empty when a descriptor names the file (fsetxattr, ...) */
+			p1 = slot_path(rec, size, 0, &off);
+		if (rec->how[1] & DL_PATH_TEXT) {
+			/* an xattr name, a symlink's target: the bytes as passed */
+			if (off + rec->name_len[1] <= size - sizeof(*rec))
+				text = (struct ev_str){rec->data + off, rec->name_len[1]};
+			else
+				d->malformed++;
+		} else {
+			p2 = slot_path(rec, size, 1, &off);
+		}
 		names.path = p1;
 		names.path2 = p2;
-		/* fstatat(fd, "", AT_EMPTY_PATH): the file is the descriptor's */
+		/* fstatat(fd, "", AT_EMPTY_PATH), futimens: the file is the descriptor's */
 		if (!p1 && rec->how[0] && !rec->name_len[0] && !rec->base_len[0] && io->h.fd >= 0)
+			names.path = fd_path(p, io->h.fd, io->h.ts);
+		/* fsetxattr, fgetxattr, fremovexattr */
+		if (dl_kind_names_fd(io->h.kind))
 			names.path = fd_path(p, io->h.fd, io->h.ts);
 	} else if (io->h.kind != DL_SYS_CLOSE_RANGE) {
 		names.path = fd_path(p, io->h.fd, io->h.ts);
 		if (io->h.kind == DL_SYS_SENDFILE || io->h.kind == DL_SYS_COPY_FILE_RANGE)
 			names.path2 = fd_path(p, (int)(io->arg & 0xffffffff), io->h.ts);
 	}
-	emit_syscall(d, io, rec, names.path, names.path2);
+	emit_syscall(d, io, rec, names.path, names.path2, text);
 	if (rec && p1 && (rec->ino || rec->dev) && io->ret >= 0)
 		inode_paths_set(&d->inodes, rec->dev, rec->ino, p1);
 	update_fds(p, io, rec, p1);
@@ -371,8 +413,8 @@ static void handle_fork(struct record_decoder *d, const struct dl_proc *e)
 	}
 	{
 		uint32_t child = thread ? e->h.tid : e->h.tgid;
-		struct event ev = {.type = EV_FORK, .ts = rel(d, e->h.ts), .pid = e->ppid,
-				   .tid = e->ptid};
+		struct event ev = {
+		    .type = EV_FORK, .ts = rel(d, e->h.ts), .pid = e->ppid, .tid = e->ptid};
 
 		ev.fork.thread = thread;
 		ev.fork.child = child;
@@ -417,8 +459,8 @@ static void handle_exec(struct record_decoder *d, const struct dl_proc *e, size_
 	}
 	fdt_exec(p->fds, e->h.ts);
 	{
-		struct event ev = {.type = EV_EXEC, .ts = rel(d, e->h.ts), .pid = e->h.tgid,
-				   .tid = e->h.tid};
+		struct event ev = {
+		    .type = EV_EXEC, .ts = rel(d, e->h.ts), .pid = e->h.tgid, .tid = e->h.tid};
 
 		ev.exec.file = (struct ev_str){e->data, file_len};
 		ev.exec.cmdline = ev_cstr(p->cmdline);
@@ -461,8 +503,8 @@ static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
 	comm[sizeof(comm) - 1] = '\0';
 	d->last_proc = NULL;
 	{
-		struct event ev = {.type = EV_EXIT, .ts = rel(d, e->h.ts), .pid = e->h.tgid,
-				   .tid = e->h.tid};
+		struct event ev = {
+		    .type = EV_EXIT, .ts = rel(d, e->h.ts), .pid = e->h.tgid, .tid = e->h.tid};
 
 		ev.exit.group_dead = group_dead;
 		ev.exit.signaled = (e->exit_code & 0x7f) != 0;
@@ -487,8 +529,8 @@ static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
 
 static void handle_fault(struct record_decoder *d, const struct dl_fault *f)
 {
-	struct event e = {.type = EV_FAULT, .ts = rel(d, f->h.ts), .pid = f->h.tgid,
-			  .tid = f->h.tid};
+	struct event e = {
+	    .type = EV_FAULT, .ts = rel(d, f->h.ts), .pid = f->h.tgid, .tid = f->h.tid};
 
 	proc_for(d, &f->h);
 	e.fault.write = f->flags & DL_FAULT_WRITE;
@@ -504,8 +546,8 @@ static void handle_fault(struct record_decoder *d, const struct dl_fault *f)
 static void handle_uring(struct record_decoder *d, const struct dl_uring *u)
 {
 	struct process *p = proc_for(d, &u->h);
-	struct event e = {.type = EV_URING, .ts = rel(d, u->h.ts), .pid = u->h.tgid,
-			  .tid = u->h.tid};
+	struct event e = {
+	    .type = EV_URING, .ts = rel(d, u->h.ts), .pid = u->h.tgid, .tid = u->h.tid};
 
 	e.uring.phase = EV_PH_BEGIN;
 	e.uring.opcode = u->opcode;
@@ -524,8 +566,7 @@ static void handle_uring(struct record_decoder *d, const struct dl_uring *u)
 
 static void handle_vfs(struct record_decoder *d, const struct dl_vfs *v)
 {
-	struct event e = {.type = EV_VFS, .ts = rel(d, v->h.ts), .pid = v->h.tgid,
-			  .tid = v->h.tid};
+	struct event e = {.type = EV_VFS, .ts = rel(d, v->h.ts), .pid = v->h.tgid, .tid = v->h.tid};
 
 	proc_for(d, &v->h);
 	e.vfs.op = v->op;
@@ -551,8 +592,10 @@ static void handle_vfs_open(struct record_decoder *d, const struct dl_path *rec,
 	if (path && rec->io.ret >= 0)
 		inode_paths_set(&d->inodes, rec->dev, rec->ino, path);
 	{
-		struct event e = {.type = EV_VFS_OPEN, .ts = rel(d, rec->io.h.ts),
-				  .pid = rec->io.h.tgid, .tid = rec->io.h.tid};
+		struct event e = {.type = EV_VFS_OPEN,
+				  .ts = rel(d, rec->io.h.ts),
+				  .pid = rec->io.h.tgid,
+				  .tid = rec->io.h.tid};
 
 		e.vfs_open.ret = rec->io.ret;
 		e.vfs_open.ino = rec->ino;

@@ -56,7 +56,7 @@
 #include "event/lost_counts.h"
 
 #ifndef container_of
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 #endif
 
 /* Bytes of a string: exact (any byte but NUL may occur), not NUL-terminated. */
@@ -137,27 +137,46 @@ struct ev_trace_end {
 };
 
 /* ev_syscall.flags */
-#define EVS_OFFSET     0x01 /* offset holds a file offset (or ftruncate's length) */
-#define EVS_IOV_TRUNC  0x02 /* more iovecs than the kernel side sums: size is partial */
-#define EVS_CACHE      0x04 /* cache_miss_bytes is known */
-#define EVS_IDENTITY   0x08 /* ino, dev, fs_magic, file_size describe the opened file */
+#define EVS_OFFSET    0x01 /* offset holds a file offset (or ftruncate's length) */
+#define EVS_IOV_TRUNC 0x02 /* more iovecs than the kernel side sums: size is partial */
+#define EVS_CACHE     0x04 /* cache_miss_bytes is known */
+#define EVS_IDENTITY  0x08 /* ino, dev, fs_magic, file_size describe the opened file */
 
-/* EV_SYSCALL; the fields by kind are in bpf/dltrace_events.h (struct dl_io). */
+/* utime, utimes, futimesat, utimensat: atime ([0]) and mtime ([1]) */
+struct ev_times {
+	int64_t sec[2];
+	uint32_t nsec[2]; /* UTIME_NOW, UTIME_OMIT as the kernel spells them; no times: both NOW */
+};
+
+/*
+ * EV_SYSCALL; the fields by kind are in bpf/dltrace_events.h (struct dl_io).
+ * arg_lo/arg_hi of the kinds from DL_SYS_ACCESS on: access*, chmod*:
+ * arg_lo the mode; chown*: arg_lo uid, arg_hi gid; mknod*: arg_lo the
+ * device (kernel encoding), arg_hi the mode; setxattr*: arg_lo the xattr
+ * flags; flock: arg_lo the operation; fadvise64, madvise: arg_lo the
+ * advice; msync: arg_lo the flags; fcntl: arg_lo the command, arg_hi its
+ * argument (locks: l_type | l_whence << 16, with offset = l_start and
+ * size = l_len).
+ */
 struct ev_syscall {
-	uint16_t sys;	/* enum dl_kind (DL_SYS_*); readers: -1 never occurs, unknown names are EV_OTHER */
-	uint16_t flags; /* EVS_* */
-	uint32_t at_flags; /* *at flags of statx/newfstatat/unlinkat/renameat2 */
+	uint16_t
+	    sys; /* enum dl_kind (DL_SYS_*); readers: -1 never occurs, unknown names are EV_OTHER */
+	uint16_t flags;	   /* EVS_* */
+	uint32_t at_flags; /* *at flags: statx, newfstatat, unlinkat, renameat2, faccessat2, ... */
 	uint64_t dur;
-	int64_t ret; /* the value, or -errno */
-	int32_t fd;  /* the descriptor argument (open*: the dirfd; dup: the old fd) */
+	int64_t ret;		 /* the value, or -errno */
+	int32_t fd;		 /* the descriptor argument (open*: the dirfd; dup: the old fd) */
 	uint32_t arg_lo, arg_hi; /* the kind's other arguments (struct dl_io.arg), */
 				 /* cache misses excluded */
 	uint64_t offset, size;
 	uint64_t cache_miss_bytes; /* bytes the call brought into the page cache */
 	uint64_t ino, file_size;   /* EVS_IDENTITY */
 	uint32_t dev, fs_magic;
-	struct ev_path path;  /* the fd's or the named file */
-	struct ev_path path2; /* rename's new name; sendfile/copy_file_range's output */
+	struct ev_path path;   /* the fd's or the named file */
+	struct ev_path path2;  /* rename's, link's new name; sendfile/copy_file_range's output */
+	struct ev_str text;    /* xattr calls: the attribute's name; symlink*: the target */
+	uint64_t addr;	       /* madvise, msync, munmap: the address (offset: its file offset) */
+	struct ev_times times; /* utime* */
 };
 
 /* EV_FORK and EV_START */
@@ -253,7 +272,7 @@ enum ev_arg_type {
 	EV_ARG_I64,
 	EV_ARG_STR,    /* s: text, any bytes (escaped by each writer) */
 	EV_ARG_SYMBOL, /* s: a short printable ASCII word with no quote or backslash */
-		       /* (flag and errno names, devices, hex values): needs no escaping */
+	/* (flag and errno names, devices, hex values): needs no escaping */
 	EV_ARG_PATH, /* path: a file name, also given as hex when not UTF-8 */
 	EV_ARG_BOOL,
 	EV_ARG_DOUBLE,

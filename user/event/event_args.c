@@ -30,8 +30,8 @@ static struct ev_arg *add(struct args_out *o, const char *key, size_t key_len, u
 
 #define KEYLEN(lit) (lit), sizeof(lit) - 1
 
-#define ADD_U64(o, k, v) (add((o), KEYLEN(k), EV_ARG_U64)->u = (v))
-#define ADD_I64(o, k, v) (add((o), KEYLEN(k), EV_ARG_I64)->i = (v))
+#define ADD_U64(o, k, v)   (add((o), KEYLEN(k), EV_ARG_U64)->u = (v))
+#define ADD_I64(o, k, v)   (add((o), KEYLEN(k), EV_ARG_I64)->i = (v))
 #define ADD_STR(o, k, str) (add((o), KEYLEN(k), EV_ARG_STR)->s = (str))
 
 /* A symbol that lives as long as the program (a name from a table). */
@@ -131,6 +131,31 @@ static bool shows_fd(const struct ev_syscall *s)
 	case DL_SYS_RENAME:
 	case DL_SYS_MKDIR:
 	case DL_SYS_RMDIR:
+	case DL_SYS_ACCESS:
+	case DL_SYS_CHMOD:
+	case DL_SYS_CHOWN:
+	case DL_SYS_LCHOWN:
+	case DL_SYS_UTIME:
+	case DL_SYS_UTIMES:
+	case DL_SYS_TRUNCATE:
+	case DL_SYS_LINK:
+	case DL_SYS_SYMLINK:
+	case DL_SYS_READLINK:
+	case DL_SYS_MKNOD:
+	case DL_SYS_SETXATTR:
+	case DL_SYS_LSETXATTR:
+	case DL_SYS_GETXATTR:
+	case DL_SYS_LGETXATTR:
+	case DL_SYS_LISTXATTR:
+	case DL_SYS_LLISTXATTR:
+	case DL_SYS_REMOVEXATTR:
+	case DL_SYS_LREMOVEXATTR:
+	case DL_SYS_STATFS:
+	case DL_SYS_CHDIR:
+	case DL_SYS_MADVISE: /* no descriptor: an address */
+	case DL_SYS_MSYNC:
+	case DL_SYS_MUNMAP:
+	case DL_SYS_SYNC:
 		return false;
 	case DL_SYS_OPENAT:
 	case DL_SYS_OPENAT2:
@@ -140,10 +165,207 @@ static bool shows_fd(const struct ev_syscall *s)
 	case DL_SYS_RENAMEAT:
 	case DL_SYS_RENAMEAT2:
 	case DL_SYS_MKDIRAT:
+	case DL_SYS_FACCESSAT:
+	case DL_SYS_FACCESSAT2:
+	case DL_SYS_FCHMODAT:
+	case DL_SYS_FCHMODAT2:
+	case DL_SYS_FCHOWNAT:
+	case DL_SYS_FUTIMESAT:
+	case DL_SYS_UTIMENSAT:
+	case DL_SYS_LINKAT:
+	case DL_SYS_SYMLINKAT:
+	case DL_SYS_READLINKAT:
+	case DL_SYS_MKNODAT:
+	case DL_SYS_SETXATTRAT:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_LISTXATTRAT:
+	case DL_SYS_REMOVEXATTRAT:
 		return s->fd != -100; /* AT_FDCWD */
 	default:
 		return true;
 	}
+}
+
+/* Kinds that show "size" (bytes asked for, or a buffer's size). */
+static bool shows_size(const struct ev_syscall *s, const struct syscall_info *si)
+{
+	if (si->reads || si->writes)
+		return true;
+	switch (s->sys) {
+	case DL_SYS_MMAP:
+	case DL_SYS_GETDENTS64:
+	case DL_SYS_FALLOCATE:
+	case DL_SYS_SYNC_FILE_RANGE:
+	case DL_SYS_READLINK:
+	case DL_SYS_READLINKAT:
+	case DL_SYS_SETXATTR:
+	case DL_SYS_LSETXATTR:
+	case DL_SYS_FSETXATTR:
+	case DL_SYS_GETXATTR:
+	case DL_SYS_LGETXATTR:
+	case DL_SYS_FGETXATTR:
+	case DL_SYS_LISTXATTR:
+	case DL_SYS_LLISTXATTR:
+	case DL_SYS_FLISTXATTR:
+	case DL_SYS_SETXATTRAT:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_LISTXATTRAT:
+	case DL_SYS_FADVISE64:
+	case DL_SYS_READAHEAD:
+	case DL_SYS_MADVISE:
+	case DL_SYS_MSYNC:
+	case DL_SYS_MUNMAP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* "rdev": "major:minor" of mknod's device, in the kernel's new_decode_dev() encoding */
+static void add_rdev(struct args_out *o, uint32_t dev)
+{
+	char *p = dec_u64(o->scratch, (dev & 0xfff00) >> 8);
+
+	*p++ = ':';
+	add_made(o, KEYLEN("rdev"), dec_u64(p, (dev & 0xff) | ((dev >> 12) & 0xfff00)));
+}
+
+/* The fcntl command, and what its argument was. */
+static void fcntl_args(struct args_out *o, const struct ev_syscall *s, char *buf, size_t size)
+{
+	uint32_t cmd = s->arg_lo, arg = s->arg_hi;
+
+	format_sym(SYM_FCNTL_CMD, cmd, buf, size);
+	ADD_COPY(o, "cmd", buf);
+	switch (fcntl_arg_of(cmd)) {
+	case FCNTL_ARG_DUP:
+		ADD_U64(o, "minfd", arg);
+		break;
+	case FCNTL_ARG_FD_FLAGS:
+		format_flag_set(FLAGS_FD, arg, buf, size);
+		ADD_COPY(o, "arg", buf);
+		break;
+	case FCNTL_ARG_FILE_FLAGS:
+		format_open_flags(arg, buf, size);
+		ADD_COPY(o, "arg", buf);
+		break;
+	case FCNTL_ARG_INT:
+		ADD_I64(o, "arg", (int32_t)arg);
+		break;
+	case FCNTL_ARG_LOCK:
+		format_sym(SYM_LOCK_TYPE, arg & 0xffff, buf, size);
+		ADD_COPY(o, "lock", buf);
+		format_whence(arg >> 16, buf, size);
+		ADD_COPY(o, "whence", buf);
+		ADD_I64(o, "start", (int64_t)s->offset);
+		ADD_I64(o, "len", (int64_t)s->size);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The arguments of the kinds from DL_SYS_ACCESS on (meta_syscall_probes.bpf.c). */
+static void meta_kind_args(struct args_out *o, const struct ev_syscall *s, char *buf, size_t size)
+{
+	uint32_t lo = s->arg_lo, hi = s->arg_hi;
+
+	switch (s->sys) {
+	case DL_SYS_ACCESS:
+	case DL_SYS_FACCESSAT:
+	case DL_SYS_FACCESSAT2:
+		format_flag_set(FLAGS_ACCESS, lo, buf, size);
+		ADD_COPY(o, "mode", buf);
+		break;
+	case DL_SYS_CHMOD:
+	case DL_SYS_FCHMOD:
+	case DL_SYS_FCHMODAT:
+	case DL_SYS_FCHMODAT2:
+		add_mode(o, lo);
+		break;
+	case DL_SYS_CHOWN:
+	case DL_SYS_FCHOWN:
+	case DL_SYS_LCHOWN:
+	case DL_SYS_FCHOWNAT:
+		/* -1: left as it is */
+		ADD_I64(o, "uid", (int32_t)lo);
+		ADD_I64(o, "gid", (int32_t)hi);
+		break;
+	case DL_SYS_UTIME:
+	case DL_SYS_UTIMES:
+	case DL_SYS_FUTIMESAT:
+	case DL_SYS_UTIMENSAT:
+		format_utime(s->times.sec[0], s->times.nsec[0], buf, size);
+		ADD_COPY(o, "atime", buf);
+		format_utime(s->times.sec[1], s->times.nsec[1], buf, size);
+		ADD_COPY(o, "mtime", buf);
+		break;
+	case DL_SYS_SYMLINK:
+	case DL_SYS_SYMLINKAT:
+		ADD_STR(o, "target", s->text);
+		break;
+	case DL_SYS_MKNOD:
+	case DL_SYS_MKNODAT:
+		add_mode(o, hi);
+		add_rdev(o, lo);
+		break;
+	case DL_SYS_SETXATTR:
+	case DL_SYS_LSETXATTR:
+	case DL_SYS_FSETXATTR:
+	case DL_SYS_SETXATTRAT:
+		ADD_STR(o, "name", s->text);
+		if (lo) {
+			format_flag_set(FLAGS_XATTR, lo, buf, size);
+			ADD_COPY(o, "xattr_flags", buf);
+		}
+		break;
+	case DL_SYS_GETXATTR:
+	case DL_SYS_LGETXATTR:
+	case DL_SYS_FGETXATTR:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_REMOVEXATTR:
+	case DL_SYS_LREMOVEXATTR:
+	case DL_SYS_FREMOVEXATTR:
+	case DL_SYS_REMOVEXATTRAT:
+		ADD_STR(o, "name", s->text);
+		break;
+	case DL_SYS_FLOCK:
+		format_flag_set(FLAGS_FLOCK, lo, buf, size);
+		ADD_COPY(o, "operation", buf);
+		break;
+	case DL_SYS_FADVISE64:
+		format_sym(SYM_FADVISE, lo, buf, size);
+		ADD_COPY(o, "advice", buf);
+		break;
+	case DL_SYS_MADVISE:
+		format_sym(SYM_MADVISE, lo, buf, size);
+		ADD_COPY(o, "advice", buf);
+		break;
+	case DL_SYS_MSYNC:
+		format_flag_set(FLAGS_MSYNC, lo, buf, size);
+		ADD_COPY(o, "flags", buf);
+		break;
+	default:
+		break;
+	}
+	switch (s->sys) { /* the *at flags */
+	case DL_SYS_FACCESSAT2:
+	case DL_SYS_FCHMODAT2:
+	case DL_SYS_FCHOWNAT:
+	case DL_SYS_UTIMENSAT:
+	case DL_SYS_LINKAT:
+	case DL_SYS_SETXATTRAT:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_LISTXATTRAT:
+	case DL_SYS_REMOVEXATTRAT:
+		if (s->at_flags)
+			add_hex(o, KEYLEN("flags"), s->at_flags);
+		break;
+	default:
+		break;
+	}
+	if (dl_kind_maps(s->sys))
+		add_hex(o, KEYLEN("addr"), s->addr);
 }
 
 /* The arguments only some kinds have. */
@@ -189,8 +411,7 @@ static void syscall_kind_args(struct args_out *o, const struct ev_syscall *s)
 			ADD_SYM(o, "flags", "O_CLOEXEC");
 		break;
 	case DL_SYS_FCNTL:
-		ADD_SYM(o, "cmd", lo == F_DUPFD ? "F_DUPFD" : "F_DUPFD_CLOEXEC");
-		ADD_U64(o, "minfd", hi);
+		fcntl_args(o, s, buf, sizeof(buf));
 		break;
 	case DL_SYS_SENDFILE:
 	case DL_SYS_COPY_FILE_RANGE:
@@ -219,6 +440,7 @@ static void syscall_kind_args(struct args_out *o, const struct ev_syscall *s)
 			add_hex(o, KEYLEN("flags"), s->at_flags);
 		break;
 	default:
+		meta_kind_args(o, s, buf, sizeof(buf));
 		break;
 	}
 }
@@ -226,7 +448,7 @@ static void syscall_kind_args(struct args_out *o, const struct ev_syscall *s)
 static void syscall_args(struct args_out *o, const struct ev_syscall *s)
 {
 	const struct syscall_info *si = syscall_info(s->sys);
-	bool named = dl_kind_has_path(s->sys);
+	bool named = dl_kind_has_path(s->sys) && !dl_kind_names_fd(s->sys);
 	bool pair = s->sys == DL_SYS_SENDFILE || s->sys == DL_SYS_COPY_FILE_RANGE;
 
 	add_ret(o, s->ret);
@@ -240,13 +462,12 @@ static void syscall_args(struct args_out *o, const struct ev_syscall *s)
 	else
 		ADD_PATH(o, "new_path", &s->path2);
 	if ((s->flags & EVS_OFFSET) && s->sys != DL_SYS_LSEEK) {
-		if (s->sys == DL_SYS_FTRUNCATE)
+		if (s->sys == DL_SYS_FTRUNCATE || s->sys == DL_SYS_TRUNCATE)
 			ADD_U64(o, "length", s->offset);
 		else
 			ADD_U64(o, "offset", s->offset);
 	}
-	if (si->reads || si->writes || s->sys == DL_SYS_MMAP || s->sys == DL_SYS_GETDENTS64 ||
-	    s->sys == DL_SYS_FALLOCATE || s->sys == DL_SYS_SYNC_FILE_RANGE)
+	if (shows_size(s, si))
 		ADD_U64(o, "size", s->size);
 	if (s->flags & EVS_CACHE)
 		ADD_U64(o, "cache_miss_bytes", s->cache_miss_bytes);
@@ -291,7 +512,8 @@ static void begin_args(struct args_out *o, const struct ev_trace_begin *b)
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 		char *p = o->scratch;
 
-		p += snprintf(p, 48, "%s.%09lldZ", when, (long long)(b->start_wall_ns % 1000000000));
+		p +=
+		    snprintf(p, 48, "%s.%09lldZ", when, (long long)(b->start_wall_ns % 1000000000));
 		add_made(o, KEYLEN("start_wall"), p);
 	}
 	ADD_U64(o, "tracer_pid", b->tracer_pid);
@@ -527,20 +749,62 @@ const char *block_op_name(unsigned op)
 const char *uring_op_name(unsigned opcode, char *buf, size_t size)
 {
 	static const char *const names[] = {
-	    "NOP",	     "READV",		"WRITEV",	 "FSYNC",
-	    "READ_FIXED",    "WRITE_FIXED",	"POLL_ADD",	 "POLL_REMOVE",
-	    "SYNC_FILE_RANGE", "SENDMSG",	"RECVMSG",	 "TIMEOUT",
-	    "TIMEOUT_REMOVE", "ACCEPT",		"ASYNC_CANCEL",	 "LINK_TIMEOUT",
-	    "CONNECT",	     "FALLOCATE",	"OPENAT",	 "CLOSE",
-	    "FILES_UPDATE",  "STATX",		"READ",		 "WRITE",
-	    "FADVISE",	     "MADVISE",		"SEND",		 "RECV",
-	    "OPENAT2",	     "EPOLL_CTL",	"SPLICE",	 "PROVIDE_BUFFERS",
-	    "REMOVE_BUFFERS", "TEE",		"SHUTDOWN",	 "RENAMEAT",
-	    "UNLINKAT",	     "MKDIRAT",		"SYMLINKAT",	 "LINKAT",
-	    "MSG_RING",	     "FSETXATTR",	"SETXATTR",	 "FGETXATTR",
-	    "GETXATTR",	     "SOCKET",		"URING_CMD",	 "SEND_ZC",
-	    "SENDMSG_ZC",    "READ_MULTISHOT",	"WAITID",	 "FUTEX_WAIT",
-	    "FUTEX_WAKE",    "FUTEX_WAITV",	"FIXED_FD_INSTALL", "FTRUNCATE",
+	    "NOP",
+	    "READV",
+	    "WRITEV",
+	    "FSYNC",
+	    "READ_FIXED",
+	    "WRITE_FIXED",
+	    "POLL_ADD",
+	    "POLL_REMOVE",
+	    "SYNC_FILE_RANGE",
+	    "SENDMSG",
+	    "RECVMSG",
+	    "TIMEOUT",
+	    "TIMEOUT_REMOVE",
+	    "ACCEPT",
+	    "ASYNC_CANCEL",
+	    "LINK_TIMEOUT",
+	    "CONNECT",
+	    "FALLOCATE",
+	    "OPENAT",
+	    "CLOSE",
+	    "FILES_UPDATE",
+	    "STATX",
+	    "READ",
+	    "WRITE",
+	    "FADVISE",
+	    "MADVISE",
+	    "SEND",
+	    "RECV",
+	    "OPENAT2",
+	    "EPOLL_CTL",
+	    "SPLICE",
+	    "PROVIDE_BUFFERS",
+	    "REMOVE_BUFFERS",
+	    "TEE",
+	    "SHUTDOWN",
+	    "RENAMEAT",
+	    "UNLINKAT",
+	    "MKDIRAT",
+	    "SYMLINKAT",
+	    "LINKAT",
+	    "MSG_RING",
+	    "FSETXATTR",
+	    "SETXATTR",
+	    "FGETXATTR",
+	    "GETXATTR",
+	    "SOCKET",
+	    "URING_CMD",
+	    "SEND_ZC",
+	    "SENDMSG_ZC",
+	    "READ_MULTISHOT",
+	    "WAITID",
+	    "FUTEX_WAIT",
+	    "FUTEX_WAKE",
+	    "FUTEX_WAITV",
+	    "FIXED_FD_INSTALL",
+	    "FTRUNCATE",
 	};
 
 	if (opcode < sizeof(names) / sizeof(names[0]))

@@ -17,6 +17,7 @@
 #include "bpf/dltrace_events.h"
 #include "dltrace.skel.h"
 #include "probe/library_probes.h"
+#include "event/syscall_table.h"
 #include "probe/probe_layers.h"
 #include "probe/system_checks.h"
 
@@ -27,15 +28,57 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 {
 	char line[1024];
 	const char *p;
+	va_list copy;
 
+	va_copy(copy, ap);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	/* libbpf: prog 'NAME': failed to load: -13 */
 	p = strstr(line, "prog '");
 	if (p && strstr(line, "failed to load"))
 		sscanf(p + 6, "%63[^']", failed_prog);
+	/* whole: a verifier log is one message of many lines */
 	if (libbpf_verbose && level != LIBBPF_DEBUG)
-		fputs(line, stderr);
+		vfprintf(stderr, fmt, copy);
+	va_end(copy);
 	return 0;
+}
+
+/*
+ * The shared programs (meta_syscall_probes.bpf.c): one enter and one exit
+ * program for the syscall kinds marked shared, attached to each of their
+ * tracepoints with the kind as the attachment's cookie.
+ */
+bool probe_is_shared(const struct bpf_program *prog)
+{
+	const char *name = bpf_program__name(prog);
+
+	return !strcmp(name, "dl_enter_shared") || !strcmp(name, "dl_exit_shared");
+}
+
+/* The tracepoint of a shared kind: sys_enter_<tp> or sys_exit_<tp>. */
+static void shared_tracepoint(const struct syscall_info *si, bool exit, char *buf, size_t size)
+{
+	snprintf(buf, size, "sys_%s_%s", exit ? "exit" : "enter", si->tracepoint);
+}
+
+/* Name the shared kinds whose tracepoint this kernel lacks (fchmodat2 before 6.6, ...). */
+static void note_missing_shared(struct probes *p)
+{
+	char tp[96];
+
+	for (unsigned k = 0; k < DL_SYS_COUNT; k++) {
+		const struct syscall_info *si = syscall_info(k);
+		size_t n = strlen(p->skipped_names);
+
+		if (!si->shared)
+			continue;
+		shared_tracepoint(si, false, tp, sizeof(tp));
+		if (tracepoint_exists("syscalls", tp))
+			continue;
+		if (p->skipped++ < 8)
+			snprintf(p->skipped_names + n, sizeof(p->skipped_names) - n, "%s%s",
+				 n ? ", " : "", tp);
+	}
 }
 
 /* Open the skeleton with the programs of the plan's active layers. */
@@ -55,6 +98,9 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 	p->ring_bytes = o->ring_bytes;
 	p->skipped = 0;
 	p->skipped_names[0] = '\0';
+	if (p->plan.layer[LAYER_SYSCALL].active &&
+	    bpf_object__find_program_by_name(p->skel->obj, "dl_enter_shared"))
+		note_missing_shared(p);
 	bpf_object__for_each_program (prog, p->skel->obj) {
 		int layer = layer_of_program(prog);
 
@@ -172,7 +218,8 @@ static int attach_rank(const struct bpf_program *prog)
 	if (layer_of_program(prog) < 0)
 		return 0;
 	if (strstr(sec, "/sys_exit_") || !strncmp(sec, "fexit/", 6) ||
-	    !strncmp(sec, "kretprobe/", 10) || (len > 9 && !strcmp(sec + len - 9, "_complete")))
+	    !strncmp(sec, "kretprobe/", 10) || (len > 9 && !strcmp(sec + len - 9, "_complete")) ||
+	    !strcmp(bpf_program__name(prog), "dl_exit_shared"))
 		return 1;
 	return 2;
 }
@@ -190,6 +237,41 @@ static bool wants_library(const struct probes *p, bool (*want)(const struct bpf_
 	return false;
 }
 
+static void add_link(struct probes *p, struct bpf_program *prog, int layer, struct bpf_link *link)
+{
+	p->link_layer[p->nlinks] = layer;
+	p->link_prog[p->nlinks] = prog;
+	p->links[p->nlinks++] = link;
+}
+
+/* Attach a shared program to the tracepoint of every shared kind this kernel has. */
+static int attach_shared(struct probes *p, struct bpf_program *prog, int layer, char *err,
+			 size_t errlen)
+{
+	bool exit = !strcmp(bpf_program__name(prog), "dl_exit_shared");
+	char tp[96];
+
+	for (unsigned k = 0; k < DL_SYS_COUNT; k++) {
+		const struct syscall_info *si = syscall_info(k);
+		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = k);
+		struct bpf_link *link;
+
+		if (!si->shared)
+			continue;
+		shared_tracepoint(si, exit, tp, sizeof(tp));
+		if (!tracepoint_exists("syscalls", tp))
+			continue; /* named at load (note_missing_shared) */
+		link = bpf_program__attach_tracepoint_opts(prog, "syscalls", tp, &opts);
+		if (!link) {
+			snprintf(err, errlen, "cannot attach %s to syscalls/%s: %s",
+				 bpf_program__name(prog), tp, strerror(errno));
+			return -1;
+		}
+		add_link(p, prog, layer, link);
+	}
+	return 0;
+}
+
 int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program *), char *err,
 			size_t errlen)
 {
@@ -198,7 +280,7 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 
 	if (!p->links) {
 		bpf_object__for_each_program (prog, p->skel->obj)
-			n++;
+			n += probe_is_shared(prog) ? DL_SYS_COUNT : 1;
 		p->links = calloc(n, sizeof(*p->links));
 		p->link_layer = calloc(n, sizeof(*p->link_layer));
 		p->link_prog = calloc(n, sizeof(*p->link_prog));
@@ -222,6 +304,11 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 			    (want && !want(prog)) || is_attached(p, prog) ||
 			    !strncmp(bpf_program__section_name(prog), "iter/", 5))
 				continue;
+			if (probe_is_shared(prog)) {
+				if (attach_shared(p, prog, layer, err, errlen))
+					return -1;
+				continue;
+			}
 			link = bpf_program__attach(prog);
 			if (!link) {
 				int e = errno;
@@ -252,9 +339,7 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 				}
 				continue;
 			}
-			p->link_layer[p->nlinks] = layer;
-			p->link_prog[p->nlinks] = prog;
-			p->links[p->nlinks++] = link;
+			add_link(p, prog, layer, link);
 		}
 	if (wants_library(p, want))
 		library_probes_attach(p->libs, p->skel, &p->plan);

@@ -82,9 +82,12 @@ static bool is_stat_kind(int k)
 	       k == DL_SYS_NEWFSTATAT || k == DL_SYS_STATX;
 }
 
-static bool is_dup_kind(int k)
+/* A call that makes a new descriptor from another (fcntl: F_DUPFD, F_DUPFD_CLOEXEC). */
+static bool is_dup_call(const struct ev_syscall *s)
 {
-	return k == DL_SYS_DUP || k == DL_SYS_DUP2 || k == DL_SYS_DUP3 || k == DL_SYS_FCNTL;
+	if (s->sys == DL_SYS_FCNTL)
+		return s->arg_lo == 0 /* F_DUPFD */ || s->arg_lo == 1030 /* F_DUPFD_CLOEXEC */;
+	return s->sys == DL_SYS_DUP || s->sys == DL_SYS_DUP2 || s->sys == DL_SYS_DUP3;
 }
 
 /* The output side of sendfile/copy_file_range: a write of unknown offset. */
@@ -271,6 +274,9 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	} else if (k == DL_SYS_MMAP) {
 		f->mmaps++;
 		tot->mmaps++;
+	} else if (syscall_info(k)->io_class == IO_HINT) {
+		f->hints++;
+		tot->hints++;
 	}
 
 	if (scope == SCOPE_ENV) {
@@ -311,7 +317,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	f = &st->files[fi];
 	if (p && DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
 		p->open_depth++;
-	} else if (p && is_dup_kind(k)) {
+	} else if (p && is_dup_call(s)) {
 		p->open_depth++;
 	} else if (p && k == DL_SYS_CLOSE) {
 		if (p->open_depth > 0)
@@ -504,7 +510,8 @@ static void span_event(struct report_stats *st, const struct event *ev)
 
 static bool is_syscall_cat(const struct ev_str *c)
 {
-	return (c->len == 4 && (!memcmp(c->s, "data", 4) || !memcmp(c->s, "sync", 4))) ||
+	return (c->len == 4 && (!memcmp(c->s, "data", 4) || !memcmp(c->s, "sync", 4) ||
+				!memcmp(c->s, "hint", 4))) ||
 	       (c->len == 8 && !memcmp(c->s, "metadata", 8));
 }
 

@@ -46,6 +46,7 @@
 #define BURST_MIN     (1u << 20)    /* bursts that moved less are not kept */
 
 enum { IO_DIR_READ, IO_DIR_WRITE };
+/* the time classes; hint calls (fadvise64, readahead, madvise) count as CLS_META */
 enum { CLS_DATA, CLS_META, CLS_SYNC, CLS_COUNT };
 
 struct rs_trace {
@@ -98,6 +99,7 @@ struct rs_file {
 	uint64_t seq_reads, consec_reads, seq_writes, consec_writes;
 	uint64_t random_reads, random_writes, small_reads, small_writes;
 	uint64_t seeks, rw_switches, opens, stats, meta_ops, syncs, mmaps, calls;
+	uint64_t hints; /* fadvise64, readahead, madvise (also in meta_ops) */
 	int64_t max_byte_read, max_byte_written; /* -1: none */
 	uint64_t file_size;			 /* largest size seen at an open */
 	uint64_t reread_within_open;		 /* bytes read again while the file stayed open */
@@ -158,6 +160,7 @@ struct rs_totals { /* one scope */
 	uint64_t seq_reads, consec_reads, seq_writes, consec_writes, random_reads, random_writes;
 	uint64_t small_reads, small_writes, seeks, rw_switches, opens, stats, meta_ops, syncs;
 	uint64_t mmaps, no_offset;
+	uint64_t hints; /* fadvise64, readahead, madvise (also in meta_ops) */
 	uint64_t io_ns[CLS_COUNT], read_ns, write_ns;
 };
 

@@ -175,6 +175,165 @@ static void identity(const struct trace_event *l, uint64_t *ino, uint32_t *dev, 
 
 /* ---- syscalls ---- */
 
+/* fcntl: the command and its argument (event_args.c, fcntl_args) */
+static void fcntl_args(struct chrome_events *s, const struct trace_event *l, struct ev_syscall *sc)
+{
+	struct trace_str text;
+	uint32_t v32;
+	uint64_t v;
+	int64_t i;
+
+	if (extra_str(s, l, "cmd", &text))
+		parse_sym(SYM_FCNTL_CMD, text.s, text.len, &sc->arg_lo);
+	switch (fcntl_arg_of(sc->arg_lo)) {
+	case FCNTL_ARG_DUP:
+		if (extra_u64(l, "minfd", &v))
+			sc->arg_hi = v;
+		break;
+	case FCNTL_ARG_FD_FLAGS:
+		if (extra_str(s, l, "arg", &text))
+			parse_flag_set(FLAGS_FD, text.s, text.len, &sc->arg_hi);
+		break;
+	case FCNTL_ARG_FILE_FLAGS:
+		if (extra_str(s, l, "arg", &text))
+			parse_open_flags(text.s, text.len, &sc->arg_hi);
+		break;
+	case FCNTL_ARG_INT:
+		if (extra_i64(l, "arg", &i))
+			sc->arg_hi = (uint32_t)i;
+		break;
+	case FCNTL_ARG_LOCK:
+		if (extra_str(s, l, "lock", &text) &&
+		    !parse_sym(SYM_LOCK_TYPE, text.s, text.len, &v32))
+			sc->arg_hi = v32 & 0xffff;
+		if (!parse_whence(l->whence.s, l->whence.len, &v32))
+			sc->arg_hi |= v32 << 16;
+		if (extra_i64(l, "start", &i))
+			sc->offset = i;
+		if (extra_i64(l, "len", &i))
+			sc->size = i;
+		break;
+	default:
+		break;
+	}
+}
+
+/* The kinds from DL_SYS_ACCESS on (event_args.c, meta_kind_args) */
+static void meta_kind_args(struct chrome_events *s, const struct trace_event *l,
+			   struct ev_syscall *sc)
+{
+	const struct trace_str *flags = &l->flags;
+	struct trace_str text;
+	uint64_t v;
+	int64_t i;
+
+	switch (sc->sys) {
+	case DL_SYS_ACCESS:
+	case DL_SYS_FACCESSAT:
+	case DL_SYS_FACCESSAT2:
+		if (extra_str(s, l, "mode", &text))
+			parse_flag_set(FLAGS_ACCESS, text.s, text.len, &sc->arg_lo);
+		break;
+	case DL_SYS_CHMOD:
+	case DL_SYS_FCHMOD:
+	case DL_SYS_FCHMODAT:
+	case DL_SYS_FCHMODAT2:
+		if (extra_mode(s, l, &v))
+			sc->arg_lo = v;
+		break;
+	case DL_SYS_CHOWN:
+	case DL_SYS_FCHOWN:
+	case DL_SYS_LCHOWN:
+	case DL_SYS_FCHOWNAT:
+		if (extra_i64(l, "uid", &i))
+			sc->arg_lo = (uint32_t)i;
+		if (extra_i64(l, "gid", &i))
+			sc->arg_hi = (uint32_t)i;
+		break;
+	case DL_SYS_UTIME:
+	case DL_SYS_UTIMES:
+	case DL_SYS_FUTIMESAT:
+	case DL_SYS_UTIMENSAT:
+		if (extra_str(s, l, "atime", &text))
+			parse_utime(text.s, text.len, &sc->times.sec[0], &sc->times.nsec[0]);
+		if (extra_str(s, l, "mtime", &text))
+			parse_utime(text.s, text.len, &sc->times.sec[1], &sc->times.nsec[1]);
+		break;
+	case DL_SYS_SYMLINK:
+	case DL_SYS_SYMLINKAT:
+		sc->text =
+		    str(&l->target); /* the tokenizer keeps "target" (the header's key too) */
+		break;
+	case DL_SYS_MKNOD:
+	case DL_SYS_MKNODAT: {
+		uint32_t rdev;
+
+		if (extra_mode(s, l, &v))
+			sc->arg_hi = v;
+		if (extra_str(s, l, "rdev", &text) && parse_dev(&text, &rdev)) {
+			uint32_t major = rdev >> 20, minor = rdev & 0xfffff;
+
+			/* the kernel's new_encode_dev() */
+			sc->arg_lo = (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);
+		}
+		break;
+	}
+	case DL_SYS_SETXATTR:
+	case DL_SYS_LSETXATTR:
+	case DL_SYS_FSETXATTR:
+	case DL_SYS_SETXATTRAT:
+		if (extra_str(s, l, "xattr_flags", &text))
+			parse_flag_set(FLAGS_XATTR, text.s, text.len, &sc->arg_lo);
+		sc->text = str(&l->name); /* tokenized: process names use the key too */
+		break;
+	case DL_SYS_GETXATTR:
+	case DL_SYS_LGETXATTR:
+	case DL_SYS_FGETXATTR:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_REMOVEXATTR:
+	case DL_SYS_LREMOVEXATTR:
+	case DL_SYS_FREMOVEXATTR:
+	case DL_SYS_REMOVEXATTRAT:
+		sc->text = str(&l->name);
+		break;
+	case DL_SYS_FLOCK:
+		if (extra_str(s, l, "operation", &text))
+			parse_flag_set(FLAGS_FLOCK, text.s, text.len, &sc->arg_lo);
+		break;
+	case DL_SYS_FADVISE64:
+		if (extra_str(s, l, "advice", &text))
+			parse_sym(SYM_FADVISE, text.s, text.len, &sc->arg_lo);
+		break;
+	case DL_SYS_MADVISE:
+		if (extra_str(s, l, "advice", &text))
+			parse_sym(SYM_MADVISE, text.s, text.len, &sc->arg_lo);
+		break;
+	case DL_SYS_MSYNC:
+		parse_flag_set(FLAGS_MSYNC, flags->s, flags->len, &sc->arg_lo);
+		break;
+	default:
+		break;
+	}
+	switch (sc->sys) { /* the *at flags */
+	case DL_SYS_FACCESSAT2:
+	case DL_SYS_FCHMODAT2:
+	case DL_SYS_FCHOWNAT:
+	case DL_SYS_UTIMENSAT:
+	case DL_SYS_LINKAT:
+	case DL_SYS_SETXATTRAT:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_LISTXATTRAT:
+	case DL_SYS_REMOVEXATTRAT:
+		if (hex_u64(flags, &v))
+			sc->at_flags = v;
+		break;
+	default:
+		break;
+	}
+	if (dl_kind_maps(sc->sys))
+		extra_hex(s, l, "addr", &sc->addr);
+}
+
 static void syscall_kind_args(struct chrome_events *s, const struct trace_event *l,
 			      struct ev_syscall *sc)
 {
@@ -218,10 +377,7 @@ static void syscall_kind_args(struct chrome_events *s, const struct trace_event 
 			sc->arg_hi = O_CLOEXEC;
 		break;
 	case DL_SYS_FCNTL:
-		if (extra_str(s, l, "cmd", &text))
-			sc->arg_lo = name_is(&text, "F_DUPFD") ? F_DUPFD : F_DUPFD_CLOEXEC;
-		if (extra_u64(l, "minfd", &v))
-			sc->arg_hi = v;
+		fcntl_args(s, l, sc);
 		break;
 	case DL_SYS_SENDFILE:
 	case DL_SYS_COPY_FILE_RANGE:
@@ -253,6 +409,7 @@ static void syscall_kind_args(struct chrome_events *s, const struct trace_event 
 			sc->at_flags = v;
 		break;
 	default:
+		meta_kind_args(s, l, sc);
 		break;
 	}
 }
@@ -271,7 +428,9 @@ static void syscall_event(struct chrome_events *s, const struct trace_event *l, 
 	sc->ret = ret_of(l);
 	if (extra_i64(l, "dirfd", &v))
 		sc->fd = v;
-	else if (dl_kind_has_path(sc->sys))
+	else if (dl_kind_maps(sc->sys))
+		sc->fd = -1; /* an address, no descriptor */
+	else if (dl_kind_has_path(sc->sys) && !dl_kind_names_fd(sc->sys))
 		sc->fd = -100; /* AT_FDCWD: not shown */
 	else if ((l->has & TE_FD) && !(si->opens && sc->ret >= 0))
 		sc->fd = l->fd;

@@ -18,7 +18,7 @@ enum trace_event_type {
 	TEV_OTHER,	   /* anything else (kept for counting) */
 	TEV_HEADER,	   /* the first event: name "dltrace", args.format */
 	TEV_SUMMARY,	   /* "dltrace_summary" */
-	TEV_SYSCALL,	   /* a file syscall slice (cat data/metadata/sync) */
+	TEV_SYSCALL,	   /* a file syscall slice (cat data/metadata/sync/hint) */
 	TEV_FORK,	   /* "fork" (args.child_pid) */
 	TEV_THREAD_CREATE, /* "thread_create" (args.child_tid) */
 	TEV_PROCESS_START, /* "process_start" (args.parent_pid) */
@@ -77,7 +77,7 @@ struct trace_event {
 	struct trace_str raw; /* the event's JSON object as it is in the file (escaped) */
 	enum trace_event_type type;
 	int sys;  /* DL_SYS_* for TEV_SYSCALL, -1 if the name is unknown */
-	char cat; /* 'd'ata, 'm'etadata, 's'ync, 'p'rocess; layers: 'f' (mmap faults),
+	char cat; /* 'd'ata, 'm'etadata, 's'ync, 'h'int, 'p'rocess; layers: 'f' (mmap faults),
 		     'c'ache, 'b'lock, 'u'ring, 'v'fs; 0 other */
 	struct trace_str event_name; /* "name" */
 	struct trace_str category;   /* "cat" */

@@ -654,7 +654,8 @@ static int parse_args(struct cursor *c, struct trace_event *ev, struct hex_field
 }
 
 /* Name → kind, by a small open-addressing table built on first use. */
-#define KIND_SLOTS 128
+#define KIND_SLOTS 256 /* a power of two, at least twice DL_SYS_COUNT */
+_Static_assert(DL_SYS_COUNT * 2 <= KIND_SLOTS && DL_SYS_COUNT <= 127, "kind_slot holds a kind");
 static signed char kind_slot[KIND_SLOTS];
 static bool kind_ready;
 
@@ -711,7 +712,7 @@ static enum trace_event_type classify(const struct trace_str *nm, char cat, char
 			return TEV_THREAD_NAME;
 		return TEV_OTHER;
 	}
-	if (cat == 'd' || cat == 'm' || cat == 's')
+	if (cat == 'd' || cat == 'm' || cat == 's' || cat == 'h')
 		return ph == 'X' ? TEV_SYSCALL : TEV_OTHER;
 	if (cat && cat != 'p')
 		return TEV_LAYER;
@@ -742,6 +743,8 @@ static char category(const struct trace_str *cat)
 		return 'm';
 	if (KEY(cat, "sync"))
 		return 's';
+	if (KEY(cat, "hint"))
+		return 'h';
 	if (KEY(cat, "process"))
 		return 'p';
 	if (KEY(cat, "mmap"))

@@ -31,11 +31,11 @@
  *   pattern      reads, writes, bytes_read, bytes_written, seq_reads,
  *                consec_reads, seq_writes, consec_writes, random_reads,
  *                random_writes, small_reads, small_writes, seeks, rw_switches,
- *                opens, stats, metadata_calls, syncs, mmaps, no_offset
+ *                opens, stats, metadata_calls, syncs, mmaps, no_offset, hints
  *   files        count, read, written, read_once, reread, redundant_bytes,
  *                reread_within_open_bytes, concurrent_duplicate_bytes,
  *                dataset_bytes, size_bins[10], list[]{path,path_hex?,bytes_read,
- *                bytes_written,reads,writes,opens,stats,seeks,syncs,seq_reads,
+ *                bytes_written,reads,writes,opens,stats,seeks,syncs,hints,seq_reads,
  *                consec_reads,seq_writes,consec_writes,random_reads,random_writes,
  *                rw_switches,processes,readers,first_ns,last_ns,max_byte_read,
  *                max_byte_written,size,extent,passes,reread_within_open,
@@ -489,6 +489,7 @@ static struct json_object *pattern(const struct report_stats *st)
 	jv_add(o, "syncs", j_u64(t->syncs));
 	jv_add(o, "mmaps", j_u64(t->mmaps));
 	jv_add(o, "no_offset", j_u64(t->no_offset));
+	jv_add(o, "hints", j_u64(t->hints));
 	return o;
 }
 
@@ -516,6 +517,7 @@ static struct json_object *file_entry(const struct report_stats *st, const struc
 	jv_add(o, "stats", j_u64(f->stats));
 	jv_add(o, "seeks", j_u64(f->seeks));
 	jv_add(o, "syncs", j_u64(f->syncs));
+	jv_add(o, "hints", j_u64(f->hints));
 	jv_add(o, "seq_reads", j_u64(f->seq_reads));
 	jv_add(o, "consec_reads", j_u64(f->consec_reads));
 	jv_add(o, "seq_writes", j_u64(f->seq_writes));

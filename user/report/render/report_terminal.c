@@ -308,10 +308,11 @@ static void application(const struct term *t, const struct report_view *v)
 		human_count(b1, a->writes), human_bytes(b2, a->bytes_written),
 		human_count(b3, a->seq_writes), human_count(b4, a->consec_writes),
 		human_count(b5, a->random_writes), human_count(b6, a->small_writes));
-	fprintf(
-	    t->f, "  %s seeks, %s read/write switches, %s opens, %s stats, %s syncs, %s mmaps\n",
-	    human_count(b1, a->seeks), human_count(b2, a->rw_switches), human_count(b3, a->opens),
-	    human_count(b4, a->stats), human_count(b5, a->syncs), human_count(b6, a->mmaps));
+	fprintf(t->f, "  %s seeks, %s read/write switches, %s opens, %s stats, %s syncs, %s mmaps",
+		human_count(b1, a->seeks), human_count(b2, a->rw_switches),
+		human_count(b3, a->opens), human_count(b4, a->stats), human_count(b5, a->syncs),
+		human_count(b6, a->mmaps));
+	fprintf(t->f, ", %s hints\n", human_count(b1, a->hints));
 	fprintf(t->f, "\n");
 	syscall_table(t, st);
 	sizes(t, st);
