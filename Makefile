@@ -114,7 +114,7 @@ FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_
 	report/report_findings.c report/render/report_format.c report/report_warnings.c \
 	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \
 	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
-	format/chrome/chrome_format.c io/output_sink.c lib/fs_names.c lib/path_table.c \
+	format/chrome/chrome_format.c io/output_sink.c io/input_stream.c lib/fs_names.c lib/path_table.c \
 	lib/decimal.c lib/json_value.c)
 FUZZ_TARGET := $(BUILD)/fuzz/trace_reader_fuzz
 

@@ -16,9 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <zlib.h>
-
 #include "format/chrome/trace_event.h"
+#include "io/input_stream.h"
 
 #define TRACE_LINE_MAX (16u << 20) /* longer lines are not dltrace events */
 
@@ -44,12 +43,7 @@ struct trace_read_status {
 struct trace_reader {
 	trace_event_fn fn;
 	void *ctx;
-	int mode; /* 0: not known yet, 1: plain, 2: gzip */
-	unsigned char magic[2];
-	size_t magic_len;
-	z_stream z;
-	bool z_ready, z_ended;
-	char *zout;
+	struct input_stream in; /* plain or gzip */
 	char *line; /* a line split across input chunks */
 	size_t line_len, line_cap;
 	bool skipping; /* dropping the rest of an overlong line */
