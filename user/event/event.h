@@ -253,12 +253,13 @@ enum ev_arg_type {
 	EV_ARG_I64,
 	EV_ARG_STR,    /* s: text, any bytes (escaped by each writer) */
 	EV_ARG_SYMBOL, /* s: a short printable ASCII word with no quote or backslash */
-		       /* (flag and errno names, devices, hex values): needs no escaping */
+		       /* (flag and errno names, devices): needs no escaping */
 	EV_ARG_PATH, /* path: a file name, also given as hex when not UTF-8 */
 	EV_ARG_BOOL,
 	EV_ARG_DOUBLE,
 	EV_ARG_US,	   /* u: nanoseconds, written as microseconds with ns precision */
 	EV_ARG_LOST_KINDS, /* lost: records lost per kind (an object of counts) */
+	EV_ARG_HEX,	   /* u: an address, flags or magic number, shown in hex ("0x1f") */
 };
 
 struct ev_arg {

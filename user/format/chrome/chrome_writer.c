@@ -177,6 +177,11 @@ static char *put_args(char *p, const struct ev_arg *args, unsigned n)
 		case EV_ARG_LOST_KINDS:
 			p = put_lost_kinds(p, a->lost);
 			break;
+		case EV_ARG_HEX:
+			PUT(p, "\"0x");
+			p = hex_u64(p, a->u);
+			*p++ = '"';
+			break;
 		}
 	}
 	PUT(p, "}}");
