@@ -283,6 +283,18 @@ static void write_event(struct event_consumer *c, const struct event *e)
 
 	if (over_cap(w, e))
 		return;
+	if (e->type == EV_OTHER && e->raw.len) {
+		/* a line of no known kind, read from a trace: as it was */
+		start = p = sink_space(w->sink, e->raw.len + 2);
+		if (w->events)
+			PUT(p, "\n,");
+		else
+			*p++ = '[';
+		memcpy(p, e->raw.s, e->raw.len);
+		sink_advance(w->sink, p + e->raw.len - start);
+		w->events++;
+		return;
+	}
 	n = event_args(e, args, scratch);
 	for (unsigned i = 0; i < n; i++)
 		need += args[i].key.len + arg_bytes(&args[i]);
@@ -321,7 +333,8 @@ static void write_end(struct event_consumer *c, const struct event *e)
 	unsigned n;
 
 	end.end.events = w->events + 1;
-	end.end.capped_events = w->capped;
+	/* a trace read back keeps what its own cap left out */
+	end.end.capped_events += w->capped;
 	end.end.truncated = end.end.truncated || w->sink->error;
 	n = event_args(&end, args, scratch);
 	PUT(p, "\n,{\"name\":\"dltrace_summary\",\"ph\":\"M\",\"pid\":0,\"tid\":0");
