@@ -79,17 +79,16 @@ demo: deps-demo
 	$(MAKE) all
 	examples/pytorch/run_demo.sh $(BUILD)/dltrace $(PYTHON) $(DEMO_OUT)
 
-# The Perfetto writer's byte-exact tests and its encoder driver (tests/perfetto/).
+# The Perfetto writer's byte-exact tests and its driver (tests/perfetto/).
 PFTRACE_TEST_BINS := $(BUILD)/tests/pb_writer_test $(BUILD)/tests/pftrace_encode
 PFTRACE_OBJS := $(addprefix $(BUILD)/obj/,lib/pb_writer.o format/perfetto/pftrace_intern.o)
 $(BUILD)/tests/pb_writer_test: tests/perfetto/pb_writer_test.c $(PFTRACE_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@
-$(BUILD)/tests/pftrace_encode: tests/perfetto/pftrace_encode.c $(PFTRACE_OBJS) \
-		$(addprefix $(BUILD)/obj/,format/perfetto/pftrace_writer.o io/output_sink.o \
-		lib/string_index.o lib/u64_index.o)
+$(BUILD)/tests/pftrace_encode: tests/perfetto/pftrace_encode.c \
+		$(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $^ -o $@ -lz
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 workloads: $(TEST_WORKLOADS) $(PFTRACE_TEST_BINS)
 
@@ -107,6 +106,7 @@ test: deps-test
 # build/fuzz/corpus, the seeds in tests/fuzz/corpus.
 FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_line_parser.c \
+	format/trace_status.c \
 	format/chrome/chrome_events.c event/event_consumer.c event/event_args.c event/lost_counts.c \
 	event/syscall_table.c lib/json_string.c lib/string_index.c lib/u64_index.c \
 	lib/quantile_sketch.c report/path_scope.c report/report_tables.c report/report_access.c \

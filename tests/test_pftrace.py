@@ -1,24 +1,25 @@
 """Perfetto's protobuf format (.pftrace): the encoder's exact bytes, and the
-writer checked through Debian's protoc against the project's own .proto
-(tests/perfetto/dltrace_trace.proto).
+same events in both formats, checked through Debian's protoc against the
+project's own .proto (tests/perfetto/dltrace_trace.proto).
 
 - pb_writer_test: known messages byte for byte (varints, zigzag, fixed,
   doubles, bytes, nested lengths that grow), and the interning tables.
-- A real trace of the io_sequence workload (syscalls, fork, thread, exec,
-  exit, and the block/uring/mmap/cache layers the kernel offers), written
-  as JSON by dltrace, goes through the .pftrace writer (the event list of
-  tests/perfetto/pftrace_events.py, encoded by tests/perfetto/
-  pftrace_encode); protoc decodes it, and it must hold the same events,
-  field by field, as the JSON: names, categories, pids, tids, times to the
+- The io_sequence workload (syscalls, fork, thread, exec, exit, and the
+  block/uring/mmap/cache layers the kernel offers) traced as JSON and
+  converted: protoc decodes the .pftrace, and it holds the same events,
+  field by field, as the JSON (names, categories, pids, tids, times to the
   nanosecond, durations, every argument, flows, async requests, counters,
-  process and thread names, metadata and summary.
-- A file name with every byte 1-255, and text arguments with every
-  character 1-255, come back exactly.
-- With PERFETTO_PROTO set to Perfetto's complete perfetto_trace.proto (not
-  part of this repository), the same file also decodes against it with no
-  field it does not know.
+  process and thread names, metadata and summary); JSON -> JSON and
+  JSON -> .pftrace -> JSON give the same file byte for byte.
+- The same workload traced straight into a .pftrace: its reads and writes
+  are those the workload logged, its JSON conversion holds what protoc
+  decodes, and `dltrace report` of it equals the report of the JSON.
+- A file name with every byte 1-255, and text with every character 1-255,
+  come back exactly; a string table cleared and refilled keeps every name.
+(Perfetto's complete .proto is not in the repository: tools/check-pftrace-proto.sh.)
 """
 import collections
+import errno
 import gzip
 import json
 import os
@@ -27,29 +28,48 @@ import subprocess
 import sys
 import unittest
 
-from dltrace_harness import BUILD, TESTS, scratch_dir, trace_command, workload
+from dltrace_harness import (BUILD, DLTRACE, TESTS, load_trace, parse_log, run_command,
+                             scratch_dir, workload)
 
 sys.path.insert(0, os.path.join(TESTS, 'perfetto'))
 import pftrace_decode  # noqa: E402
 
 ENCODE = os.path.join(BUILD, 'tests', 'pftrace_encode')
-EVENTS = os.path.join(TESTS, 'perfetto', 'pftrace_events.py')
+DATA_CALLS = ('read', 'write', 'pread64', 'pwrite64', 'readv', 'writev', 'preadv', 'pwritev',
+              'preadv2', 'pwritev2')
 
 
-def encode(json_path, out, level=0, table=0):
-    ev = out + '.events'
-    subprocess.run([sys.executable, EVENTS, json_path, ev], check=True)
-    res = subprocess.run([ENCODE, '-z', str(level), '-t', str(table), ev, out],
+def convert(src, dst, *args):
+    res = subprocess.run([DLTRACE, 'convert', '-q'] + list(args) + [src, dst],
                          capture_output=True)
     if res.returncode:
-        raise AssertionError('pftrace_encode failed: %s' % res.stderr.decode())
-    return res.stderr.decode()
+        raise AssertionError('dltrace convert %s %s failed: %s' % (src, dst, res.stderr.decode()))
+    return res
+
+
+def report_json(path):
+    res = subprocess.run([DLTRACE, 'report', '--json', path], capture_output=True, check=True)
+    rep = json.loads(res.stdout)
+    for t in rep['traces']:
+        t['file'] = ''  # the one thing allowed to differ
+    return rep
+
+
+def same_bytes(a, b):
+    with open(a, 'rb') as fa, open(b, 'rb') as fb:
+        return fa.read() == fb.read()
 
 
 def differences(json_events, pftrace_path):
     want = collections.Counter(pftrace_decode.canonical_json(json_events))
     got = collections.Counter(pftrace_decode.events(pftrace_path))
     return list((want - got).elements()), list((got - want).elements()), want
+
+
+def json_lines(path, events):
+    """A trace file as dltrace writes one: '[' + one event per line + ']'."""
+    with open(path, 'w', encoding='utf-8', errors='surrogateescape') as f:
+        f.write('[' + '\n,'.join(json.dumps(e, ensure_ascii=False) for e in events) + '\n]\n')
 
 
 class EncoderBytesTest(unittest.TestCase):
@@ -61,50 +81,106 @@ class EncoderBytesTest(unittest.TestCase):
 
 
 class SameEventsTest(unittest.TestCase):
+    """io_sequence traced twice: into a .json, and straight into a .pftrace."""
+
     @classmethod
     def setUpClass(cls):
         cls.tmp = scratch_dir()
-        data = os.path.join(cls.tmp, 'data')
-        os.mkdir(data)
-        cls.json_path = os.path.join(cls.tmp, 'trace.json')
-        _, cls.events = trace_command([workload('io_sequence'), data, workload('exec_helper')],
-                                      cls.json_path)
+        cmd = lambda d: [workload('io_sequence'), d, workload('exec_helper')]  # noqa: E731
+        for kind in ('json', 'pftrace'):
+            data = os.path.join(cls.tmp, 'data-' + kind)
+            os.mkdir(data)
+            out = os.path.join(cls.tmp, 'live.' + kind)
+            res = run_command([], out, cmd(data))
+            assert res.returncode == 0, res.stderr.decode()
+            setattr(cls, kind + '_path', out)
+            setattr(cls, kind + '_log', parse_log(res.stdout.decode()))
+            setattr(cls, kind + '_data', data)
+        cls.json_events = load_trace(cls.json_path)
 
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
-    def check_same(self, out, level=0):
-        encode(self.json_path, out, level)
-        json_only, pftrace_only, want = differences(self.events, out)
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def test_json_and_its_pftrace_hold_the_same_events(self):
+        out = self.path('from-json.pftrace')
+        convert(self.json_path, out)
+        json_only, pftrace_only, want = differences(self.json_events, out)
         self.assertEqual(json_only, [])
         self.assertEqual(pftrace_only, [])
-        return want
-
-    def test_io_sequence_same_events_both_formats(self):
-        want = self.check_same(os.path.join(self.tmp, 'trace.pftrace'))
         kinds = collections.Counter(e[0] for e in want)
         # every event of the JSON is one canonical event (b/e pairs are one 'A')
-        self.assertEqual(sum(kinds.values()) + kinds['A'], len(self.events))
+        self.assertEqual(sum(kinds.values()) + kinds['A'], len(self.json_events))
         self.assertEqual(kinds['M'], 2)
         self.assertGreater(kinds['X'], 50)
         flows = [e for e in want if e[0] == 'X' and (e[8] or e[9])]
         self.assertTrue(flows, 'no fork arrows in the trace')
-
-    def test_gzip(self):
-        self.check_same(os.path.join(self.tmp, 'trace.pftrace.gz'), level=1)
-        with gzip.open(os.path.join(self.tmp, 'trace.pftrace.gz'), 'rb') as f:
+        with open(out, 'rb') as f:
             self.assertEqual(f.read(1), b'\x0a')  # Trace.packet
 
-    @unittest.skipUnless(os.environ.get('PERFETTO_PROTO'),
-                         "PERFETTO_PROTO: Perfetto's perfetto_trace.proto, not in the repository")
-    def test_perfetto_complete_proto(self):
-        out = os.path.join(self.tmp, 'full.pftrace')
-        encode(self.json_path, out)
-        text, _ = pftrace_decode.decode_text(out, os.environ['PERFETTO_PROTO'],
-                                             'perfetto.protos.Trace')
-        self.assertIn('trusted_packet_sequence_id', text)
-        self.assertIn('debug_annotation_string_values', text)
+    def test_round_trips_byte_for_byte(self):
+        # JSON -> JSON: the reader and the writer undo each other
+        again = self.path('again.json')
+        convert(self.json_path, again)
+        self.assertTrue(same_bytes(self.json_path, again))
+        # JSON -> .pftrace -> JSON, and on to .pftrace again
+        pf, back, pf2 = self.path('rt.pftrace'), self.path('rt.json'), self.path('rt2.pftrace')
+        convert(self.json_path, pf)
+        convert(pf, back)
+        self.assertTrue(same_bytes(self.json_path, back))
+        convert(back, pf2)
+        self.assertTrue(same_bytes(pf, pf2))
+        # the same through gzip (.pftrace.gz at its default level, 5)
+        pgz, jgz = self.path('rt.pftrace.gz'), self.path('rt.json.gz')
+        convert(self.json_path, pgz)
+        with gzip.open(pgz, 'rb') as f, open(pf, 'rb') as g:
+            self.assertEqual(f.read(), g.read())
+        convert(pgz, jgz)
+        with gzip.open(jgz, 'rb') as f, open(self.json_path, 'rb') as g:
+            self.assertEqual(f.read(), g.read())
+
+    def test_pftrace_written_live(self):
+        got = pftrace_decode.events(self.pftrace_path)
+        # its reads and writes on the workload's files are the ones it logged
+        under = self.pftrace_data.encode() + b'/'
+        traced = collections.Counter()
+        for e in got:
+            args = dict(e[7]) if e[0] == 'X' else {}
+            if e[0] == 'X' and e[3].decode() in DATA_CALLS and \
+                    args.get(b'path', b'').startswith(under):
+                ret = args[b'ret']
+                if b'errno' in args:
+                    ret = -getattr(errno, args[b'errno'].decode())
+                traced[(e[3].decode(), args[b'path'], ret)] += 1
+        logged = collections.Counter(
+            (c['sys'], c['path'].encode(), c['ret']) for c in self.pftrace_log
+            if c['sys'] in DATA_CALLS and (c['path'] or '').startswith(self.pftrace_data + '/'))
+        self.assertEqual(traced, logged)
+        self.assertGreaterEqual(sum(logged.values()), 15)
+        # its JSON holds exactly what protoc decodes, and converts back to the same bytes
+        as_json, again = self.path('live-as.json'), self.path('live-again.pftrace')
+        convert(self.pftrace_path, as_json)
+        json_only, pftrace_only, _ = differences(load_trace(as_json), self.pftrace_path)
+        self.assertEqual((json_only, pftrace_only), ([], []))
+        convert(as_json, again)
+        self.assertTrue(same_bytes(self.pftrace_path, again))
+        # the summary counts the events the file holds
+        summary = [e for e in got if e[0] == 'M' and e[1] == b'dltrace_summary']
+        self.assertEqual(len(summary), 1)
+        self.assertEqual(dict(summary[0][2])[b'events'], len(load_trace(as_json)))
+
+    def test_report_of_either_format_is_the_same(self):
+        as_json = self.path('report-of.json')
+        convert(self.pftrace_path, as_json)
+        self.assertEqual(report_json(self.pftrace_path), report_json(as_json))
+        as_pf = self.path('report-of.pftrace.gz')
+        convert(self.json_path, as_pf)
+        rep = report_json(as_pf)
+        self.assertEqual(rep, report_json(self.json_path))
+        self.assertEqual(rep['traces'][0]['events'], len(self.json_events))
 
 
 class EveryByteTest(unittest.TestCase):
@@ -125,48 +201,72 @@ class EveryByteTest(unittest.TestCase):
             {'name': 'openat', 'cat': 'metadata', 'ph': 'X', 'ts': 1.5, 'pid': 7, 'tid': 8,
              'dur': 0.001, 'args': {'ret': -1, 'errno': 'ENOENT',
                                     'path': name.decode('utf-8', 'replace'),
-                                    'path_hex': name.hex(), 'flags': text}},
+                                    'path_hex': name.hex(), 'flags': 'O_RDONLY'}},
+            {'name': 'exec', 'cat': 'process', 'ph': 'i', 'ts': 1.8, 'pid': 7, 'tid': 8,
+             's': 't', 'args': {'file': text, 'cmdline': text}},
             {'name': text, 'cat': 'span', 'ph': 'i', 'ts': 2.0, 'pid': 7, 'tid': 8, 's': 't',
              'args': {text: text}},
             {'name': 'dltrace_summary', 'ph': 'M', 'pid': 0, 'tid': 0,
-             'args': {'events': 6, 'duration_ns': 3000}},
+             'args': {'events': 7, 'duration_ns': 3000}},
         ]
-        path = os.path.join(self.tmp, 'bytes.json')
-        with open(path, 'w') as f:
-            json.dump(events, f)
+        src = os.path.join(self.tmp, 'bytes.json')
+        json_lines(src, events)
         out = os.path.join(self.tmp, 'bytes.pftrace')
-        encode(path, out)
-        json_only, pftrace_only, _ = differences(events, out)
-        self.assertEqual((json_only, pftrace_only), ([], []))
+        convert(src, out)
         got = pftrace_decode.events(out)
         paths = [dict(e[7])[b'path'] for e in got if e[0] == 'X']
         self.assertEqual(paths, [name])
-        self.assertIn(('P', 7, text.encode('utf-8')), got)
-
+        utf8 = text.encode('utf-8')
+        self.assertIn(('P', 7, utf8), got)
+        self.assertIn(('T', 7, 8, utf8), got)
+        instants = {e[3]: dict(e[6]) for e in got if e[0] == 'i'}
+        self.assertEqual(instants[b'exec'], {b'file': utf8, b'cmdline': utf8})
+        self.assertEqual(instants[utf8], {utf8: utf8})
+        meta = dict(next(e[2] for e in got if e[0] == 'M' and e[1] == b'dltrace'))
+        self.assertEqual(meta[b'target'], utf8)
+        # and back: JSON that decodes to the same, with the file name's exact bytes in path_hex
+        back = os.path.join(self.tmp, 'back.json')
+        convert(out, back)
+        again = load_trace(back)
+        json_only, pftrace_only, _ = differences(again, out)
+        self.assertEqual((json_only, pftrace_only), ([], []))
+        opened = [e for e in again if e['name'] == 'openat'][0]
+        self.assertEqual(bytes.fromhex(opened['args']['path_hex']), name)
 
     def test_string_table_cleared_and_restarted(self):
         """More distinct strings than the table holds (1,000 here): it is
         cleared, every sequence clears its state, and the names stay right."""
-        events = [{'name': 'dltrace', 'ph': 'M', 'pid': 0, 'tid': 0, 'args': {'format': 'x'}}]
+        events = [{'name': 'dltrace', 'ph': 'M', 'pid': 0, 'tid': 0,
+                   'args': {'format': 'dltrace-chrome-1'}}]
         for i in range(3000):
             events.append({'name': 'openat', 'cat': 'metadata', 'ph': 'X', 'ts': i * 2.0,
                            'pid': 7, 'tid': 7 + i % 3, 'dur': 1.0,
-                           'args': {'ret': 3, 'path': '/data/f%06d' % i, 'flags': 'O_RDONLY'}})
+                           'args': {'ret': 3, 'fd': 3, 'path': '/data/f%06d' % i,
+                                    'flags': 'O_RDONLY'}})
         events.append({'name': 'dltrace_summary', 'ph': 'M', 'pid': 0, 'tid': 0,
                        'args': {'events': len(events) + 1}})
-        path = os.path.join(self.tmp, 'many.json')
-        with open(path, 'w') as f:
-            json.dump(events, f)
+        src = os.path.join(self.tmp, 'many.json')
+        json_lines(src, events)
         out = os.path.join(self.tmp, 'many.pftrace')
-        encode(path, out, table=1000)
-        json_only, pftrace_only, _ = differences(events, out)
+        res = subprocess.run([ENCODE, '-t', '1000', src, out], capture_output=True)
+        self.assertEqual(res.returncode, 0, res.stderr.decode())
+        back = os.path.join(self.tmp, 'back.json')
+        convert(out, back)
+        json_only, pftrace_only, _ = differences(load_trace(back), out)
         self.assertEqual((json_only[:3], pftrace_only[:3]), ([], []))
+        paths = [dict(e[7])[b'path'] for e in pftrace_decode.events(out) if e[0] == 'X']
+        self.assertEqual(paths, [b'/data/f%06d' % i for i in range(3000)])
         text, _ = pftrace_decode.decode_text(out)
-        # Full at more than 744 strings (1,000 less a packet's 256): the first
-        # 736 events (9 strings + one path each), then every 738 (7 + one
-        # each): 4 clears.  Each clear restarts the 3 threads' sequences; the
-        # metadata's restarts once, for the summary.  Plus the 4 first packets.
-        self.assertEqual(text.count('sequence_flags: 1\n'), 4 + 4 * 3 + 1)
+        # Full at more than 744 strings (1,000 less a packet's 256).  The
+        # metadata interns 17 (its name, 11 keys, 5 distinct string values),
+        # the first openat 7 (openat, metadata, ret, fd, path, flags,
+        # O_RDONLY: one table for all threads) and each openat its path: the
+        # first table takes 744 - 24 + 1 = 721 events, every later one
+        # 744 - 7 + 1 = 738, so 3,000 events clear it 4 times.  Each clear
+        # restarts the 3 threads' sequences (the metadata's writes nothing
+        # after them: the summary needs no state), plus the 4 sequences'
+        # first packets.
+        self.assertEqual(text.count('sequence_flags: 1\n'), 4 + 4 * 3)
 
 
 if __name__ == '__main__':

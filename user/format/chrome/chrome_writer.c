@@ -33,12 +33,24 @@ struct chrome_writer {
 	uint32_t ids_pid, ids_tid;
 };
 
-/* "key": (keys are short: a loop beats a call to memcpy) */
+/*
+ * "key": (keys are short: a loop beats a call to memcpy).  The keys
+ * event_args() writes are plain ASCII; a span's may be anything a trace
+ * held, and those are escaped.
+ */
 static inline char *put_key(char *p, struct ev_str k)
 {
 	*p++ = '"';
-	for (uint32_t i = 0; i < k.len; i++)
-		p[i] = k.s[i];
+	for (uint32_t i = 0; i < k.len; i++) {
+		unsigned char c = k.s[i];
+
+		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) {
+			p = fmt_str(p - 1, k.s, k.len);
+			*p++ = ':';
+			return p;
+		}
+		p[i] = c;
+	}
 	p += k.len;
 	*p++ = '"';
 	*p++ = ':';
@@ -297,7 +309,7 @@ static void write_event(struct event_consumer *c, const struct event *e)
 	}
 	n = event_args(e, args, scratch);
 	for (unsigned i = 0; i < n; i++)
-		need += args[i].key.len + arg_bytes(&args[i]);
+		need += JSON_ESCAPED_MAX(args[i].key.len) + arg_bytes(&args[i]);
 	if (e->type == EV_SYSCALL) {
 		h.ph = 'X';
 	} else {

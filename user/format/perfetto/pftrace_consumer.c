@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "format/perfetto/pftrace_consumer.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +31,17 @@ struct pftrace_consumer {
 static struct pft_str pstr(struct ev_str s)
 {
 	return (struct pft_str){s.s, s.len};
+}
+
+/* The double the JSON's "%.3f" reads back as. */
+static double json_double(double d)
+{
+	char text[64];
+
+	if (!isfinite(d) || fabs(d) >= 1e15)
+		return d;
+	snprintf(text, sizeof(text), "%.3f", d);
+	return strtod(text, NULL);
 }
 
 /* The event's args (event_args()) as the writer's. */
@@ -63,8 +76,9 @@ static uint32_t convert_args(struct pftrace_consumer *c, const struct ev_arg *in
 			o->b = a->b;
 			break;
 		case EV_ARG_DOUBLE:
+			/* as the JSON shows it (3 decimals), so both formats hold the same value */
 			o->type = PFT_ARG_DOUBLE;
-			o->d = a->d;
+			o->d = json_double(a->d);
 			break;
 		case EV_ARG_US:
 			o->type = PFT_ARG_US;
