@@ -153,6 +153,8 @@ WORKLOADS = {
     'imbalance': ['imbalance', 'in16'],
     'sync-heavy': ['sync-heavy', 'sync.out'],
     'checkpoint': ['checkpoint', 'ckpt.out'],
+    'write-read-64': ['write-read', 'made64.bin', '64'],
+    'write-read-256': ['write-read', 'made256.bin', '256'],
     'enoent': ['enoent', 'small'],
     'single-reader': ['single-reader', 'in64'],
 }
@@ -405,9 +407,23 @@ class FindingsTest(unittest.TestCase):
 
     def test_checkpoint_stall(self):
         rep, f = self.check('checkpoint', 'checkpoint_stall')
-        # three checkpoints 20 ms apart: one burst of 192 MiB on the training thread
-        self.assertEqual((f['metrics']['bursts'], f['metrics']['burst_bytes']), (1, 192 * MIB))
-        self.assertTrue(rep['bursts']['list'][0]['training_thread'])
+        # two checkpoints 1.1 s apart: two bursts of 64 MiB on the training thread
+        self.assertEqual((f['metrics']['bursts'], f['metrics']['burst_bytes']), (2, 128 * MIB))
+        self.assertEqual([b['bytes'] for b in rep['bursts']['list']], [64 * MIB] * 2)
+        self.assertTrue(all(b['training_thread'] for b in rep['bursts']['list']))
+
+    def test_a_file_written_once_is_no_checkpoint(self):
+        """A data file made at the start and read back is one burst, not checkpoints."""
+        for mode, mib in (('write-read-64', 64), ('write-read-256', 256)):
+            rep = self.report(mode)
+            # one burst on the training thread, most of the job's time or not
+            self.assertEqual((rep['bursts']['count'], rep['bursts']['bytes']), (1, mib * MIB))
+            self.assertTrue(rep['bursts']['list'][0]['training_thread'])
+            self.assertEqual(rep['pattern']['bytes_read'], mib * MIB)
+            self.assertIsNone(finding(rep, 'checkpoint_stall'), mode)
+            # and nothing else at warning level: large sequential writes, then reads
+            self.assertEqual([f['id'] for f in rep['findings'] if f['level'] != 'info'], [],
+                             mode)
 
     def test_failed_syscalls(self):
         rep, f = self.check('enoent', 'failed_syscalls', 'warn')
