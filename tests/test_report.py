@@ -425,6 +425,33 @@ class FindingsTest(unittest.TestCase):
             self.assertEqual([f['id'] for f in rep['findings'] if f['level'] != 'info'], [],
                              mode)
 
+    def test_block_devices_are_not_processes(self):
+        """A block device's track (pid 1073741824 up, "block vda (254:0)") is in the trace,
+        never in the report's process and thread tables (JSON, terminal, HTML)."""
+        trace = pattern_trace('single-reader')  # reads 64 MiB from the disk
+        events = trace_events(trace)
+        devices = {e['pid'] for e in events if e.get('cat') == 'block'}
+        self.assertTrue(devices)
+        self.assertTrue(all(d >= 0x40000000 for d in devices))
+        names = {e['pid']: e['args']['name'] for e in events if e['name'] == 'process_name'}
+        self.assertTrue(all(names[d].startswith('block ') for d in devices))
+        rep = report_json(trace)
+        self.assertGreater(rep['layers']['block']['reads'], 0)
+        shown = {p['pid'] for p in rep['time']['processes']} | \
+            {t['pid'] for t in rep['time']['threads']}
+        self.assertEqual(shown & devices, set())
+        self.assertEqual(rep['job']['processes'], 1)
+        self.assertEqual(len(rep['time']['processes']), 1)
+        html = os.path.join(_tmp, 'devices.html')
+        run_report(['--html', html, '-q', trace])
+        with open(html, encoding='utf-8') as f:
+            page = f.read()
+        text = run_report([trace], env=dict(os.environ, NO_COLOR='1')).stdout.decode()
+        for out in (text, page):
+            for d in devices:
+                self.assertNotIn(str(d), out)
+                self.assertNotIn(names[d], out)
+
     def test_failed_syscalls(self):
         rep, f = self.check('enoent', 'failed_syscalls', 'warn')
         events = trace_events(pattern_trace('enoent'))

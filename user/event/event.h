@@ -196,6 +196,13 @@ struct ev_fault {
 	struct ev_path path;
 };
 
+/*
+ * Block devices are tracks of their own: EV_BLOCK and EV_BLOCK_RATE have a
+ * pid (= tid) from here up, above any real pid (and the aliases of reused
+ * ones), named "block DEV (MAJ:MIN)" by an EV_PROCESS_NAME.  Not processes.
+ */
+#define EV_DEVICE_PID_BASE 0x40000000u
+
 /* EV_BLOCK: pid and tid are the device's track; the issuing process is in issuer_pid. */
 struct ev_block {
 	char phase;   /* EV_PH_BEGIN or EV_PH_END */

@@ -474,6 +474,27 @@ static bool is_syscall_cat(const struct ev_str *c)
 	       (c->len == 8 && !memcmp(c->s, "metadata", 8));
 }
 
+/* A block device's track (EV_BLOCK, EV_BLOCK_RATE): noted, so that its name makes no process. */
+static void note_device(struct report_stats *st, uint32_t pid)
+{
+	uint64_t key = (uint64_t)st->cur << 32 | pid;
+
+	if (u64_index_get(&st->device_ix, key) == U64_NONE && u64_index_put(&st->device_ix, key, 0))
+		st->oom = true;
+}
+
+/*
+ * Is this name a block device's?  Its track had block events, or, when
+ * the trace kept none of them (cut, capped), its pid and name are the
+ * decoder's: a device pid and "block ...".
+ */
+static bool is_device(const struct report_stats *st, uint32_t pid, const struct ev_str *name)
+{
+	if (u64_index_get(&st->device_ix, (uint64_t)st->cur << 32 | pid) != U64_NONE)
+		return true;
+	return pid >= EV_DEVICE_PID_BASE && name->len > 6 && !memcmp(name->s, "block ", 6);
+}
+
 void rs_event(struct report_stats *st, const struct event *ev)
 {
 	struct rs_trace *t = &st->traces[st->cur];
@@ -507,7 +528,8 @@ void rs_event(struct report_stats *st, const struct event *ev)
 		syscall_event(st, ev);
 		return;
 	case EV_PROCESS_NAME:
-		if (ev->name.name.len && ev->pid) {
+		/* block devices are tracks of the trace, not processes of the job */
+		if (ev->name.name.len && ev->pid && !is_device(st, ev->pid, &ev->name.name)) {
 			uint32_t p = rs_proc_get(st, ev->pid, (uint64_t)t->offset_ns);
 
 			if (p != NONE32)
@@ -526,6 +548,11 @@ void rs_event(struct report_stats *st, const struct event *ev)
 	case EV_EXEC:
 	case EV_EXIT:
 		process_event(st, ev);
+		return;
+	case EV_BLOCK:
+	case EV_BLOCK_RATE:
+		note_device(st, ev->pid);
+		layer_event(st, ev);
 		return;
 	case EV_OTHER:
 		/* a slice of a syscall category this version does not know */

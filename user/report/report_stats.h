@@ -225,6 +225,7 @@ struct report_stats {
 	uint32_t nprocs, nthreads, nfiles, npairs, ndirs, nmounts;
 	uint32_t cap_procs, cap_threads, cap_files, cap_pairs, cap_dirs, cap_mounts;
 	struct u64_index proc_ix, thread_ix, pair_ix, file_ix, dir_ix, mount_ix;
+	struct u64_index device_ix; /* trace << 32 | pid of block devices' tracks: not processes */
 	uint32_t *file_of_string; /* string id -> file index (NONE32) */
 	uint32_t file_of_string_cap;
 

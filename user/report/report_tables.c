@@ -23,6 +23,7 @@ void rs_init(struct report_stats *st)
 	u64_index_init(&st->file_ix);
 	u64_index_init(&st->dir_ix);
 	u64_index_init(&st->mount_ix);
+	u64_index_init(&st->device_ix);
 	u64_index_init(&st->size_ix);
 	for (int s = 0; s < SCOPE_COUNT; s++)
 		for (int k = 0; k < DL_SYS_COUNT; k++) {
@@ -45,6 +46,7 @@ void rs_free(struct report_stats *st)
 		}
 	sketch_free(&st->layers.block_lat);
 	string_index_free(&st->strings);
+	u64_index_free(&st->device_ix);
 	u64_index_free(&st->proc_ix);
 	u64_index_free(&st->thread_ix);
 	u64_index_free(&st->pair_ix);
