@@ -183,6 +183,79 @@ class SameEventsTest(unittest.TestCase):
         self.assertEqual(rep['traces'][0]['events'], len(self.json_events))
 
 
+class ConvertCommandTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = scratch_dir()
+        self.src = os.path.join(self.tmp, 'small.json')
+        events = [{'name': 'dltrace', 'ph': 'M', 'pid': 0, 'tid': 0,
+                   'args': {'format': 'dltrace-chrome-1', 'start_wall_ns': 10 ** 18}}]
+        for i in range(100):
+            events.append({'name': 'read', 'cat': 'data', 'ph': 'X', 'ts': i * 10.0, 'pid': 5,
+                           'tid': 5, 'dur': 2.0,
+                           'args': {'ret': 10, 'fd': 3, 'path': '/d/f', 'size': 10}})
+        events.append({'name': 'dltrace_summary', 'ph': 'M', 'pid': 0, 'tid': 0,
+                       'args': {'events': 102, 'duration_ns': 1000000}})
+        json_lines(self.src, events)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def run_convert(self, *args):
+        return subprocess.run([DLTRACE, 'convert'] + list(args), capture_output=True)
+
+    def test_usage(self):
+        res = self.run_convert('--help')
+        self.assertEqual(res.returncode, 0)
+        self.assertIn(b'Usage: dltrace convert', res.stdout)
+        out = os.path.join(self.tmp, 'u.pftrace')
+        for args in ([], [self.src], [self.src, out, 'extra'], ['--bogus', self.src, out],
+                     ['--gzip-level', '0', self.src, out]):
+            res = self.run_convert(*args)
+            self.assertEqual(res.returncode, 2, args)
+            self.assertTrue(res.stderr.startswith(b'dltrace convert: '), args)
+        self.assertFalse(os.path.exists(out))
+        res = self.run_convert(self.src, self.src)
+        self.assertEqual(res.returncode, 1)
+        self.assertIn(b'is the input', res.stderr)
+
+    def test_bad_and_cut_inputs(self):
+        out = os.path.join(self.tmp, 'out.pftrace')
+        for data, message in ((b'', b'empty file'), (b'garbage', b'not a dltrace trace'),
+                              (b'\x0a\x05\x50\x01\x58\x01\x00', b'not a dltrace trace')):
+            bad = os.path.join(self.tmp, 'bad')
+            with open(bad, 'wb') as f:
+                f.write(data)
+            res = self.run_convert(bad, out)
+            self.assertEqual(res.returncode, 1, data)
+            self.assertIn(message, res.stderr)
+            self.assertFalse(os.path.exists(out), data)
+        # a trace cut in an event: converted with a warning, its summary says truncated
+        with open(self.src, 'rb') as f:
+            text = f.read()
+        cut = os.path.join(self.tmp, 'cut.json')
+        with open(cut, 'wb') as f:
+            f.write(text[:text.index(b'\n,', len(text) // 2) + 30])
+        res = self.run_convert(cut, out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn(b'warning: %s: the trace is incomplete' % cut.encode(), res.stderr)
+        back = os.path.join(self.tmp, 'back.json')
+        convert(out, back)
+        events = load_trace(back)
+        self.assertTrue(events[-1]['args']['truncated'])
+        self.assertEqual(events[-1]['args']['events'], len(events))
+        reads = [e for e in events if e['name'] == 'read']
+        self.assertEqual(len(reads), text[:text.index(b'\n,', len(text) // 2)].count(b'"read"'))
+        # and a .pftrace cut in a packet
+        with open(out, 'rb') as f:
+            packets = f.read()
+        cut_pf = os.path.join(self.tmp, 'cut.pftrace')
+        with open(cut_pf, 'wb') as f:
+            f.write(packets[:len(packets) // 2])
+        res = self.run_convert(cut_pf, os.path.join(self.tmp, 'cut-back.json'))
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn(b'the last event is cut', res.stderr)
+
+
 class EveryByteTest(unittest.TestCase):
     def setUp(self):
         self.tmp = scratch_dir()
