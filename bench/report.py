@@ -152,12 +152,13 @@ def replay_table(replay):
     """Instructions per event of the replay, by workload, build and consumer."""
     lines = ['', 'user-space instructions per event (replay of recorded ring records under '
              'callgrind: decoder + consumer, no kernel)',
-             '%-10s %-6s %10s %10s %10s' % ('workload', 'build', 'json', 'json.gz',
-                                           'report')]
+             '%-10s %-6s %10s %10s %10s %10s %10s %10s' % (
+                 'workload', 'build', 'json', 'json.gz', 'pftrace', 'pftrace.gz', 'report',
+                 'summary')]
     for work, builds in replay.items():
         for build, modes in builds.items():
-            lines.append('%-10s %-6s %10.0f %10.0f %10.0f' % (
-                work, build, modes['json']['per_event'], modes['gz']['per_event'],
-                modes['report']['per_event']))
+            lines.append('%-10s %-6s' % (work, build) + ''.join(
+                ' %10s' % _fmt(modes[m]['per_event'] if m in modes else None)
+                for m in ('json', 'gz', 'pftrace', 'pftrace.gz', 'report', 'summary')))
     return '\n'.join(lines)
 
