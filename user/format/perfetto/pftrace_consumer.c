@@ -217,7 +217,8 @@ static void write_event(struct event_consumer *ec, const struct event *e)
 					    c->args, n);
 			break;
 		case 'E':
-			pftrace_slice_end(w, e->pid, e->tid, e->ts, pstr(h.name), c->args, n);
+			pftrace_slice_end(w, e->pid, e->tid, e->ts, pstr(h.name), pstr(h.cat), c->args,
+					  n);
 			break;
 		case 'C':
 			pftrace_counter(w, e->pid, e->tid, e->type != EV_BLOCK_RATE, e->ts,

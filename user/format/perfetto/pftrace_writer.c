@@ -477,7 +477,8 @@ void pftrace_slice_begin(struct pftrace_writer *w, uint32_t pid, uint32_t tid, u
 }
 
 void pftrace_slice_end(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
-		       struct pft_str name, const struct pft_arg *args, uint32_t nargs)
+		       struct pft_str name, struct pft_str cat, const struct pft_arg *args,
+		       uint32_t nargs)
 {
 	struct pft_seq *seq = thread_seq(w, pid, tid, true);
 
@@ -485,7 +486,7 @@ void pftrace_slice_end(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uin
 		w->dropped++;
 		return;
 	}
-	track_event(w, seq, ts, PF_TYPE_SLICE_END, seq->track, &name, NULL, args, nargs, 0, 0, 0);
+	track_event(w, seq, ts, PF_TYPE_SLICE_END, seq->track, &name, &cat, args, nargs, 0, 0, 0);
 }
 
 void pftrace_instant(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,

@@ -256,14 +256,15 @@ void pftrace_slice(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_
 		   uint32_t nargs, uint64_t flow_out, uint64_t flow_in);
 /*
  * A slice whose end comes later on the same thread (B), and that end (E),
- * which carries its own name (a complete slice's END never does: that is
- * how a reader tells them apart).
+ * which carries its own name and category (a complete slice's END never
+ * does: that is how a reader tells them apart).
  */
 void pftrace_slice_begin(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
 			 struct pft_str name, struct pft_str cat, const struct pft_arg *args,
 			 uint32_t nargs);
 void pftrace_slice_end(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
-		       struct pft_str name, const struct pft_arg *args, uint32_t nargs);
+		       struct pft_str name, struct pft_str cat, const struct pft_arg *args,
+		       uint32_t nargs);
 /* An instant on the thread's track. */
 void pftrace_instant(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
 		     struct pft_str name, struct pft_str cat, const struct pft_arg *args,
