@@ -124,6 +124,19 @@ $(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_H
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) -o $@ -lz -lm -ljson-c
 
+# The .pftrace reader and what its events flow into (the report, both writers).
+PFTRACE_FUZZ_TARGET := $(BUILD)/fuzz/pftrace_reader_fuzz
+PFTRACE_FUZZ_SRCS := $(FUZZ_SRCS) $(addprefix user/,format/perfetto/pftrace_events.c \
+	format/perfetto/pftrace_consumer.c format/perfetto/pftrace_writer.c \
+	format/perfetto/pftrace_intern.c format/trace_format.c format/chrome/chrome_writer.c \
+	event/event_parse.c event/event_tee.c io/output_sink.c lib/pb_reader.c lib/pb_writer.c)
+$(PFTRACE_FUZZ_TARGET): tests/fuzz/pftrace_reader_fuzz.c $(PFTRACE_FUZZ_SRCS) $(USER_HDRS) \
+		$(BPF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -I. -DDLTRACE_VERSION=\"$(VERSION)\" \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		tests/fuzz/pftrace_reader_fuzz.c $(sort $(PFTRACE_FUZZ_SRCS)) -o $@ -lz -lm -ljson-c
+
 # The daemon's configuration parser, the same way.
 CONFIG_FUZZ_TARGET := $(BUILD)/fuzz/config_fuzz
 CONFIG_FUZZ_SRCS := user/daemon/daemon_config.c user/probe/probe_layers.c user/probe/system_checks.c
@@ -133,11 +146,15 @@ $(CONFIG_FUZZ_TARGET): tests/fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) $(USER_HDRS)
 		-fno-sanitize-recover=undefined tests/fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) \
 		-o $@ -lbpf -lelf -lz
 
-fuzz: $(FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
-	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/config_corpus $(BUILD)/fuzz/crashes
+fuzz: $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/config_corpus $(BUILD)/fuzz/crashes \
+		$(BUILD)/fuzz/pftrace_corpus
 	$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 		-dict=tests/fuzz/trace.dict -artifact_prefix=$(BUILD)/fuzz/crashes/ \
 		-print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
+	$(PFTRACE_FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+		-artifact_prefix=$(BUILD)/fuzz/crashes/pftrace- -print_final_stats=1 \
+		$(BUILD)/fuzz/pftrace_corpus tests/fuzz/pftrace_corpus
 	$(CONFIG_FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 		-artifact_prefix=$(BUILD)/fuzz/crashes/config- -print_final_stats=1 \
 		$(BUILD)/fuzz/config_corpus tests/fuzz/config_corpus

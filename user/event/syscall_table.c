@@ -66,7 +66,8 @@ const struct syscall_info *syscall_info(unsigned kind)
 
 const char *record_kind_name(unsigned kind)
 {
-	static const char *const events[] = {
+	/* sized by the kinds, so that a kind added without a name is NULL, not past the end */
+	static const char *const events[DL_KIND_COUNT - DL_EV_FORK] = {
 	    [DL_EV_FORK - DL_EV_FORK] = "fork",
 	    [DL_EV_EXEC - DL_EV_FORK] = "exec",
 	    [DL_EV_EXIT - DL_EV_FORK] = "exit",
@@ -76,6 +77,7 @@ const char *record_kind_name(unsigned kind)
 	    [DL_EV_VFS - DL_EV_FORK] = "vfs",
 	    [DL_EV_VFS_OPEN - DL_EV_FORK] = "vfs_open",
 	    [DL_EV_CGROUP - DL_EV_FORK] = "cgroup",
+	    [DL_EV_SPAN - DL_EV_FORK] = "span",
 	};
 
 	if (kind < DL_SYS_COUNT)
