@@ -13,6 +13,9 @@ bool pb_reader__next(struct pb_reader *r, struct pb_field *f)
 		goto bad;
 	f->number = key >> 3;
 	f->wire_type = key & 7;
+	/* a field read as a string or message that is not one is an empty one */
+	f->data = (const uint8_t *)"";
+	f->len = 0;
 	switch (f->wire_type) {
 	case 0:
 		if (!pb__varint_get(&r->p, r->end, &f->v))

@@ -24,7 +24,7 @@ struct pb_field {
 	uint32_t number;
 	uint8_t wire_type;   /* 0 varint, 1 fixed 64, 2 length-delimited, 5 fixed 32 */
 	uint64_t v;	     /* wire types 0, 1, 5 */
-	const uint8_t *data; /* wire type 2 */
+	const uint8_t *data; /* wire type 2 (other types: "", 0) */
 	size_t len;
 };
 

@@ -766,19 +766,24 @@ static int packet(struct pftrace_events *r, const uint8_t *data, size_t len)
 			clock = f.v;
 			break;
 		case PF_PACKET_TRACK_EVENT:
-			ev = f;
+			if (f.wire_type == 2)
+				ev = f;
 			break;
 		case PF_PACKET_TRACK_DESCRIPTOR:
-			td = f;
+			if (f.wire_type == 2)
+				td = f;
 			break;
 		case PF_PACKET_INTERNED_DATA:
-			in = f;
+			if (f.wire_type == 2)
+				in = f;
 			break;
 		case PF_PACKET_CLOCK_SNAPSHOT:
-			cs = f;
+			if (f.wire_type == 2)
+				cs = f;
 			break;
 		case PF_PACKET_DEFAULTS:
-			df = f;
+			if (f.wire_type == 2)
+				df = f;
 			break;
 		default:
 			break;
