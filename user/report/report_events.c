@@ -87,12 +87,31 @@ static bool is_dup_kind(int k)
 	return k == DL_SYS_DUP || k == DL_SYS_DUP2 || k == DL_SYS_DUP3 || k == DL_SYS_FCNTL;
 }
 
+/* path_scope() of a path, remembered for the last one: most events repeat their file. */
+static uint8_t scope_of(struct report_stats *st, const struct ev_str *path, enum env_kind *env)
+{
+	uint8_t scope;
+
+	if (path->len && path->len == st->scope_len && !memcmp(path->s, st->scope_path, path->len)) {
+		*env = st->scope_env;
+		return st->scope;
+	}
+	scope = path_scope(path->s, path->len, env);
+	if (path->len && path->len <= sizeof(st->scope_path)) {
+		memcpy(st->scope_path, path->s, path->len);
+		st->scope_len = path->len;
+		st->scope = scope;
+		st->scope_env = *env;
+	}
+	return scope;
+}
+
 /* The output side of sendfile/copy_file_range: a write of unknown offset. */
 static void second_path_write(struct report_stats *st, uint32_t ti, const struct ev_syscall *s,
 			      uint64_t start, uint64_t end)
 {
 	enum env_kind env;
-	uint8_t scope = path_scope(s->path2.name.s, s->path2.name.len, &env);
+	uint8_t scope = scope_of(st, &s->path2.name, &env);
 	struct rs_access a = {ti, NONE32, NONE32, false, 0, (uint64_t)s->ret, start, end};
 
 	if (scope == SCOPE_OTHER) {
@@ -135,7 +154,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	int k = s->sys, cls = class_of(k);
 	bool failed = s->ret < 0 && s->ret >= -ERRNO_UNKNOWN;
 	enum env_kind env = ENV_NONE;
-	uint8_t scope = path_scope(s->path.name.s, s->path.name.len, &env);
+	uint8_t scope = scope_of(st, &s->path.name, &env);
 	struct rs_syscall *sc;
 	struct rs_thread *th;
 	struct rs_proc *pr;
@@ -405,7 +424,7 @@ static void layer_event(struct report_stats *st, const struct event *ev)
 
 	switch (ev->type) {
 	case EV_FAULT:
-		scope = path_scope(ev->fault.path.name.s, ev->fault.path.name.len, &env);
+		scope = scope_of(st, &ev->fault.path.name, &env);
 		l->faults[scope]++;
 		if (scope != SCOPE_OTHER) {
 			uint32_t fi = rs_file_get(st, &ev->fault.path.name, scope, env,

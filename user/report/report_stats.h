@@ -255,6 +255,10 @@ struct report_stats {
 
 	/* lookup caches */
 	uint64_t cache_thread_key;
+	/* the scope of the last path classified (most events repeat their file) */
+	char scope_path[256];
+	uint32_t scope_len; /* 0: none */
+	uint8_t scope, scope_env;
 	uint32_t cache_thread;
 
 	/* report_derive */
