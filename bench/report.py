@@ -43,7 +43,8 @@ def summarize(runs, workloads, conditions):
             cpu = [r['tracer_cpu_s'] * 1e9 / r['events'] for r in ok
                    if r.get('events') and (r.get('tracer_cpu_s') or 0) >= 0.1]
             s['cpu_ns_per_event'] = round(statistics.median(cpu)) if cpu else None
-            sizes = [r['trace_bytes'] / r['events'] for r in ok if r.get('events')]
+            sizes = [r['trace_bytes'] / r['events'] for r in ok
+                     if r.get('events') and r.get('trace_bytes')]
             s['bytes_per_event'] = round(statistics.median(sizes), 2) if sizes else None
             per[c.name] = s
         base = per.get('untraced')
