@@ -96,6 +96,11 @@ $(BUILD)/tests/pftrace_encode: tests/perfetto/pftrace_encode.c \
 
 workloads: $(TEST_WORKLOADS) $(PFTRACE_TEST_BINS)
 
+# A reader with no dynamic loader, so that its reads are the only ones of its job.
+$(BUILD)/tests/static_reader: tests/workloads/static_reader.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -static -o $@ $<
+
 $(BUILD)/tests/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lpthread -luring -lbpf
