@@ -12,6 +12,7 @@ import time
 import unittest
 
 from dltrace_harness import DLTRACE, TraceTest, io_events, load_trace, summary, wait_for, workload
+from test_daemon import DaemonCase
 
 READER = workload('static_reader')
 READS, SIZE = 5000, 4096
@@ -189,6 +190,61 @@ class TopLinesTest(TraceTest):
         res = subprocess.run([DLTRACE, 'top', '--help'], capture_output=True, text=True)
         self.assertEqual(res.returncode, 0)
         self.assertIn('q         stop tracing', res.stdout)
+
+
+class CtlTopTest(DaemonCase):
+    """dltrace ctl top: the view of a job the daemon traces, over its socket."""
+
+    def test_ctl_top_shows_the_job(self):
+        d = self.daemon
+        data = self.make_file('data.bin', 1 << 20)
+        job = d.job_cgroup(905)
+        outside = subprocess.Popen([READER, data, '100', str(SIZE), '0', '-1'])
+        inside = d.run_in(job, [READER, data, str(READS), str(SIZE), '1', '-1'], 'nobody')
+        try:
+            self.check_ctl_top(d, job, data, inside, outside)
+        finally:  # before tearDown removes the job's cgroup
+            for p in (inside, outside):
+                p.kill()
+                p.wait()
+
+    def check_ctl_top(self, d, job, data, inside, outside):
+        tmux = Tmux('dltrace-ctl-%d' % os.getpid(), '%s ctl --socket %s top 905; sleep 600' % (
+            DLTRACE, d.socket))
+        self.addCleanup(tmux.kill)
+
+        def rows():
+            return [r for r in table_rows(tmux.screen(), 'PID') if r[0].isdigit()]
+        # PID THR READ/s WRITE/s OPS/s META/s IO% P50 P99 READ WRITE OPS COMMAND
+        self.assertTrue(wait_for(lambda: [r[0] for r in rows() if r[9] == '20M'] ==
+                                 [str(inside.pid)], timeout=60), tmux.screen())
+        screen = tmux.screen()
+        self.assertIn('dltrace ctl top 905 - job 905 cgroup %s' % job, screen)
+        self.assertIn('Processes 1 (1 seen)   Threads 1', screen)
+        self.assertNotIn(str(outside.pid), screen)
+        self.assertEqual([r[0] for r in rows()], [str(inside.pid)])
+        self.assertEqual(rows()[0][12:14], [READER, data])
+        # its file: openat, newfstatat and the reads, nothing of the reader outside
+        tmux.keys('f')
+        self.assertTrue(wait_for(lambda: [r[-2:] for r in table_rows(tmux.screen(), 'READ/s')
+                                          if r[-1] == data] == [[str(READS + 2), data]],
+                                 timeout=10), tmux.screen())
+        # the same numbers as lines, from a pipe
+        res = subprocess.run([DLTRACE, 'ctl', '--socket', d.socket, 'top', '905', '-n', '2',
+                              '-i', '0.5'], capture_output=True, text=True, timeout=30)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        lines = [l.split() for l in res.stdout.splitlines()]
+        self.assertEqual(len(lines), 3)
+        self.assertEqual(sum(int(l[4]) for l in lines[1:]), READS)  # rd_ops: all before
+        self.assertEqual(lines[1][2:4], ['1', '1'])  # procs, threads
+        # q leaves the view; the daemon still traces the job
+        tmux.keys('q')
+        self.assertTrue(wait_for(lambda: 'dltrace ctl top' not in tmux.screen(), timeout=10))
+        self.assertEqual([j['state'] for j in d.status()['jobs']], ['tracing'])
+        res = subprocess.run([DLTRACE, 'ctl', '--socket', d.socket, 'top', 'nosuchjob'],
+                             capture_output=True, text=True)
+        self.assertEqual((res.returncode, res.stderr),
+                         (1, "dltrace ctl: no traced job 'nosuchjob'\n"))
 
 
 if __name__ == '__main__':
