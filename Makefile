@@ -136,7 +136,7 @@ FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_
 	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \
 	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
 	format/chrome/chrome_format.c io/output_sink.c io/input_stream.c lib/fs_names.c lib/path_table.c \
-	lib/decimal.c lib/json_value.c)
+	lib/decimal.c lib/json_value.c io/progress.c)
 FUZZ_TARGET := $(BUILD)/fuzz/trace_reader_fuzz
 
 $(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)
