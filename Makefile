@@ -94,7 +94,15 @@ $(BUILD)/tests/pftrace_encode: tests/perfetto/pftrace_encode.c \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-workloads: $(TEST_WORKLOADS) $(PFTRACE_TEST_BINS)
+# The live view's aggregation, fed by hand (tests/live/, test_live_stats).
+LIVE_TEST_OBJS := $(addprefix $(BUILD)/obj/,view/live_stats.o view/top_view.o \
+	view/live_snapshot_json.o event/event_consumer.o event/syscall_table.o lib/id_map.o \
+	lib/u64_index.o lib/path_table.o lib/json_string.o lib/json_value.o)
+$(BUILD)/tests/live_stats_test: tests/live/live_stats_test.c $(LIVE_TEST_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ -ljson-c
+
+workloads: $(TEST_WORKLOADS) $(PFTRACE_TEST_BINS) $(BUILD)/tests/live_stats_test
 
 # A reader with no dynamic loader, so that its reads are the only ones of its job.
 $(BUILD)/tests/static_reader: tests/workloads/static_reader.c
