@@ -2,7 +2,8 @@
 with events made by hand, every figure known (tests/live/live_stats_test.c):
 data stall from fetch and step regions, tables of 4 rows whose rows and
 "other" row add up to the totals after replacing the least recently active
-rows (processes only once exited), latency buckets, a snapshot through
+rows (processes only once exited), latency buckets, the /metrics buckets at
+and around their bounds (le: at most the bound), a snapshot through
 JSON and back."""
 import os
 import subprocess
@@ -44,6 +45,21 @@ latency 4096 bucket 44 middle 4608
 latency 1000000 bucket 75 middle 983040
 latency 35184372088832 bucket 159 middle 2061584302080
 latency p50 960 p98 960 p99 983040
+metric 0 le 1000
+metric 999 le 1000
+metric 1000 le 1000
+metric 1001 le 2500
+metric 2500 le 2500
+metric 2501 le 5000
+metric 4999 le 5000
+metric 5000 le 5000
+metric 5001 le 10000
+metric 1000000 le 1000000
+metric 1000001 le 2500000
+metric 9999999999 le 10000000000
+metric 10000000000 le 10000000000
+metric 10000000001 le +Inf
+metric 4398046511104 le +Inf
 json same 1 bytes 2420 lost 3 files 3
 '''
 

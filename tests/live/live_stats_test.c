@@ -204,6 +204,34 @@ static void latency(void)
 	       (unsigned long long)live_lat_quantile(lat, 100, 0.99));
 }
 
+/* The /metrics buckets of latencies at and around their bounds. */
+static void metric_buckets(void)
+{
+	static const uint64_t durs[] = {0,	 999,	     1000,	  1001,	       2500,
+					2501,	 4999,	     5000,	  5001,	       1000000,
+					1000001, 9999999999, 10000000000, 10000000001, 1ull << 42};
+
+	for (unsigned i = 0; i < sizeof(durs) / sizeof(durs[0]); i++) {
+		struct live_stats *ls = live_stats__new(0);
+		struct event_consumer *c = live_stats__consumer(ls);
+		struct live_totals t;
+		int b = -1;
+
+		sys(c, 1, 1, 1, DL_SYS_FSYNC, "/f", 0, durs[i]);
+		live_stats__totals(ls, &t);
+		for (int k = 0; k <= LIVE_METRIC_BUCKETS; k++)
+			if (t.class_lat[LIVE_SYNC][k])
+				b = k;
+		if (b >= 0 && b < LIVE_METRIC_BUCKETS)
+			printf("metric %llu le %llu\n", (unsigned long long)durs[i],
+			       (unsigned long long)live_metric_bounds_ns[b]);
+		else
+			printf("metric %llu le %s\n", (unsigned long long)durs[i],
+			       b < 0 ? "none" : "+Inf");
+		live_stats__free(ls);
+	}
+}
+
 static void json(void)
 {
 	struct live_stats *ls = live_stats__new(0);
@@ -239,6 +267,7 @@ int main(void)
 	phases();
 	eviction();
 	latency();
+	metric_buckets();
 	json();
 	return 0;
 }

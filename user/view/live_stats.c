@@ -109,7 +109,15 @@ uint64_t live_lat_quantile(const uint32_t *lat, uint64_t n, double q)
 	return live_lat_value(LIVE_LAT_BUCKETS - 1);
 }
 
-static unsigned metric_bucket(uint64_t ns)
+/*
+ * The metric bucket of a latency from its fine bucket b (live_lat_bucket):
+ * metric_of[b] is the metric bucket of b's lowest value; when a metric
+ * bound falls inside b (straddle[b]), values above it go one further.
+ */
+static uint8_t metric_of[LIVE_LAT_BUCKETS];
+static bool straddle[LIVE_LAT_BUCKETS];
+
+static unsigned metric_bucket_search(uint64_t ns)
 {
 	unsigned lo = 0, hi = LIVE_METRIC_BUCKETS;
 
@@ -122,6 +130,32 @@ static unsigned metric_bucket(uint64_t ns)
 			hi = mid;
 	}
 	return lo;
+}
+
+static uint64_t lat_lower(unsigned i)
+{
+	return i < 4 ? i : (4ull + i % 4) << (i / 4 - 1);
+}
+
+static void metric_table(void)
+{
+	for (unsigned b = 0; b < LIVE_LAT_BUCKETS; b++) {
+		uint64_t lo = lat_lower(b);
+		uint64_t hi = b + 1 < LIVE_LAT_BUCKETS ? lat_lower(b + 1) - 1 : UINT64_MAX;
+
+		metric_of[b] = (uint8_t)metric_bucket_search(lo);
+		straddle[b] = metric_bucket_search(hi) != metric_of[b];
+	}
+}
+
+static inline unsigned metric_bucket(uint64_t ns, unsigned b)
+{
+	unsigned m = metric_of[b];
+
+	/* a bucket holds at most one bound: the buckets are far narrower than the bounds' steps */
+	if (straddle[b] && ns > live_metric_bounds_ns[m])
+		m++;
+	return m;
 }
 
 /* ---- tables ---- */
@@ -207,7 +241,7 @@ static void list_push(struct table *t, uint32_t i)
 }
 
 /* A row was active at ts: it moves to the front of the recency list. */
-static inline void touch(struct table *t, uint32_t i, uint64_t ts)
+static inline __attribute__((always_inline)) void touch(struct table *t, uint32_t i, uint64_t ts)
 {
 	if (ts > t->rows[i].last_ns)
 		t->rows[i].last_ns = ts;
@@ -347,17 +381,27 @@ static void set_name(struct row *r, const char *s, size_t len)
 	r->name_len = len;
 }
 
+static uint32_t proc_row_slow(struct live_stats *ls, uint32_t pid, uint64_t ts);
+
 /* The process row of pid, made when new (NONE: not kept, counted in "other"). */
-static uint32_t proc_row(struct live_stats *ls, uint32_t pid, uint64_t ts)
+static inline __attribute__((always_inline)) uint32_t proc_row(struct live_stats *ls, uint32_t pid,
+							       uint64_t ts)
 {
 	struct table *t = &ls->t[LIVE_PROCS];
-	uint32_t i;
 
 	if (pid == ls->last_pid && ls->last_proc != NONE &&
 	    t->rows[ls->last_proc].serial == ls->last_proc_serial) {
 		touch(t, ls->last_proc, ts);
 		return ls->last_proc;
 	}
+	return proc_row_slow(ls, pid, ts);
+}
+
+static uint32_t proc_row_slow(struct live_stats *ls, uint32_t pid, uint64_t ts)
+{
+	struct table *t = &ls->t[LIVE_PROCS];
+	uint32_t i;
+
 	i = proc_find(t, pid);
 	if (i == NONE) {
 		bool first = !ls->procs_seen;
@@ -385,11 +429,18 @@ static uint32_t proc_row(struct live_stats *ls, uint32_t pid, uint64_t ts)
 	return i;
 }
 
+static void thread_new(struct live_stats *ls, uint32_t tid, uint32_t pi);
+
 /* The thread tid of process row pi is alive (a new one is counted). */
-static inline void thread_seen(struct live_stats *ls, uint32_t tid, uint32_t pi)
+static inline __attribute__((always_inline)) void thread_seen(struct live_stats *ls, uint32_t tid,
+							      uint32_t pi)
 {
-	if (tid == ls->last_tid)
-		return;
+	if (tid != ls->last_tid)
+		thread_new(ls, tid, pi);
+}
+
+static void thread_new(struct live_stats *ls, uint32_t tid, uint32_t pi)
+{
 	ls->last_tid = tid;
 	if (id_map_get(&ls->tids, tid) || ls->tids.count >= THREADS_MAX)
 		return;
@@ -401,7 +452,8 @@ static inline void thread_seen(struct live_stats *ls, uint32_t tid, uint32_t pi)
 }
 
 /* An event of a traced task: its process and thread are alive. */
-static uint32_t task_event(struct live_stats *ls, const struct event *e)
+static inline __attribute__((always_inline)) uint32_t task_event(struct live_stats *ls,
+								 const struct event *e)
 {
 	uint32_t pi = proc_row(ls, e->pid, e->ts);
 
@@ -454,17 +506,28 @@ static uint32_t name_row(struct live_stats *ls, struct table *t, uint64_t h,
 	return i;
 }
 
-static uint32_t dir_of(struct live_stats *ls, struct row *f, uint64_t ts)
+static uint32_t dir_of_slow(struct live_stats *ls, struct row *f, uint64_t ts);
+
+static inline __attribute__((always_inline)) uint32_t dir_of(struct live_stats *ls, struct row *f,
+							     uint64_t ts)
 {
 	struct table *d = &ls->t[LIVE_DIRS];
-	const char *s = f->ref ? f->ref->raw : f->name;
-	const char *slash = memrchr(s, '/', f->name_len);
-	uint32_t len;
 
 	if (f->dir != NONE && d->rows[f->dir].serial == f->dir_serial) {
 		touch(d, f->dir, ts);
 		return f->dir;
 	}
+	return dir_of_slow(ls, f, ts);
+}
+
+static uint32_t dir_of_slow(struct live_stats *ls, struct row *f, uint64_t ts)
+{
+	struct table *d = &ls->t[LIVE_DIRS];
+	const char *s, *slash;
+	uint32_t len;
+
+	s = f->ref ? f->ref->raw : f->name;
+	slash = s ? memrchr(s, '/', f->name_len) : NULL;
 	if (!slash)
 		return NONE;
 	len = slash == s ? 1 : (uint32_t)(slash - s); /* "/x": "/" */
@@ -473,19 +536,28 @@ static uint32_t dir_of(struct live_stats *ls, struct row *f, uint64_t ts)
 	return f->dir;
 }
 
+static uint32_t file_row_slow(struct live_stats *ls, const struct ev_path *p, uint64_t ts);
+
 /* The file row of a path (NONE: no name). */
-static uint32_t file_row(struct live_stats *ls, const struct ev_path *p, uint64_t ts)
+static inline __attribute__((always_inline)) uint32_t file_row(struct live_stats *ls,
+							       const struct ev_path *p, uint64_t ts)
+{
+	struct table *t = &ls->t[LIVE_FILES];
+	const struct path_ref *ref = p->ref;
+
+	if (ref && ref == ls->last_ref && t->rows[ls->last_file].serial == ls->last_file_serial) {
+		touch(t, ls->last_file, ts);
+		return ls->last_file;
+	}
+	return p->name.len ? file_row_slow(ls, p, ts) : NONE;
+}
+
+static uint32_t file_row_slow(struct live_stats *ls, const struct ev_path *p, uint64_t ts)
 {
 	struct table *t = &ls->t[LIVE_FILES];
 	const struct path_ref *ref = p->ref;
 	uint32_t i;
 
-	if (!p->name.len)
-		return NONE;
-	if (ref && ref == ls->last_ref && t->rows[ls->last_file].serial == ls->last_file_serial) {
-		touch(t, ls->last_file, ts);
-		return ls->last_file;
-	}
 	i = name_row(ls, t, ref ? ref->hash : fnv1a(p->name.s, p->name.len), ref, p->name.s,
 		     p->name.len, ts);
 	if (i != NONE && ref) {
@@ -498,8 +570,8 @@ static uint32_t file_row(struct live_stats *ls, const struct ev_path *p, uint64_
 
 /* ---- events ---- */
 
-static inline void count(struct live_counts *c, uint8_t kind, uint64_t moved, uint64_t dur,
-			 unsigned b, bool failed)
+static inline __attribute__((always_inline)) void
+count(struct live_counts *c, uint8_t kind, uint64_t moved, uint64_t dur, unsigned b, bool failed)
 {
 	c->ops++;
 	c->io_ns += dur;
@@ -533,7 +605,7 @@ static void on_syscall(struct event_consumer *c, const struct event *e)
 	count(&ls->total, kind, moved, s->dur, b, failed);
 	ls->class_ns[cls] += s->dur;
 	ls->class_ops[cls]++;
-	ls->class_lat[cls][metric_bucket(s->dur)]++;
+	ls->class_lat[cls][metric_bucket(s->dur, b)]++;
 	pi = task_event(ls, e);
 	if (pi != NONE)
 		count(&ls->t[LIVE_PROCS].rows[pi].c, kind, moved, s->dur, b, failed);
@@ -809,6 +881,8 @@ struct live_stats *live_stats__new(uint32_t rows)
 
 	if (!ls)
 		return NULL;
+	if (!metric_of[LIVE_LAT_BUCKETS - 1])
+		metric_table();
 	for (int i = 0; i < LIVE_TABLES; i++) {
 		if (table_init(&ls->t[i], max[i], i == LIVE_PROCS)) {
 			live_stats__free(ls);
