@@ -108,7 +108,12 @@ def replay_step(job, works, base, log):
     if base:
         replays['base'] = os.path.join(base, 'build', 'bench', 'replay')
     try:
-        return replay_cost.replay_costs(replays, records, log)
+        costs = replay_cost.replay_costs(replays, records, log)
+        for work, path in records.items():  # --live against none, wall-clock
+            costs[work]['wall'] = replay_cost.wall_times(replays['this'], path)
+            log('  replay %-8s wall ns/event: %s' % (work, ', '.join(
+                '%s %.0f' % (m, v['median']) for m, v in costs[work]['wall'].items())))
+        return costs
     finally:
         for path in records.values():
             os.unlink(path)
