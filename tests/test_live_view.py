@@ -219,7 +219,8 @@ class CtlTopTest(DaemonCase):
         self.assertTrue(wait_for(lambda: [r[0] for r in rows() if r[9] == '20M'] ==
                                  [str(inside.pid)], timeout=60), tmux.screen())
         screen = tmux.screen()
-        self.assertIn('dltrace ctl top 905 - job 905 cgroup %s' % job, screen)
+        self.assertRegex(screen.splitlines()[0], r'^dltrace ctl top 905   up \d+:\d\d:\d\d   '
+                         r'every 1 s   host \S+   job 905 cgroup %s$' % re.escape(job))
         self.assertIn('Processes 1 (1 seen)   Threads 1', screen)
         self.assertNotIn(str(outside.pid), screen)
         self.assertEqual([r[0] for r in rows()], [str(inside.pid)])

@@ -991,10 +991,10 @@ static void header(struct top_view *v, struct screen *sc)
 	line_raw(&l, "\x1b[1m");
 	line_printf(&l, "%s", v->title);
 	line_raw(&l, "\x1b[0m");
-	line_printf(&l, " - %s", c->target);
-	line_printf(&l, "   host %s   up %llu:%02llu:%02llu   every %.3g s%s", c->host,
+	line_printf(&l, "   up %llu:%02llu:%02llu   every %.3g s%s   host %s   %s",
 		    (unsigned long long)up / 3600, (unsigned long long)up / 60 % 60,
-		    (unsigned long long)up % 60, v->interval, v->paused ? "   PAUSED" : "");
+		    (unsigned long long)up % 60, v->interval, v->paused ? "   PAUSED" : "", c->host,
+		    c->target);
 	screen_put(sc, &l);
 
 	fmt_bytes(a, sizeof(a), d.rd_bytes / dt);
