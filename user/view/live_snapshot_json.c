@@ -9,17 +9,18 @@
 #include "lib/json_value.h"
 
 /* The counters of each struct, by name: one list for both directions. */
-#define COUNTS(X)                                                                                  \
-	X(ops)                                                                                     \
-	X(rd_ops) X(wr_ops) X(meta_ops) X(sync_ops) X(failed) X(rd_bytes) X(wr_bytes) X(io_ns)
-#define LAYERS(X)                                                                                  \
-	X(faults)                                                                                  \
-	X(write_faults) X(fault_bytes) X(cache_reads) X(cache_read_bytes) X(cache_miss_bytes)      \
-	    X(block_reqs) X(block_rd_bytes) X(block_wr_bytes) X(block_done) X(block_ns)            \
-		X(uring_reqs) X(uring_rd_bytes) X(uring_wr_bytes) X(uring_ns) X(vfs_calls)         \
-		    X(vfs_ns) X(marker_regions)
+// clang-format off
+#define COUNTS(X) \
+	X(ops) X(rd_ops) X(wr_ops) X(meta_ops) X(sync_ops) X(failed) X(rd_bytes) X(wr_bytes) \
+	X(io_ns)
+#define LAYERS(X) \
+	X(faults) X(write_faults) X(fault_bytes) X(cache_reads) X(cache_read_bytes) \
+	X(cache_miss_bytes) X(block_reqs) X(block_rd_bytes) X(block_wr_bytes) X(block_done) \
+	X(block_ns) X(uring_reqs) X(uring_rd_bytes) X(uring_wr_bytes) X(uring_ns) X(vfs_calls) \
+	X(vfs_ns) X(marker_regions)
 #define PHASES(X)   X(fetches) X(fetch_ns) X(steps) X(step_ns)
 #define TRAINING(X) X(pid) X(tid) X(ops) X(io_ns)
+// clang-format on
 
 static const char *table_keys[LIVE_TABLES] = {"process_rows", "file_rows", "directory_rows"};
 
