@@ -15,6 +15,7 @@
  *   summary     decode and feed the report, no trace (the `--summary-only` path)
  *   live        decode, the JSON trace and the live view's statistics (`--live`); a
  *               snapshot and a screen (to /dev/null) every LIVE_EVERY events
+ *               ($REPLAY_LIVE_EVERY); prints the CPU time a screen took
  *   live-only   decode and the live view, no trace file (`dltrace top` without -o)
  * Prints: records, events, seconds, ns per event.
  */
@@ -42,17 +43,31 @@ struct live_side {
 	struct live_stats *stats;
 	struct top_view *view;
 	FILE *null;
-	uint64_t next; /* events at the next screen */
+	uint64_t next;	  /* events at the next screen */
+	uint64_t every;	  /* LIVE_EVERY, or $REPLAY_LIVE_EVERY */
+	unsigned screens; /* taken, and the time they took */
+	double screen_s;
 };
 
-static void live_screen(struct live_side *l, uint64_t now)
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void live_screen(struct live_side *l, uint64_t events)
 {
 	struct live_snapshot s;
+	double t = cpu_now();
 
-	if (!l->stats || live_stats__snapshot(l->stats, now, &s))
+	if (!l->stats || live_stats__snapshot(l->stats, events, &s))
 		return;
 	top_view__push(l->view, &s);
 	top_view__screen(l->view, l->null, 160, 50);
+	l->screens++;
+	l->screen_s += cpu_now() - t;
 }
 
 static double now(void)
@@ -83,7 +98,7 @@ __attribute__((noinline)) void replay_records(struct job_trace *jt, const char *
 		off += 4 + n;
 		++*records;
 		if (live->stats && jt->tee.events >= live->next) {
-			live->next += LIVE_EVERY;
+			live->next += live->every;
 			live_screen(live, jt->tee.events);
 		}
 	}
@@ -141,7 +156,10 @@ int main(int argc, char **argv)
 		if (!live.stats || !live.view || !live.null)
 			return 1;
 		job_trace_add_consumer(&jt, live_stats__consumer(live.stats));
-		live.next = LIVE_EVERY;
+		live.every = getenv("REPLAY_LIVE_EVERY")
+				 ? strtoull(getenv("REPLAY_LIVE_EVERY"), NULL, 10)
+				 : LIVE_EVERY;
+		live.next = live.every;
 	}
 	if (!strcmp(argv[1], "report") || !strcmp(argv[1], "summary")) {
 		rs = report_session__new();
@@ -164,6 +182,9 @@ int main(int argc, char **argv)
 	       (unsigned long long)records, (unsigned long long)job_trace_events(&jt), t,
 	       t * 1e9 / (job_trace_events(&jt) ? job_trace_events(&jt) : 1));
 	if (live_mode) {
+		live_screen(&live, jt.tee.events); /* the tables at their fullest */
+		printf("screens %u cpu_ms_per_screen %.3f\n", live.screens,
+		       live.screen_s * 1e3 / (live.screens ? live.screens : 1));
 		live_stats__free(live.stats);
 		top_view__free(live.view);
 		fclose(live.null);

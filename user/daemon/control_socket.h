@@ -2,7 +2,8 @@
 /*
  * The daemon's control socket: a unix stream socket (mode 0600) that only
  * root may use (peer credentials are checked).  One request line per
- * connection ("status", "start CGROUP", "stop JOB", "top JOB"), one reply: a first
+ * connection ("status", "start CGROUP", "stop JOB", "top JOB", "top-totals JOB"),
+ * one reply: a first
  * line "ok" or "error: reason", then the body.
  */
 #ifndef CONTROL_SOCKET_H

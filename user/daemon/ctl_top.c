@@ -16,7 +16,7 @@
 
 struct ctl_top {
 	const char *socket;
-	char request[256];
+	char job[256];
 	unsigned long count; /* snapshots taken */
 	bool gone;	     /* the daemon no longer traces the job */
 	char err[1024];
@@ -30,13 +30,15 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static int fetch(void *ctx, struct live_snapshot *out)
+static int fetch(void *ctx, bool rows, struct live_snapshot *out)
 {
 	struct ctl_top *t = ctx;
-	char *body;
+	char request[sizeof(t->job) + 16], *body;
 	size_t len;
 
-	if (control_request_reply(t->socket, t->request, &body, &len, t->err, sizeof(t->err))) {
+	/* "top JOB", or "top-totals JOB" for the lines, which need no rows */
+	snprintf(request, sizeof(request), "top%s %s", rows ? "" : "-totals", t->job);
+	if (control_request_reply(t->socket, request, &body, &len, t->err, sizeof(t->err))) {
 		t->gone = true;
 		return -1;
 	}
@@ -98,12 +100,12 @@ int ctl_top_main(const char *socket_path, int argc, char **argv)
 	}
 	if (!job || strchr(job, '\n') || strlen(job) > 200)
 		return usage(stderr, 2);
-	snprintf(t.request, sizeof(t.request), "top %s", job);
+	snprintf(t.job, sizeof(t.job), "%s", job);
 	/* the job must be there before the screen takes over */
 	{
 		struct live_snapshot s;
 
-		if (fetch(&t, &s)) {
+		if (fetch(&t, false, &s)) {
 			fprintf(stderr, "dltrace ctl: %s\n", t.err);
 			return 1;
 		}

@@ -474,14 +474,16 @@ static void status_json(struct daemon *d, char *reply, size_t size)
 }
 
 /* "ok\n" and a snapshot of a job's live statistics (dltrace ctl top). */
-static void top_json(struct daemon *d, struct job *j, char *reply, size_t size)
+static void top_json(struct daemon *d, struct job *j, bool rows, char *reply, size_t size)
 {
+	uint64_t now = mono_ns() - j->trace.decoder.t0;
 	struct live_snapshot snap;
 	struct lost_counts lost;
 	char *text;
 	size_t len = 0;
 
-	if (live_stats__snapshot(j->live, mono_ns() - j->trace.decoder.t0, &snap)) {
+	if (rows ? live_stats__snapshot(j->live, now, &snap)
+		 : live_stats__snapshot_totals(j->live, now, &snap)) {
 		snprintf(reply, size, "error: out of memory\n");
 		return;
 	}
@@ -528,13 +530,16 @@ static void on_control(void *ctx, const char *req, char *reply, size_t size)
 		}
 		job_end(d, j, "stopped by dltrace ctl");
 		snprintf(reply, size, "ok\nstopping job %s\n", j->jobid);
-	} else if (!strncmp(req, "top ", 4)) {
-		j = find_job(d, req + 4);
+	} else if (!strncmp(req, "top ", 4) || !strncmp(req, "top-totals ", 11)) {
+		bool rows = req[3] == ' ';
+		const char *what = req + (rows ? 4 : 11);
+
+		j = find_job(d, what);
 		if (!j) {
-			snprintf(reply, size, "error: no traced job '%s'\n", req + 4);
+			snprintf(reply, size, "error: no traced job '%s'\n", what);
 			return;
 		}
-		top_json(d, j, reply, size);
+		top_json(d, j, rows, reply, size);
 	} else {
 		snprintf(reply, size,
 			 "error: unknown request '%.100s' (status, start CGROUP, "

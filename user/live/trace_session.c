@@ -301,12 +301,14 @@ static void sweep(struct session *s, uint32_t *suspects)
 }
 
 /* The live view's snapshot of the job now, with the records lost so far. */
-static int live_snapshot(void *ctx, struct live_snapshot *out)
+static int live_snapshot(void *ctx, bool rows, struct live_snapshot *out)
 {
 	struct session *s = ctx;
+	uint64_t now = now_ns(CLOCK_MONOTONIC) - s->t0;
 	struct lost_counts lost;
 
-	if (live_stats__snapshot(s->live, now_ns(CLOCK_MONOTONIC) - s->t0, out))
+	if (rows ? live_stats__snapshot(s->live, now, out)
+		 : live_stats__snapshot_totals(s->live, now, out))
 		return -1;
 	probes_lost(&s->probes, JOB_SLOT, &lost);
 	out->lost = lost.events;

@@ -966,7 +966,8 @@ static const char *row_name(const struct row *r)
 	return r->ref ? r->ref->raw : r->name ? r->name : "";
 }
 
-int live_stats__snapshot(const struct live_stats *ls, uint64_t now_ns, struct live_snapshot *out)
+static int snapshot(const struct live_stats *ls, uint64_t now_ns, struct live_snapshot *out,
+		    bool with_rows)
 {
 	size_t text = 0, used = 0;
 
@@ -985,13 +986,13 @@ int live_stats__snapshot(const struct live_stats *ls, uint64_t now_ns, struct li
 	out->layers_n = ls->layers;
 	out->training = ls->training;
 	out->phases = ls->phases;
-	for (int i = 0; i < LIVE_TABLES; i++)
+	for (int i = 0; i < LIVE_TABLES && with_rows; i++)
 		for (uint32_t k = 0; k < ls->t[i].n; k++)
 			text += ls->t[i].rows[k].name_len + 1;
 	out->text = malloc(text + 1);
 	if (!out->target || !out->host || !out->layers || !out->text)
 		goto oom;
-	for (int i = 0; i < LIVE_TABLES; i++) {
+	for (int i = 0; i < LIVE_TABLES && with_rows; i++) {
 		const struct table *t = &ls->t[i];
 		struct live_row *rows = malloc((t->n + 1) * sizeof(*rows));
 		uint32_t n = 0;
@@ -1021,4 +1022,15 @@ int live_stats__snapshot(const struct live_stats *ls, uint64_t now_ns, struct li
 oom:
 	live_snapshot_free(out);
 	return -1;
+}
+
+int live_stats__snapshot(const struct live_stats *ls, uint64_t now_ns, struct live_snapshot *out)
+{
+	return snapshot(ls, now_ns, out, true);
+}
+
+int live_stats__snapshot_totals(const struct live_stats *ls, uint64_t now_ns,
+				struct live_snapshot *out)
+{
+	return snapshot(ls, now_ns, out, false);
 }

@@ -159,6 +159,9 @@ void live_stats__free(struct live_stats *ls);
 struct event_consumer *live_stats__consumer(struct live_stats *ls);
 /* A copy of everything at trace time now_ns; -1 when out of memory. */
 int live_stats__snapshot(const struct live_stats *ls, uint64_t now_ns, struct live_snapshot *out);
+/* The same without the tables' rows (what the lines of the view need). */
+int live_stats__snapshot_totals(const struct live_stats *ls, uint64_t now_ns,
+				struct live_snapshot *out);
 void live_stats__totals(const struct live_stats *ls, struct live_totals *out);
 
 #endif

@@ -138,7 +138,7 @@ static bool refresh(struct top_ui *ui)
 {
 	struct live_snapshot s;
 
-	if (ui->fn(ui->ctx, &s))
+	if (ui->fn(ui->ctx, ui->screen, &s))
 		return false;
 	top_view__push(ui->view, &s);
 	return true;

@@ -21,8 +21,11 @@
 
 #include "view/live_stats.h"
 
-/* A snapshot of the job now; 0, or -1 (the view keeps the last one). */
-typedef int (*top_snapshot_fn)(void *ctx, struct live_snapshot *out);
+/*
+ * A snapshot of the job now; 0, or -1 (the view keeps the last one).
+ * rows false: the tables' rows are not needed (the lines show totals).
+ */
+typedef int (*top_snapshot_fn)(void *ctx, bool rows, struct live_snapshot *out);
 
 struct top_ui;
 
