@@ -1,4 +1,4 @@
-"""Progress of long `dltrace report` and `merge` runs: on a terminal (a pty
+"""Progress of long `dltrace report`, `merge` and `convert` runs: on a terminal (a pty
 as standard error) a line with the bytes read of the total, events/s and
 the time left, cleared at the end; nothing when standard error is a pipe.
 The input: a synthetic trace of 1,000,000 events (bench/report_scale.py),
@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, 'bench'))
 import report_scale  # noqa: E402
 
 EVENTS = 1000000
-LINE = re.compile(r'\r(dltrace (?:report|merge)): ([\d.]+ [KMG]?i?B) of ([\d.]+ [KMG]?i?B) '
+LINE = re.compile(r'\r(dltrace (?:report|merge|convert)): ([\d.]+ [KMG]?i?B) of ([\d.]+ [KMG]?i?B) '
                   r'\((\d+)%\), ([\d.]+) M events/s, (\d+):(\d\d) left\x1b\[K')
 
 
@@ -98,6 +98,15 @@ class ProgressTest(unittest.TestCase):
                              capture_output=True, text=True)
         self.assertEqual((res.returncode, res.stderr), (0, ''))
         rc, out, _ = run_on_pty([DLTRACE, 'merge', '-q', self.trace, '-o', out_file])
+        self.assertEqual((rc, out), (0, ''))
+
+    def test_convert_progress(self):
+        out_file = os.path.join(self.dir, 'converted.pftrace')
+        rc, out, seconds = run_on_pty([DLTRACE, 'convert', self.trace, out_file])
+        self.assertEqual(rc, 0, out)
+        self.check_progress('dltrace convert', out, seconds, 1)
+        self.assertRegex(out, r'\r\x1b\[Kdltrace convert: wrote \d+ events to ')
+        rc, out, _ = run_on_pty([DLTRACE, 'convert', '-q', self.trace, out_file])
         self.assertEqual((rc, out), (0, ''))
 
 

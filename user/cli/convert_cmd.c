@@ -25,6 +25,7 @@
 #include "format/trace_format.h"
 #include "io/output_file.h"
 #include "io/output_sink.h"
+#include "io/progress.h"
 
 struct convert_options {
 	const char *in, *out;
@@ -165,6 +166,7 @@ static int convert(const struct convert_options *o)
 	struct output_sink sink;
 	struct trace_writer *w;
 	struct event_tee tee;
+	struct progress *progress;
 	char err[600];
 	const char *tail;
 	size_t tail_len;
@@ -197,7 +199,10 @@ static int convert(const struct convert_options *o)
 	event_tee_init(&tee);
 	event_tee_add(&tee, &watch.c);
 	event_tee_add(&tee, trace_writer__consumer(w));
-	if (trace_file_read(o->in, &tee.consumer, st)) {
+	progress = o->quiet ? NULL : progress__new("dltrace convert", progress_file_size(o->in));
+	rc = trace_file_read_progress(o->in, &tee.consumer, st, progress);
+	progress__done(progress);
+	if (rc) {
 		fprintf(stderr, "dltrace convert: %s: %s", o->in, st->error);
 		if (watch.begun)
 			fprintf(stderr, "; %s holds only what came before",

@@ -13,6 +13,7 @@
 #include "cli/cli_usage.h"
 #include "format/trace_format.h"
 #include "io/output_file.h"
+#include "io/progress.h"
 #include "report/report_session.h"
 
 struct report_options {
@@ -94,6 +95,7 @@ static int parse_size(const char *s, uint64_t *out)
 
 static int read_traces(struct report_session *s, char **files, int n)
 {
+	struct progress *progress;
 	int64_t origin = INT64_MAX;
 	char err[400];
 
@@ -111,12 +113,15 @@ static int read_traces(struct report_session *s, char **files, int n)
 	}
 	if (origin != INT64_MAX)
 		report_session__set_origin(s, origin);
+	progress = progress__new("dltrace report", progress_file_sizes(files, n));
 	for (int i = 0; i < n; i++) {
-		if (report_session__read_file(s, files[i], err, sizeof(err))) {
+		if (report_session__read_file_progress(s, files[i], progress, err, sizeof(err))) {
+			progress__done(progress);
 			fprintf(stderr, "dltrace report: %s: %s\n", files[i], err);
 			return 1;
 		}
 	}
+	progress__done(progress);
 	return 0;
 }
 

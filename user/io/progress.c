@@ -108,15 +108,25 @@ void progress__done(struct progress *p)
 	free(p);
 }
 
+uint64_t progress_file_size(const char *path)
+{
+	struct stat st;
+
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	return (uint64_t)st.st_size;
+}
+
 uint64_t progress_file_sizes(char *const *paths, int n)
 {
 	uint64_t total = 0;
-	struct stat st;
 
 	for (int i = 0; i < n; i++) {
-		if (!strcmp(paths[i], "-") || stat(paths[i], &st) || !S_ISREG(st.st_mode))
+		uint64_t size = progress_file_size(paths[i]);
+
+		if (!size)
 			return 0;
-		total += (uint64_t)st.st_size;
+		total += size;
 	}
 	return total;
 }

@@ -26,7 +26,9 @@ struct progress *progress__new(const char *what, uint64_t total_bytes);
 void progress__add(struct progress *p, uint64_t bytes, uint64_t events);
 /* Clear the line (when one was drawn) and free. */
 void progress__done(struct progress *p);
-/* The total of the files (0 when one cannot be sized, e.g. "-"). */
+/* A file's size (0 when it cannot be sized, e.g. "-"). */
+uint64_t progress_file_size(const char *path);
+/* The total of the files (0 when one cannot be sized). */
 uint64_t progress_file_sizes(char *const *paths, int n);
 
 #endif
