@@ -53,7 +53,9 @@ static void convert_usage(FILE *out)
 		"A trace cut short (a crash, a full disk) is converted with a warning, and\n"
 		"its summary says it was truncated.  Exit status: 0; 1 when the input cannot\n"
 		"be read (empty, not a dltrace trace, corrupt gzip data) or the output cannot\n"
-		"be written; 2 on usage errors.\n");
+		"be written; 2 on usage errors.  On a terminal, reading for more than a\n"
+		"second shows its progress on standard error (bytes read of the total,\n"
+		"events/s, time left; not with -q).\n");
 }
 
 static int parse_args(int argc, char **argv, struct convert_options *o)

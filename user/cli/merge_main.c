@@ -59,7 +59,9 @@ static void merge_usage(FILE *out)
 		"Traces cut short (a crash, a full disk) are merged with a warning.  The\n"
 		"inputs are read twice (first lines, then everything): they must be files.\n"
 		"Exit status: 0; 1 when a trace cannot be read (empty, not a dltrace trace,\n"
-		"corrupt gzip data) or the output cannot be written; 2 on usage errors.\n");
+		"corrupt gzip data) or the output cannot be written; 2 on usage errors.\n"
+		"On a terminal, reading for more than a second shows its progress on\n"
+		"standard error (bytes read of the total, events/s, time left; not with -q).\n");
 }
 
 /* Returns 0 to go on, 1 after --help, or the usage error's status; *first: first input. */

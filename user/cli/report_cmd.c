@@ -48,7 +48,9 @@ static void report_usage(FILE *out)
 		"The terminal report uses colors when standard output is a terminal and\n"
 		"NO_COLOR is not set.  A trace cut short (no closing ']', a cut last event)\n"
 		"is summarized with a warning.  Exit status: 0, or 1 when a trace cannot be\n"
-		"read (empty, not a dltrace trace, corrupt gzip data), 2 on usage errors.\n",
+		"read (empty, not a dltrace trace, corrupt gzip data), 2 on usage errors.\n"
+		"On a terminal, reading for more than a second shows its progress on\n"
+		"standard error (bytes read of the total, events/s, time left).\n",
 		REPORT_DEFAULT_TOP);
 }
 
