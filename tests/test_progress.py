@@ -101,12 +101,19 @@ class ProgressTest(unittest.TestCase):
         self.assertEqual((rc, out), (0, ''))
 
     def test_convert_progress(self):
-        out_file = os.path.join(self.dir, 'converted.pftrace')
-        rc, out, seconds = run_on_pty([DLTRACE, 'convert', self.trace, out_file])
+        # convert is fast: 2,000,000 events (the trace merged with itself) into
+        # a compressed .pftrace, so that it lasts long enough
+        two = os.path.join(self.dir, 'two.json.gz')
+        res = subprocess.run([DLTRACE, 'merge', '-q', self.trace, self.trace, '-o', two],
+                             capture_output=True, text=True)
+        self.assertEqual((res.returncode, res.stderr), (0, ''))
+        out_file = os.path.join(self.dir, 'converted.pftrace.gz')
+        rc, out, seconds = run_on_pty([DLTRACE, 'convert', two, out_file])
         self.assertEqual(rc, 0, out)
+        self.size = os.path.getsize(two)  # check_progress's total
         self.check_progress('dltrace convert', out, seconds, 1)
         self.assertRegex(out, r'\r\x1b\[Kdltrace convert: wrote \d+ events to ')
-        rc, out, _ = run_on_pty([DLTRACE, 'convert', '-q', self.trace, out_file])
+        rc, out, _ = run_on_pty([DLTRACE, 'convert', '-q', two, out_file])
         self.assertEqual((rc, out), (0, ''))
 
 
