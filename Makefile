@@ -12,7 +12,8 @@ LDFLAGS += $(EXTRA_LDFLAGS)
 LDLIBS += -lbpf -lelf -lz -lm -lpthread -ljson-c
 # BPF_PROG/BPF_KPROBE declare the traced function's whole signature: unused parameters are normal there.
 # libbpf's usdt.bpf.h includes <linux/errno.h>, which wants the multiarch <asm/errno.h>.
-BPF_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
+# -mcpu=v3: atomic fetch-and-add (the file cookies of bpf/file_identity.bpf.h; kernel 5.12).
+BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
 	-idirafter /usr/include/$(shell $(CC) -dumpmachine)
 # bench/ builds variants of the BPF side with BPF_DEFS (the DL_HOOKS_* of meta_syscall_probes.bpf.c)
 BPF_CFLAGS += $(BPF_DEFS)
