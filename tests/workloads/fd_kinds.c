@@ -20,10 +20,11 @@
  *                                    both inherited, and reads its message
  *        fd_kinds reader FD SOCK     pread 100 bytes of FD at 0, write 7
  *                                    bytes on SOCK
- *        fd_kinds rename F           opens F, preads 10; says "ready"; waits
- *                                    for a line; preads 20; waits for a
- *                                    line; preads 30 (the test renames F,
- *                                    then its directory, in between)
+ *        fd_kinds rename DIR ROUNDS  per round R: opens DIR/R/f, preads 10;
+ *                                    says "ready R FD"; waits for a line;
+ *                                    preads 20; says it again, waits; preads
+ *                                    30 (the test renames the file, then its
+ *                                    directory, in between)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -276,22 +277,27 @@ static void reader(int fd, int sock)
 	xwrite(sock, "message", 7);
 }
 
-static void renamed(const char *f)
+static void renamed(const char *dir, int rounds)
 {
-	char buf[32], line[16];
-	int fd = open(f, O_RDONLY);
+	for (int r = 0; r < rounds; r++) {
+		char f[4096], buf[32], line[16];
+		int fd;
 
-	if (fd < 0)
-		die("open");
-	for (int i = 1; i <= 3; i++) {
-		if (pread(fd, buf, 10 * i, 0) != 10 * i)
-			die("pread");
-		if (i == 3)
-			break;
-		printf("ready %d\n", fd);
-		fflush(stdout);
-		if (!fgets(line, sizeof(line), stdin))
-			exit(1);
+		snprintf(f, sizeof(f), "%s/%d/f", dir, r);
+		fd = open(f, O_RDONLY);
+		if (fd < 0)
+			die("open");
+		for (int i = 1; i <= 3; i++) {
+			if (pread(fd, buf, 10 * i, 0) != 10 * i)
+				die("pread");
+			if (i == 3)
+				break;
+			printf("ready %d %d\n", r, fd);
+			fflush(stdout);
+			if (!fgets(line, sizeof(line), stdin))
+				exit(1);
+		}
+		close(fd);
 	}
 }
 
@@ -307,8 +313,8 @@ int main(int argc, char **argv)
 		target(argv[2], atoi(argv[3]), "/proc/self/exe");
 	else if (argc == 4 && !strcmp(argv[1], "reader"))
 		reader(atoi(argv[2]), atoi(argv[3]));
-	else if (argc == 3 && !strcmp(argv[1], "rename"))
-		renamed(argv[2]);
+	else if (argc == 4 && !strcmp(argv[1], "rename"))
+		renamed(argv[2], atoi(argv[3]));
 	else
 		return 2;
 	return 0;
