@@ -6,10 +6,12 @@ rounds linger differently, so a name that depended on when the records were
 decoded would be wrong in some of them."""
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 import unittest
 
-from dltrace_harness import (DLTRACE, PYTHON, TraceTest, Tracer, load_trace, summary,
+from dltrace_harness import (DLTRACE, PYTHON, ROOT, TraceTest, Tracer, load_trace, summary,
                              workload)
 
 ROUNDS = 10
@@ -30,7 +32,7 @@ def rounds(stdout):
     return [json.loads(l) for l in stdout.decode().splitlines() if l.startswith('{')]
 
 
-class FdNamingTest(TraceTest):
+class NamingTest(TraceTest):
     def write(self, name, size):
         p = self.path(name)
         with open(p, 'wb') as f:
@@ -43,6 +45,8 @@ class FdNamingTest(TraceTest):
         self.assertNotIn('paths_unknown', summary(events))
         self.assertEqual(summary(events)['lost_events'], 0)
 
+
+class FdNamingTest(NamingTest):
     def test_scm_rights_with_fd_number_reused(self):
         a, b = self.write('a', 4096), self.write('b', 4096)
         res, events = self.trace_command([FD_KINDS, 'scm', a, b, str(ROUNDS)])
@@ -164,6 +168,74 @@ class FdNamingTest(TraceTest):
             want += [(d + '/f', 10), (d + '/g', 20), (d + '.moved/g', 30)]
         self.assertEqual([(e['args']['path'], e['args']['ret']) for e in preads], want)
         self.assert_none_unknown(events)
+
+
+class PyTorchExampleTest(NamingTest):
+    """The example of make demo (examples/pytorch), its dataset staged in /dev/shm: the
+    DataLoader's pipes and its descriptor-passing sockets (torch's resource sharer) are
+    named by kind, never after a /dev/shm/torch_* file a descriptor number meant at
+    another time; the report keeps them out of the /dev row."""
+
+    def setUp(self):
+        super().setUp()
+        self.shm = tempfile.mkdtemp(prefix='dltrace-test-', dir='/dev/shm')
+
+    def tearDown(self):
+        shutil.rmtree(self.shm, ignore_errors=True)
+        super().tearDown()
+
+    def test_dataloader_sockets_and_pipes(self):
+        example = os.path.join(ROOT, 'examples', 'pytorch')
+        subprocess.run([PYTHON, os.path.join(example, 'make_dataset.py'), self.shm, '--npz',
+                        '160', '--h5', '160'], check=True, capture_output=True, timeout=300)
+        # 20 batches of 16 over 2 epochs: each one crosses a pipe and a socket
+        res, events = self.trace_command(
+            [PYTHON, os.path.join(example, 'train.py'), self.shm, self.path('ck'), '--epochs',
+             '2', '--workers', '2', '--batch-size', '16'], name='train.json')
+        xs = [e for e in events if e.get('ph') == 'X' and e.get('cat') in
+              ('data', 'metadata', 'sync', 'hint')]
+        main = next(e['pid'] for e in events if e['name'] == 'exec')
+        data = [e for e in xs if e['name'] in DATA_CALLS]
+        # every data call is named, and nothing is guessed
+        self.assertEqual([e for e in data if not e['args'].get('path')], [])
+        self.assert_none_unknown(events)
+        kinds = {}
+        for e in data:
+            p = e['args']['path']
+            if not p.startswith('/'):
+                self.assertRegex(p, r'^(socket|pipe):\[\d+\]$|^anon_inode:')
+                kinds.setdefault(p.split(':')[0], []).append(e)
+        main_socket = [e for e in kinds.get('socket', []) if e['pid'] == main]
+        main_pipe = [e for e in kinds.get('pipe', []) if e['pid'] == main]
+        self.assertGreaterEqual(len([e for e in main_socket if e['name'] == 'read']), 20)
+        self.assertGreaterEqual(len([e for e in main_pipe if e['name'] == 'read']), 20)
+        self.assertTrue(all(e['args'].get('socket_family') == 'AF_UNIX' for e in main_socket))
+        # torch never reads its shared-memory files; it writes one byte at 0 to size each
+        # (MapAllocator) after its ftruncate: before, the socket calls were named after them
+        shm = [e for e in data if e['args']['path'].startswith('/dev/shm/torch_')]
+        created = [e for e in xs if e['name'] == 'ftruncate' and
+                   e['args'].get('path', '').startswith('/dev/shm/torch_')]
+        self.assertGreaterEqual(len(created), 20)
+        self.assertEqual(sorted((e['name'], e['args']['ret'], e['args']['offset'], e['pid'])
+                                for e in shm),
+                         sorted(('write', 1, 0, e['pid']) for e in created))
+        # the dataset in /dev/shm is file I/O (the /dev row), the sockets and pipes are not
+        rep = json.loads(subprocess.run([DLTRACE, 'report', '--json', self.path('train.json')],
+                                        capture_output=True, check=True, timeout=120).stdout)
+        dev = next(k for k in rep['environment']['kinds'] if k['kind'] == 'dev')
+
+        def read_bytes(pred, calls=('read', 'pread')):
+            return sum(e['args']['ret'] for e in data if e['args']['ret'] > 0 and
+                       e['name'].startswith(calls) and pred(e['args']['path']))
+
+        dataset = read_bytes(lambda p: p.startswith(self.shm + '/'))
+        self.assertGreaterEqual(dataset, os.path.getsize(os.path.join(self.shm, 'train.h5')))
+        self.assertEqual(dev['bytes_read'], read_bytes(lambda p: p.startswith('/dev/')))
+        self.assertEqual(rep['other']['bytes_read'], read_bytes(lambda p: not p.startswith('/')))
+        self.assertEqual(rep['other']['bytes_written'],
+                         read_bytes(lambda p: not p.startswith('/'), ('write', 'pwrite')))
+        self.assertEqual(dev['bytes_written'],
+                         read_bytes(lambda p: p.startswith('/dev/'), ('write', 'pwrite')))
 
 
 if __name__ == '__main__':
