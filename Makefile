@@ -170,7 +170,16 @@ bench: deps-bench
 	$(MAKE) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
 
-bench-build: $(BENCH_BINS) $(BENCH)/replay bench-hooks
+bench-build: $(BENCH_BINS) $(BENCH)/replay bench-hooks bench-fdid
+
+# dltrace with other ways of naming a descriptor's file at each call, for
+# bench/fd_identity_cost.py: none (no file identity on the records), lru (no
+# per-task cache: the dl_files LRU map at every call).
+FDID := $(BENCH)/fdid
+.PHONY: bench-fdid
+bench-fdid:
+	$(MAKE) BUILD=$(FDID)/none BPF_DEFS=-DDL_FILE_ID_NONE $(FDID)/none/dltrace
+	$(MAKE) BUILD=$(FDID)/lru BPF_DEFS=-DDL_FILE_ID_NOCACHE $(FDID)/lru/dltrace
 
 # dltrace with the other ways of hooking the syscalls of meta_syscall_probes.bpf.c, for
 # bench/hook_options.py: none (those syscalls not traced), one program pair per tracepoint

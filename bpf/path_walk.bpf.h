@@ -13,23 +13,6 @@
 #include "dltrace_maps.bpf.h"
 
 /* The struct file behind descriptor fd of the current task, or NULL. */
-#ifdef DL_FILE_ID_DIRECT
-static __always_inline struct file *dl_fd_file(int fd)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct files_struct *files = task->files;
-	struct fdtable *fdt;
-	struct file *f = NULL;
-
-	if (fd < 0 || !files)
-		return NULL;
-	fdt = files->fdt;
-	if (!fdt || (unsigned int)fd >= fdt->max_fds)
-		return NULL;
-	bpf_probe_read_kernel(&f, sizeof(f), &fdt->fd[fd]);
-	return f;
-}
-#else
 static __always_inline struct file *dl_fd_file(int fd)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -46,7 +29,6 @@ static __always_inline struct file *dl_fd_file(int fd)
 	bpf_probe_read_kernel(&f, sizeof(f), &files[fd]);
 	return f;
 }
-#endif
 
 /* The file position of descriptor fd, for kinds that report it. */
 static __always_inline int dl_fd_pos(int fd, __u64 *pos)
