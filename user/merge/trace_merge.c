@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/chrome/chrome_events.h"
 #include "format/chrome/chrome_format.h"
 #include "lib/json_string.h"
 #include "decode/process_table.h"
@@ -183,17 +184,28 @@ static void write_line(struct trace_merge *m, const char *text, size_t n)
 	m->events++;
 }
 
+void merge_keep_summary(struct merge_input_summary *s, const struct ev_trace_end *end)
+{
+	s->seen = true;
+	s->truncated = end->truncated;
+	s->events = end->events;
+	s->lost_events = end->lost_events;
+	s->lost_bytes = end->lost_bytes;
+	s->duration_ns = end->duration_ns;
+	s->end_wall_ns = end->end_wall_ns;
+	if (end->lost)
+		for (unsigned k = 0; k < DL_LOST_KINDS; k++)
+			s->lost.by_kind[k] += end->lost->by_kind[k];
+}
+
 static void keep_summary(struct trace_merge *m, const struct trace_event *ev)
 {
-	struct merge_input_summary *s = &m->summary;
+	struct event_parse p;
+	struct event e;
 
-	s->seen = true;
-	s->truncated = ev->truncated;
-	s->events = ev->events;
-	s->lost_events = ev->lost_events;
-	s->lost_bytes = ev->lost_bytes;
-	s->duration_ns = ev->duration_ns;
-	s->end_wall_ns = ev->end_wall_ns;
+	chrome_event_of(ev, &p, &e);
+	if (e.type == EV_TRACE_END)
+		merge_keep_summary(&m->summary, &e.end);
 }
 
 void trace_merge_event(void *merge, const struct trace_event *ev)
