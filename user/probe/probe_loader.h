@@ -25,6 +25,10 @@ struct probe_options {
 	unsigned layers;     /* wanted layers (bit set of enum layer) */
 	bool cgroup_events;  /* daemon: report cgroup v2 mkdir/rmdir */
 	enum vfs_attach vfs_attach;
+	/* python stacks (probe/python_probe.h): walk CPython frames at these syscall kinds */
+	bool python_stacks;
+	uint64_t python_kinds;	   /* bit 1 << enum dl_kind */
+	uint32_t pthread_specific; /* glibc struct pthread: specific_1stblock */
 };
 
 struct probes {
