@@ -72,11 +72,22 @@ demo: deps-demo
 	$(MAKE) all
 	examples/pytorch/run_demo.sh $(BUILD)/dltrace $(PYTHON) $(DEMO_OUT)
 
-workloads: $(TEST_WORKLOADS)
+workloads: $(TEST_WORKLOADS) $(BUILD)/tools/pystack_check $(BUILD)/tests/py_linetable_check
 
 $(BUILD)/tests/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lpthread -luring -lbpf
+
+# Python stacks: the BPF walk with its records decoded, one line per syscall
+# (tests/test_python_stacks.py); and the line-table decoder against CPython's own.
+$(BUILD)/tools/pystack_check: tools/pystack_check.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/py_linetable_check: tools/py_linetable_check.c user/lib/py_linetable.c \
+		user/lib/py_linetable.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) tools/py_linetable_check.c user/lib/py_linetable.c -o $@
 
 # The README's test command: installs what it needs, builds, runs every test.
 test: deps-test
