@@ -147,11 +147,11 @@ class PythonStacks(TraceTest):
                          (argv, out.stderr[-3000:], out.stdout[-3000:]))
         return out
 
-    def run_cases(self, python, cases):
+    def run_cases(self, python, cases, extra=()):
         log = os.path.join(self.dir, 'expect.jsonl')
         data = os.path.join(self.dir, 'data')
         os.makedirs(data, exist_ok=True)
-        out = self.run_check([python, CASES, log, os.path.realpath(data)] + cases)
+        out = self.run_check([python, CASES, log, os.path.realpath(data)] + cases, extra)
         events, remarks, locs = parse_output(out.stdout)
         with open(log) as f:
             expects = [json.loads(line) for line in f]
@@ -256,6 +256,22 @@ class PythonStacks(TraceTest):
 
     def test_pyenv_313(self):
         self.pyenv_cases(13)
+
+    def kernel_follows(self, python):
+        """A process exec'd from a known interpreter file is found by the kernel side alone."""
+        events, remarks, locs, expects = self.run_cases(python, ['spawn'],
+                                                        ['--kernel-follows'])
+        self.check_expectations(events, expects, ['spawn'])
+        counts = [r for r in remarks if r.startswith('# syscalls')][0].split()
+        self.assertEqual(counts[counts.index('python_processes') + 1], '1', counts)
+
+    def test_kernel_follows_exec_debian(self):
+        """Debian's interpreter: an executable, recognized at exec."""
+        self.kernel_follows(self.debian_python())
+
+    def test_kernel_follows_exec_pyenv(self):
+        """pyenv's: libpython, recognized when the dynamic loader maps it."""
+        self.kernel_follows(self.python_or_skip(12))
 
     def attach(self, python):
         """A process running before the tracer attaches (--pid) gets stacks too."""

@@ -11,6 +11,9 @@
  * --all-kinds: stacks at every syscall (default: not at lseek, close, dup);
  * --skip PATTERN: a rule of the application frame (as --python-skip);
  * --no-stacks: the same programs without the walk (for cost comparisons);
+ * --kernel-follows: user space looks at the command's first program and the
+ *   --pid processes only, later execs are left to the kernel side (a known
+ *   interpreter file is recognized at exec or when libpython is mapped);
  * --quiet: only the counts at the end; -o FILE: output there.
  *
  * At the end, per application location and syscall (what the report's
@@ -79,6 +82,9 @@ struct tool {
 	uint32_t loc_cap;
 	bool quiet; /* counts only, no line per syscall */
 	bool stacks;
+	bool kernel_follows; /* no user-space look at execs after the command's first */
+	bool cmd_execd;
+	pid_t cmd_pid;
 	volatile sig_atomic_t stop;
 };
 
@@ -265,6 +271,9 @@ static int on_record(void *ctx, void *data, size_t size)
 	}
 	switch (h->kind) {
 	case DL_EV_EXEC:
+		if (t->kernel_follows && (t->cmd_execd || (pid_t)h->tgid != t->cmd_pid))
+			break;
+		t->cmd_execd |= (pid_t)h->tgid == t->cmd_pid;
 		pend(t, h->tgid);
 		look_pending(t);
 		break;
@@ -304,21 +313,19 @@ static void seed(pid_t pid, void *ctx)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: pystack_check [--all-kinds] [--skip PATTERN]... [--no-stacks] "
-			"[--quiet] [-o FILE] (--pid PID | -- COMMAND [ARG]...)\n");
+	fprintf(stderr,
+		"usage: pystack_check [--all-kinds] [--skip PATTERN]... [--no-stacks] "
+		"[--kernel-follows] [--quiet] [-o FILE] (--pid PID | -- COMMAND [ARG]...)\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"pid", required_argument, NULL, 'p'},
-	    {"skip", required_argument, NULL, 's'},
-	    {"all-kinds", no_argument, NULL, 'a'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"no-stacks", no_argument, NULL, 'n'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {NULL, 0, NULL, 0},
+	    {"pid", required_argument, NULL, 'p'}, {"skip", required_argument, NULL, 's'},
+	    {"all-kinds", no_argument, NULL, 'a'}, {"output", required_argument, NULL, 'o'},
+	    {"no-stacks", no_argument, NULL, 'n'}, {"kernel-follows", no_argument, NULL, 'k'},
+	    {"quiet", no_argument, NULL, 'q'},	   {NULL, 0, NULL, 0},
 	};
 	struct probe_options po = {.ring_bytes = 64 << 20, .layers = 1u << LAYER_SYSCALL};
 	struct tool *t = calloc(1, sizeof(*t));
@@ -351,6 +358,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			stacks = false;
+			break;
+		case 'k':
+			t->kernel_follows = true;
 			break;
 		case 'q':
 			t->quiet = true;
@@ -398,6 +408,7 @@ int main(int argc, char **argv)
 		}
 		fprintf(stderr, "pystack_check: attached to %d\n", (int)target);
 	} else {
+		t->cmd_pid = cmd.pid;
 		probes_add_process(&t->probes, cmd.pid, SLOT | DL_SEED_AT_EXEC);
 		if (command_release(&cmd, err, sizeof(err))) {
 			fprintf(stderr, "pystack_check: %s\n", err);
