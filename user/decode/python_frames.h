@@ -6,6 +6,18 @@
  * innermost *application* frame of a stack, the one a trace shows by
  * default: frames of the standard library, of installed packages and of
  * frozen modules are skipped (`--python-skip` changes the rule).
+ *
+ * In the decoder (tools/pystack_check.c does all of this):
+ *   - DL_EV_PY_STACK and DL_EV_PY_CODE records go to py_frames_record();
+ *     they always arrive before the syscall records that use them;
+ *   - a syscall record's stack id is dl_py_stack_of(io, size) (0: none),
+ *     and its arg is dl_io_arg(io) (the id may ride in arg's upper half);
+ *   - py_frames_stack() gives the frames, py_frames_app() the one to show
+ *     ("py": py_frame_format() of it), all of them for a full stack;
+ *   - py_frames_forget() when the process has exited (its last record).
+ * The event needs: the resolved application frame (file, line, function)
+ * and, on request, the frames and the truncation flag; a consumer that
+ * adds up per location keys on the application frame.
  */
 #ifndef PYTHON_FRAMES_H
 #define PYTHON_FRAMES_H
