@@ -143,6 +143,12 @@ bench: deps-bench
 
 bench-build: $(BENCH_BINS) $(BENCH)/replay
 
+# What Python stacks cost per traced pread, on and off (bench/python_stacks.py).
+.PHONY: bench-python-stacks
+bench-python-stacks: deps-bench
+	$(MAKE) all workloads bench-build
+	$(PYTHON) bench/python_stacks.py $(BENCH_ARGS)
+
 # The replay: saved ring records through the decoder and one consumer (bench/replay.c).
 $(BENCH)/replay: bench/replay.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
 	@mkdir -p $(dir $@)
