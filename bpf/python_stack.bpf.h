@@ -25,6 +25,12 @@
  * (DL_EV_PY_STACK), after every code object of it the process has not
  * sent yet (DL_EV_PY_CODE).  Both go straight to the ring, so they come
  * before the (batched) syscall record that names them.
+ *
+ * The functions that are not inlined are global: the verifier checks each
+ * once, on its own, instead of at every call site in the context of each
+ * of the ~40 exit programs (a third of the instructions to verify, and
+ * seconds of load time).  Include this header from syscall_probes.bpf.c
+ * only.  Global functions must check their pointer arguments for NULL.
  */
 #ifndef PYTHON_STACK_BPF_H
 #define PYTHON_STACK_BPF_H
@@ -78,7 +84,7 @@ static __always_inline int dl_py_read_one(struct dl_py_scratch *s, __u64 addr, _
  * glibc's struct pthread is specific_1stblock[k].data for k < 32, else
  * specific[k / 32][k % 32].data.  0 when there is none.
  */
-static __noinline __u64 dl_py_tls_tstate(__u64 runtime, __u32 rt_tss, __u64 fs)
+__noinline __u64 dl_py_tls_tstate(__u64 runtime, __u32 rt_tss, __u64 fs)
 {
 	struct {
 		__s32 initialized;
@@ -120,16 +126,19 @@ struct dl_py_walk {
 };
 
 /* One frame: record it (or skip an entry frame) and move to its caller. */
-static long dl_py_step(__u32 i, void *arg)
+__noinline int dl_py_step(struct dl_py_walk *w)
 {
-	struct dl_py_walk *w = arg;
 	__u32 zero = 0, len, base;
 	struct dl_py_scratch *s = bpf_map_lookup_elem(&py_scratch, &zero);
-	struct dl_py_layout *L = bpf_map_lookup_elem(&py_layouts, &w->layout);
-	__u64 f = w->frame, code, prev, at;
+	struct dl_py_layout *L;
+	__u64 f, code, prev, at;
 	__s32 lasti;
 
-	if (!s || !L)
+	if (!w || !s)
+		return 1;
+	L = bpf_map_lookup_elem(&py_layouts, &w->layout);
+	f = w->frame;
+	if (!L)
 		return 1;
 	if (!f) {
 		w->done = 1;
@@ -227,7 +236,7 @@ static __always_inline __u32 dl_py_str(struct dl_py_scratch *s, struct dl_py_lay
 }
 
 /* Send a code object's names and line table (DL_EV_PY_CODE); 0 when sent. */
-static __noinline int dl_py_send_code(__u64 code, __u32 gen, __u32 layout, __u32 slot)
+__noinline int dl_py_send_code(__u64 code, __u32 gen, __u32 layout, __u32 slot)
 {
 	__u32 zero = 0, off, n;
 	struct dl_py_scratch *s = bpf_map_lookup_elem(&py_scratch, &zero);
@@ -306,16 +315,19 @@ struct dl_py_codes {
  * The code objects of a new stack that the process has not sent yet, or
  * that hold something else than when they were sent (the address reused).
  */
-static long dl_py_code_step(__u32 i, void *arg)
+__noinline int dl_py_code_step(struct dl_py_codes *cs, __u32 i)
 {
-	struct dl_py_codes *cs = arg;
 	__u32 zero = 0;
 	struct dl_py_scratch *s = bpf_map_lookup_elem(&py_scratch, &zero);
-	struct dl_py_layout *L = bpf_map_lookup_elem(&py_layouts, &cs->layout);
-	struct dl_py_code_key key = {.gen = cs->gen};
+	struct dl_py_layout *L;
+	struct dl_py_code_key key = {};
 	__u64 print, *sent;
 
-	if (!s || !L || i >= cs->n)
+	if (!cs || !s)
+		return 1;
+	L = bpf_map_lookup_elem(&py_layouts, &cs->layout);
+	key.gen = cs->gen;
+	if (!L || i >= cs->n)
 		return 1;
 	key.code = s->stack.frames[i & (DL_PY_FRAMES - 1)].code;
 	if (dl_py_read_one(s, key.code, L->co_read))
@@ -336,7 +348,7 @@ static long dl_py_code_step(__u32 i, void *arg)
  * The stack id of the current thread of a CPython process (t->py), 0 when
  * it has none (no thread state, no Python frame, or a record was lost).
  */
-static __noinline __u32 dl_py_walk(struct dl_task *t, __u64 now)
+__noinline __u32 dl_py_walk(struct dl_task *t, __u64 now)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct dl_py_task *pt = bpf_task_storage_get(&py_tasks, task, 0, 0);
@@ -350,7 +362,7 @@ static __noinline __u32 dl_py_walk(struct dl_task *t, __u64 now)
 	__u64 fs, ts, frame;
 	__u32 *known;
 
-	if (!pt || now < pt->retry)
+	if (!t || !pt || now < pt->retry)
 		return 0;
 	w.layout = pt->layout;
 	L = bpf_map_lookup_elem(&py_layouts, &w.layout);
@@ -386,7 +398,9 @@ static __noinline __u32 dl_py_walk(struct dl_task *t, __u64 now)
 		return 0; /* no Python code running on this thread */
 	w.frame = frame;
 	w.hash = pt->gen;
-	bpf_loop(DL_PY_FRAMES + DL_PY_SLACK, dl_py_step, &w, 0);
+	for (int i = 0; i < DL_PY_FRAMES + DL_PY_SLACK; i++)
+		if (dl_py_step(&w))
+			break;
 	if (!w.done && !(w.flags & DL_PYS_BROKEN))
 		w.flags |= DL_PYS_TRUNCATED;
 	if (!w.n)
@@ -413,7 +427,9 @@ static __noinline __u32 dl_py_walk(struct dl_task *t, __u64 now)
 	cs.layout = pt->layout;
 	cs.slot = t->slot;
 	cs.n = w.n;
-	bpf_loop(DL_PY_FRAMES, dl_py_code_step, &cs, 0);
+	for (__u32 i = 0; i < DL_PY_FRAMES; i++)
+		if (dl_py_code_step(&cs, i))
+			break;
 	id = __sync_fetch_and_add(&proc->next_stack, 1);
 	s = bpf_map_lookup_elem(&py_scratch, &zero);
 	if (!s)
@@ -443,13 +459,17 @@ cache:
  * Decide (again) whether the current task's process is a CPython known to
  * py_procs, after py_procs changed; prepares the thread's py_tasks entry.
  */
-static __noinline int dl_py_decide(struct dl_task *t)
+__noinline int dl_py_decide(struct dl_task *t)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 gen = py_procs_gen, tgid = t->tgid;
-	struct dl_py_proc *proc = bpf_map_lookup_elem(&py_procs, &tgid);
+	__u32 gen = py_procs_gen, tgid;
+	struct dl_py_proc *proc;
 	struct dl_py_task *pt;
 
+	if (!t)
+		return 0;
+	tgid = t->tgid;
+	proc = bpf_map_lookup_elem(&py_procs, &tgid);
 	t->py = 0;
 	t->py_gen = gen;
 	if (!proc)
@@ -489,30 +509,34 @@ static __always_inline __u32 dl_py_stack_id(struct dl_task *t, enum dl_kind kind
  * if the file is a known libpython, this is the dynamic loader placing it,
  * and the process's runtime is found from where it went.
  */
-static __noinline void dl_py_mapped(struct dl_task *t, __u64 addr)
+__noinline int dl_py_mapped(struct dl_task *t, __u64 addr)
 {
 	struct dl_py_file key = {};
 	struct dl_py_proc proc = {};
 	struct dl_py_bin *bin;
 	struct file *f;
-	__u32 tgid = t->tgid;
+	__u32 tgid;
 
+	if (!t)
+		return 0;
+	tgid = t->tgid;
 	if (t->a[5] != 0 || bpf_map_lookup_elem(&py_procs, &tgid))
-		return;
+		return 0;
 	f = dl_fd_file((int)t->a[4]);
 	if (!f)
-		return;
+		return 0;
 	key.ino = BPF_CORE_READ(f, f_inode, i_ino);
 	key.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
 	bin = bpf_map_lookup_elem(&py_bins, &key);
 	if (!bin || bin->kind != DL_PY_BIN_LIB)
-		return;
+		return 0;
 	proc.runtime = addr - bin->first_vaddr + bin->runtime;
 	proc.layout = bin->layout;
 	proc.gen = __sync_fetch_and_add(&py_next_gen, 1) + 1;
 	proc.next_stack = 1;
 	bpf_map_update_elem(&py_procs, &tgid, &proc, BPF_NOEXIST);
 	__sync_fetch_and_add(&py_procs_gen, 1);
+	return 0;
 }
 
 #endif /* PYTHON_STACK_BPF_H */
