@@ -327,7 +327,8 @@ int main(int argc, char **argv)
 	    {"no-stacks", no_argument, NULL, 'n'}, {"kernel-follows", no_argument, NULL, 'k'},
 	    {"quiet", no_argument, NULL, 'q'},	   {NULL, 0, NULL, 0},
 	};
-	struct probe_options po = {.ring_bytes = 64 << 20, .layers = 1u << LAYER_SYSCALL};
+	struct probe_options po = {.ring_bytes = 64 << 20, .layers = 1u << LAYER_SYSCALL,
+				   .verbose = getenv("PYSTACK_VERBOSE") != NULL};
 	struct tool *t = calloc(1, sizeof(*t));
 	uint64_t kinds = py_probe_default_kinds(), nstacks, ncodes;
 	struct command cmd = {.pid = -1};
@@ -458,8 +459,12 @@ int main(int argc, char **argv)
 				(unsigned long long)info.run_time_ns);
 	}
 	fflush(t->out);
+	if (t->out != stdout)
+		fclose(t->out);
 	if (target <= 0)
 		rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	/* detaching takes the kernel seconds: a helper process does it (as dltrace) */
+	probes_release_and_exit_soon(&t->probes);
 	probes_destroy(&t->probes);
 	py_probe_free(&t->py);
 	py_frames_free(t->frames);
