@@ -41,6 +41,7 @@
 #include "path_walk.bpf.h"
 
 #define DL_PY_RETRY_NS 20000000ull /* a thread without a thread state: look again after 20 ms */
+#define DL_PY_NO_KEY   1	   /* dl_py_tls_tstate(): the interpreter has no TSS key yet */
 #define DL_PY_SLACK    8	   /* frames skipped (entry frames) beyond DL_PY_FRAMES */
 
 /* Syscall kinds whose record can carry a stack id (see dl_py_stack_of()). */
@@ -82,7 +83,8 @@ static __always_inline int dl_py_read_one(struct dl_py_scratch *s, __u64 addr, _
 /*
  * The thread's PyThreadState from its pthread_getspecific slot: key k of
  * glibc's struct pthread is specific_1stblock[k].data for k < 32, else
- * specific[k / 32][k % 32].data.  0 when there is none.
+ * specific[k / 32][k % 32].data.  0 when there is none, DL_PY_NO_KEY
+ * before the interpreter made its key (still starting).
  */
 __noinline __u64 dl_py_tls_tstate(__u64 runtime, __u32 rt_tss, __u64 fs)
 {
@@ -96,9 +98,10 @@ __noinline __u64 dl_py_tls_tstate(__u64 runtime, __u32 rt_tss, __u64 fs)
 	} slot;
 	__u64 block = fs + py_pthread_specific, second = 0;
 
-	if (!fs || bpf_probe_read_user(&tss, sizeof(tss), (void *)(runtime + rt_tss)) ||
-	    tss.initialized != 1)
+	if (!fs || bpf_probe_read_user(&tss, sizeof(tss), (void *)(runtime + rt_tss)))
 		return 0;
+	if (tss.initialized != 1)
+		return DL_PY_NO_KEY;
 	if (tss.key < 32)
 		return bpf_probe_read_user(&slot, sizeof(slot), (void *)(block + tss.key * 16ull))
 			   ? 0
@@ -376,6 +379,10 @@ __noinline __u32 dl_py_walk(struct dl_task *t, __u64 now)
 		ts = 0;
 	if (!ts) {
 		ts = dl_py_tls_tstate(pt->runtime, L->rt_tss, fs);
+		/* a starting interpreter: its first frames are a few syscalls away */
+		if (ts == DL_PY_NO_KEY)
+			return 0;
+		/* else no thread state (a thread that never ran Python): not before long */
 		if (!ts || dl_py_read_one(s, ts, L->ts_read) ||
 		    DL_PY_U64(s, DL_PY_ONE + L->ts_thread) != fs) {
 			pt->tstate = 0;
