@@ -9,10 +9,14 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -std=gnu11 -I$(BUILD) -Ibpf -Iuser -I. -DDLTRACE_VERSION=\"$(VERSION)\" $(EXTRA_CFLAGS)
 LDFLAGS += $(EXTRA_LDFLAGS)
-LDLIBS += -lbpf -lelf -lz -lm -lpthread
+LDLIBS += -lbpf -lelf -lz -lm -lpthread -ljson-c
 # BPF_PROG/BPF_KPROBE declare the traced function's whole signature: unused parameters are normal there.
 # -mcpu=v3: 32-bit jumps and ALU, atomic fetch-and-add (5.12; dltrace needs 5.17 anyway).
-BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf
+# libbpf's usdt.bpf.h includes <linux/errno.h>, which wants the multiarch <asm/errno.h>.
+BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
+	-idirafter /usr/include/$(shell $(CC) -dumpmachine)
+# bench/ builds variants of the BPF side with BPF_DEFS (the DL_HOOKS_* of meta_syscall_probes.bpf.c)
+BPF_CFLAGS += $(BPF_DEFS)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
@@ -23,8 +27,14 @@ USER_SRCS := $(shell find user -name '*.c' | sort)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
 USER_HDRS := $(shell find user -name '*.h')
 
-.PHONY: all clean install vmlinux test stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
-all: $(BUILD)/dltrace
+.PHONY: all clean install vmlinux test test-shuffle test-each check-build stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
+all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so $(BUILD)/span_check $(BUILD)/trace_rewrite
+
+# The marker library (markers/): USDT probes with semaphores, for jobs to name
+# their phases; python/dltrace_markers.py loads it with ctypes.
+MARKERS_SONAME := libdltrace_markers.so.1
+$(BUILD)/libdltrace_markers.so: markers/dltrace_markers.c markers/dltrace_markers.h | $(BUILD)
+	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -Imarkers -Wl,-soname,$(MARKERS_SONAME) $< -o $@
 
 PYTHON ?= /usr/bin/python3
 TEST_WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/tests/%,$(wildcard tests/workloads/*.c))
@@ -47,6 +57,8 @@ test-asan: deps-test
 	$(MAKE) all workloads
 	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" EXTRA_LDFLAGS="$(SANITIZE)" \
 		$(ASAN_BUILD)/dltrace
+	# the marker library next to that dltrace is the one the tests' jobs load
+	ln -sf ../$(BUILD)/libdltrace_markers.so $(ASAN_BUILD)/libdltrace_markers.so
 	DLTRACE_BIN=$(CURDIR)/$(ASAN_BUILD)/dltrace DLTRACE_SANITIZED=1 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:exitcode=99 \
@@ -72,7 +84,19 @@ demo: deps-demo
 	$(MAKE) all
 	examples/pytorch/run_demo.sh $(BUILD)/dltrace $(PYTHON) $(DEMO_OUT)
 
-workloads: $(TEST_WORKLOADS) $(BUILD)/tools/pystack_check $(BUILD)/tests/py_linetable_check
+# The Perfetto writer's byte-exact tests and its driver (tests/perfetto/).
+PFTRACE_TEST_BINS := $(BUILD)/tests/pb_writer_test $(BUILD)/tests/pftrace_encode
+PFTRACE_OBJS := $(addprefix $(BUILD)/obj/,lib/pb_writer.o format/perfetto/pftrace_intern.o)
+$(BUILD)/tests/pb_writer_test: tests/perfetto/pb_writer_test.c $(PFTRACE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@
+$(BUILD)/tests/pftrace_encode: tests/perfetto/pftrace_encode.c \
+		$(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+workloads: $(TEST_WORKLOADS) $(PFTRACE_TEST_BINS) $(BUILD)/tools/pystack_check \
+	$(BUILD)/tests/py_linetable_check
 
 $(BUILD)/tests/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
@@ -94,24 +118,54 @@ test: deps-test
 	$(MAKE) all workloads
 	$(PYTHON) tests/run_tests.py $(TESTS)
 
+# The suite in a random order (modules, classes, tests); SEED replays one,
+# without it a random seed is drawn and printed.
+test-shuffle: deps-test
+	$(MAKE) all workloads
+	$(PYTHON) tests/run_tests.py --shuffle $(SEED) $(TESTS)
+
+# Every test alone, each in a process of its own.
+test-each: deps-test
+	$(MAKE) all workloads
+	$(PYTHON) tests/run_tests.py --each $(TESTS)
+
 # Fuzzing the trace reader of `dltrace report` (libFuzzer, ASan, UBSan), built
 # from dltrace's own sources.  FUZZ_SECONDS=600 by default; new inputs stay in
 # build/fuzz/corpus, the seeds in tests/fuzz/corpus.
 FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_line_parser.c \
+	format/trace_status.c \
+	format/chrome/chrome_events.c event/event_consumer.c event/event_args.c event/lost_counts.c \
 	event/syscall_table.c lib/json_string.c lib/string_index.c lib/u64_index.c \
-	lib/quantile_sketch.c report/path_scope.c report/report_stats.c report/report_derive.c \
+	lib/quantile_sketch.c report/path_scope.c report/report_tables.c report/report_access.c \
+	report/report_timeline.c report/report_events.c report/report_derive.c \
+	report/report_levels.c report/report_phases.c \
 	report/report_findings.c report/render/report_format.c report/report_warnings.c \
 	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \
 	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
-	format/chrome/chrome_format.c io/output_sink.c lib/fs_names.c decode/path_table.c)
+	format/chrome/chrome_format.c io/output_sink.c io/input_stream.c lib/fs_names.c lib/path_table.c \
+	lib/decimal.c lib/json_value.c)
 FUZZ_TARGET := $(BUILD)/fuzz/trace_reader_fuzz
 
 $(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -I. -DDLTRACE_VERSION=\"$(VERSION)\" \
+		-DSINK_CHUNK=4096 -DZOUT_BYTES=4096 -DSTRING_BLOCK_BYTES=4096 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) -o $@ -lz -lm
+		tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) -o $@ -lz -lm -ljson-c
+
+# The .pftrace reader and what its events flow into (the report, both writers).
+PFTRACE_FUZZ_TARGET := $(BUILD)/fuzz/pftrace_reader_fuzz
+PFTRACE_FUZZ_SRCS := $(FUZZ_SRCS) $(addprefix user/,format/perfetto/pftrace_events.c \
+	format/perfetto/pftrace_consumer.c format/perfetto/pftrace_writer.c \
+	format/perfetto/pftrace_intern.c format/trace_format.c format/chrome/chrome_writer.c \
+	event/event_parse.c event/event_tee.c io/output_sink.c lib/pb_reader.c lib/pb_writer.c)
+$(PFTRACE_FUZZ_TARGET): tests/fuzz/pftrace_reader_fuzz.c $(PFTRACE_FUZZ_SRCS) $(USER_HDRS) \
+		$(BPF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -I. -DDLTRACE_VERSION=\"$(VERSION)\" \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		tests/fuzz/pftrace_reader_fuzz.c $(sort $(PFTRACE_FUZZ_SRCS)) -o $@ -lz -lm -ljson-c
 
 # The daemon's configuration parser, the same way.
 CONFIG_FUZZ_TARGET := $(BUILD)/fuzz/config_fuzz
@@ -122,11 +176,15 @@ $(CONFIG_FUZZ_TARGET): tests/fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) $(USER_HDRS)
 		-fno-sanitize-recover=undefined tests/fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) \
 		-o $@ -lbpf -lelf -lz
 
-fuzz: $(FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
-	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/config_corpus $(BUILD)/fuzz/crashes
+fuzz: $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/config_corpus $(BUILD)/fuzz/crashes \
+		$(BUILD)/fuzz/pftrace_corpus
 	$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 		-dict=tests/fuzz/trace.dict -artifact_prefix=$(BUILD)/fuzz/crashes/ \
 		-print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
+	$(PFTRACE_FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+		-artifact_prefix=$(BUILD)/fuzz/crashes/pftrace- -print_final_stats=1 \
+		$(BUILD)/fuzz/pftrace_corpus tests/fuzz/pftrace_corpus
 	$(CONFIG_FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 		-artifact_prefix=$(BUILD)/fuzz/crashes/config- -print_final_stats=1 \
 		$(BUILD)/fuzz/config_corpus tests/fuzz/config_corpus
@@ -136,12 +194,30 @@ fuzz: $(FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
 .PHONY: deps-bench bench bench-build
 BENCH := $(BUILD)/bench
 BENCH_BINS := $(patsubst bench/workloads/%.c,$(BENCH)/%,$(wildcard bench/workloads/*.c)) \
-	$(BENCH)/floor_loader $(BENCH)/floor_probes.bpf.o
+	$(BENCH)/floor_loader $(BENCH)/floor_probes.bpf.o $(BENCH)/uprobe_cost
 bench: deps-bench
 	$(MAKE) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
 
-bench-build: $(BENCH_BINS) $(BENCH)/replay
+bench-build: $(BENCH_BINS) $(BENCH)/replay bench-hooks
+
+# dltrace with the other ways of hooking the syscalls of meta_syscall_probes.bpf.c, for
+# bench/hook_options.py: none (those syscalls not traced), one program pair per tracepoint
+# (per-program), raw_syscalls (raw); each a whole build in its own directory.
+HOOKS := $(BENCH)/hooks
+.PHONY: bench-hooks
+bench-hooks: $(HOOKS)/raw/syscall_nrs.h
+	$(MAKE) BUILD=$(HOOKS)/none BPF_DEFS=-DDL_HOOKS_NONE $(HOOKS)/none/dltrace
+	$(MAKE) BUILD=$(HOOKS)/per-program BPF_DEFS=-DDL_HOOKS_PER_PROGRAM \
+		$(HOOKS)/per-program/dltrace
+	$(MAKE) BUILD=$(HOOKS)/raw BPF_DEFS="-DDL_HOOKS_RAW_SYSCALLS -I$(CURDIR)/$(HOOKS)/raw" \
+		$(HOOKS)/raw/dltrace
+
+# The raw_syscalls variant dispatches on this machine's syscall numbers.
+$(HOOKS)/raw/syscall_nrs.h:
+	@mkdir -p $(dir $@)
+	echo '#include <sys/syscall.h>' | $(CC) -E -dM -x c - | grep '^#define __NR_' > $@.tmp
+	mv $@.tmp $@
 
 # What Python stacks cost per traced pread, on and off (bench/python_stacks.py).
 .PHONY: bench-python-stacks
@@ -162,6 +238,17 @@ $(BENCH)/floor_loader: bench/floor_loader.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
 
+# What a uprobe costs traced and untraced processes (bench/uprobe_cost.py).
+$(BENCH)/uprobe_cost.bpf.o: bench/uprobe_cost.bpf.c
+	@mkdir -p $(dir $@)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BENCH)/uprobe_cost.skel.h: $(BENCH)/uprobe_cost.bpf.o
+	$(BPFTOOL) gen skeleton $< name uprobe_cost_bpf > $@
+
+$(BENCH)/uprobe_cost: bench/uprobe_cost.c user/probe/elf_symbols.c $(BENCH)/uprobe_cost.skel.h
+	$(CC) $(CFLAGS) -I$(BENCH) $(filter %.c,$^) -o $@ -lbpf -lelf -lz
+
 # The floor's empty programs: one per program in dltrace's object.
 $(BENCH)/floor_probe_list.h: $(BUILD)/dltrace.bpf.o bench/probe_list.py
 	@mkdir -p $(dir $@)
@@ -170,13 +257,20 @@ $(BENCH)/floor_probe_list.h: $(BUILD)/dltrace.bpf.o bench/probe_list.py
 $(BENCH)/floor_probes.bpf.o: bench/floor_probes.bpf.c $(BENCH)/floor_probe_list.h
 	$(CLANG) $(BPF_CFLAGS) -I$(BENCH) -c $< -o $@
 
+# What CI builds but does not run, so that none of it can rot: both fuzz
+# targets, what `make valgrind` runs (dltrace, the workloads; its script is
+# checked for syntax) and the benchmark's programs.
+check-build: deps-test
+	$(MAKE) all workloads $(FUZZ_TARGET) $(CONFIG_FUZZ_TARGET) bench-build
+	sh -n tests/valgrind_trace.sh
+
 # The test suite again inside a QEMU VM running Debian's stock kernel
 # (tests/vm/, README "Testing on another kernel").  VM_TESTS: the test
 # modules whose results depend most on the kernel (VM_TESTS= runs all).
 # The root is read-only there: the layer tests' scratch directory in the
 # checkout gets a writable one on the VM's disk.
 VM_TESTS ?= test_layers test_syscall_capture test_targets
-VM_TIMEOUT ?= 900
+VM_TIMEOUT ?= 1200
 vm-prepare: deps-vm
 	tests/vm/prepare.sh
 
@@ -231,6 +325,20 @@ install: all
 		install -m 0644 packaging/dltrace.conf.example $(DESTDIR)$(SYSCONFDIR)/dltrace/dltrace.conf
 	install -D -m 0755 examples/slurm/prolog.sh $(DESTDIR)$(PREFIX)/share/dltrace/slurm/prolog.sh
 	install -D -m 0755 examples/slurm/epilog.sh $(DESTDIR)$(PREFIX)/share/dltrace/slurm/epilog.sh
+	install -D -m 0755 $(BUILD)/libdltrace_markers.so $(DESTDIR)$(PREFIX)/lib/$(MARKERS_SONAME)
+	ln -sf $(MARKERS_SONAME) $(DESTDIR)$(PREFIX)/lib/libdltrace_markers.so
+	install -D -m 0644 markers/dltrace_markers.h $(DESTDIR)$(PREFIX)/include/dltrace_markers.h
+	install -D -m 0644 python/dltrace_markers.py $(DESTDIR)$(PREFIX)/lib/dltrace/python/dltrace_markers.py
+
+# The library layers' records as saved by --save-records, checked (tools/span_check.c).
+SPAN_CHECK_OBJS := $(addprefix $(BUILD)/obj/,decode/span_records.o io/record_file.o \
+	event/syscall_table.o lib/json_string.o)
+$(BUILD)/span_check: tools/span_check.c $(SPAN_CHECK_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@
+
+# A trace read into events and written again: the reader's round trip (tools/trace_rewrite.c).
+$(BUILD)/trace_rewrite: tools/trace_rewrite.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Regenerate the bundled vmlinux.h from the running kernel's BTF.
 vmlinux:

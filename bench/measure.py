@@ -87,16 +87,20 @@ class RssSampler:
 
 @contextlib.contextmanager
 def bpf_stats():
-    """kernel.bpf_stats_enabled=1 for the block, then the previous value."""
-    with open(BPF_STATS) as f:
-        previous = f.read().strip()
-    with open(BPF_STATS, 'w') as f:
-        f.write('1')
+    """BPF run-time statistics on for the block.  Through bpf(BPF_ENABLE_STATS): the
+    statistics stay on while the descriptor is open, whatever other users of the machine
+    write to kernel.bpf_stats_enabled meanwhile (a write of theirs restoring 0 would
+    switch a sysctl setting of ours off)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    attr = ctypes.create_string_buffer(16)  # enable_stats.type = BPF_STATS_RUN_TIME (0)
+    fd = libc.syscall(321, 32, attr, 16)  # SYS_bpf, BPF_ENABLE_STATS (x86_64)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), 'bpf(BPF_ENABLE_STATS)')
     try:
         yield
     finally:
-        with open(BPF_STATS, 'w') as f:
-            f.write(previous)
+        os.close(fd)
 
 
 def bpf_stats_on():

@@ -7,6 +7,7 @@ to keep in sync.
 Usage: probe_list.py DLTRACE_BPF_OBJECT > floor_probe_list.h
 """
 import struct
+import subprocess
 import sys
 
 SHT_SYMTAB = 2
@@ -65,6 +66,19 @@ def syscalls(obj_path):
             tp = event[len('sys_enter_'):]
             out.append((tp, SYSCALL_ALIASES.get(tp, tp)))
     return out
+
+
+def listed_syscalls(dltrace):
+    """[(tracepoint name, syscall name, program)] of `dltrace --list-syscalls`, for the
+    syscalls this kernel has: the shared programs' syscalls are in no section name."""
+    out = subprocess.run([dltrace, '--list-syscalls'], capture_output=True, text=True,
+                         check=True).stdout
+    found = []
+    for line in out.splitlines():
+        name, _, tracepoint, program, present = line.split()
+        if present == 'yes':
+            found.append((tracepoint[len('sys_enter_'):], name, program))
+    return found
 
 
 def main():

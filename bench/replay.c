@@ -5,14 +5,19 @@
  * involved, so that user-space cost per event can be counted exactly
  * (valgrind --tool=callgrind counts the instructions of replay_records()).
  *
- * Usage: replay json|gz|report RECORDS [MAX_RECORDS]
- *   json    decode, write the Chrome JSON trace (to /dev/null)
- *   gz      the same, gzip-compressed (level 1, dltrace's default)
- *   report  decode and build the report (the `--report` path)
+ * Usage: replay json|gz|pftrace|pftrace.gz|report|summary RECORDS [MAX_RECORDS]
+ * The trace goes to /dev/null, or to $REPLAY_OUT when it is set.
+ *   json        decode, write the Chrome JSON trace (to /dev/null)
+ *   gz          the same, gzip-compressed (level 1, dltrace's default)
+ *   pftrace     decode, write the .pftrace
+ *   pftrace.gz  the same, gzip-compressed (level 5, dltrace's default for it)
+ *   report      decode and feed the report (the `--report` path: JSON to /dev/null too)
+ *   summary     decode and feed the report, no trace (the `--summary-only` path)
  * Prints: records, events, seconds, ns per event.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +27,7 @@
 
 #include "io/record_file.h"
 #include "live/job_trace.h"
-#include "report/report_main.h"
+#include "report/report_session.h"
 
 static double now(void)
 {
@@ -37,6 +42,7 @@ __attribute__((noinline)) void replay_records(struct job_trace *jt, const char *
 					      uint64_t max, uint64_t *records)
 {
 	struct trace_summary sum = {.stop_reason = "replay"};
+
 	size_t off = 0;
 
 	*records = 0;
@@ -65,9 +71,16 @@ int main(int argc, char **argv)
 	double t;
 	int fd;
 
-	if (argc < 3 || (strcmp(argv[1], "json") && strcmp(argv[1], "gz") &&
-			 strcmp(argv[1], "report"))) {
-		fprintf(stderr, "usage: replay json|gz|report RECORDS [MAX_RECORDS]\n");
+	static const char *const modes[] = {"json",	  "gz",	    "pftrace",
+					    "pftrace.gz", "report", "summary"};
+	struct job_output out = {.fd = -1};
+	bool known = false;
+
+	for (size_t i = 0; argc >= 3 && i < sizeof(modes) / sizeof(modes[0]); i++)
+		known |= !strcmp(argv[1], modes[i]);
+	if (!known) {
+		fprintf(stderr, "usage: replay json|gz|pftrace|pftrace.gz|report|summary RECORDS "
+				"[MAX_RECORDS]\n");
 		return 2;
 	}
 	if (record_file_load(argv[2], &buf, &len, err, sizeof(err))) {
@@ -76,13 +89,20 @@ int main(int argc, char **argv)
 	}
 	if (len >= 4 + 8) /* the trace starts at the first record's time */
 		memcpy(&m.start_mono_ns, buf + 4, 8);
-	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (job_trace_init(&jt, fd, !strcmp(argv[1], "gz"), 1, 0))
+	if (strcmp(argv[1], "summary")) {
+		fd = open(getenv("REPLAY_OUT") ? getenv("REPLAY_OUT") : "/dev/null",
+			  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		out.fd = fd;
+		out.format =
+		    strncmp(argv[1], "pftrace", 7) ? TRACE_FORMAT_JSON : TRACE_FORMAT_PFTRACE;
+		out.gzip = !strcmp(argv[1], "gz") || !strcmp(argv[1], "pftrace.gz");
+		out.level = trace_format_gzip_level(out.format);
+	}
+	if (job_trace_init(&jt, &out))
 		return 1;
-	if (!strcmp(argv[1], "report")) {
-		rs = report_session_new();
-		jt.sink.copy = report_session_feed;
-		jt.sink.copy_ctx = rs;
+	if (!strcmp(argv[1], "report") || !strcmp(argv[1], "summary")) {
+		rs = report_session__new();
+		job_trace_add_consumer(&jt, report_session__begin_trace(rs, "replay"));
 	}
 	job_trace_begin(&jt, &m);
 	t = now();
@@ -90,14 +110,16 @@ int main(int argc, char **argv)
 	if (rs) {
 		FILE *null = fopen("/dev/null", "we");
 
-		report_session_print(rs, NULL, null);
+		report_session__end_trace(rs, NULL);
+		report_session__finish(rs, 0);
+		report_session__terminal(rs, null, REPORT_DEFAULT_TOP, false);
 		fclose(null);
-		report_session_free(rs);
+		report_session__free(rs);
 	}
 	t = now() - t;
 	printf("records %llu events %llu seconds %.3f ns_per_event %.1f\n",
-	       (unsigned long long)records, (unsigned long long)jt.writer.events, t,
-	       t * 1e9 / (jt.writer.events ? jt.writer.events : 1));
+	       (unsigned long long)records, (unsigned long long)job_trace_events(&jt), t,
+	       t * 1e9 / (job_trace_events(&jt) ? job_trace_events(&jt) : 1));
 	free(buf);
 	return 0;
 }

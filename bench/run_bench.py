@@ -3,7 +3,7 @@
 
 Usage (as root, after `make all bench-build`):
   run_bench.py [--quick] [--reps N] [--workloads a,b] [--conditions a,b]
-               [--no-sustained] [--no-bpf-stats] [--keep-traces]
+               [--no-sustained] [--no-bpf-stats] [--no-hooks] [--keep-traces]
 Prints the tables and writes bench/results.json.  See README.md, Performance.
 """
 import argparse
@@ -15,15 +15,18 @@ import sys
 import time
 
 import machine
+import hook_options
 import measure
 import probe_list
+import replay_cost
 import report
 import tracers
 import workloads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STATS_RUNS = (('micro-1t', 'floor'), ('micro-1t', 'dltrace-json'), ('metadata', 'floor'),
-              ('metadata', 'dltrace-json'))
+              ('metadata', 'dltrace-json'), ('meta-calls', 'floor'),
+              ('meta-calls', 'dltrace-json'))
 STALL_NS = 500 * 10**6  # no progress for this long counts as a stall
 
 
@@ -89,6 +92,28 @@ def sustained_test(job, micro2, seconds):
     }
 
 
+def replay_step(job, works, base, log):
+    """Record micro-1t and pytorch once, then count instructions per event in the replay."""
+    records = {}
+    for w in works:
+        if w.name not in ('micro-1t', 'pytorch'):
+            continue
+        path = os.path.join(job.out_dir, 'records-%s.bin' % w.name)
+        log('replay: recording %s' % w.name)
+        replay_cost.record(os.path.join(job.build, 'dltrace'), w.argv(False), path,
+                           env=job.env)
+        records[w.name] = path
+        w.after_run()
+    replays = {'this': os.path.join(job.build, 'bench', 'replay')}
+    if base:
+        replays['base'] = os.path.join(base, 'build', 'bench', 'replay')
+    try:
+        return replay_cost.replay_costs(replays, records, log)
+    finally:
+        for path in records.values():
+            os.unlink(path)
+
+
 def report_scale(sizes):
     """`dltrace report` on a synthetic trace (bench/report_scale.py): time and memory."""
     n = sizes.get('report_events', 10000000)
@@ -110,6 +135,13 @@ def parse_args():
     ap.add_argument('--no-bpf-stats', action='store_true')
     ap.add_argument('--no-report-scale', action='store_true')
     ap.add_argument('--keep-traces', action='store_true')
+    ap.add_argument('--no-hooks', action='store_true',
+                    help='skip the comparison of the ways to hook the metadata syscalls')
+    ap.add_argument('--no-replay', action='store_true',
+                    help='skip the instruction counts of the replay (callgrind)')
+    ap.add_argument('--base', metavar='CHECKOUT',
+                    help='another built checkout of dltrace to compare with: adds the '
+                    'conditions base-json and base-gz and its replay')
     ap.add_argument('--out', default=os.path.join(ROOT, 'bench', 'out'))
     ap.add_argument('--results', default=os.path.join(ROOT, 'bench', 'results.json'))
     return ap.parse_args()
@@ -139,14 +171,17 @@ def run(args, results):
     if args.reps:
         sizes['reps'] = args.reps
     results['config'] = dict(sizes, quick=args.quick)
-    syscalls = probe_list.syscalls(os.path.join(ROOT, 'build', 'dltrace.bpf.o'))
+    listed = probe_list.listed_syscalls(os.path.join(ROOT, 'build', 'dltrace'))
+    syscalls = [(tp, name) for tp, name, _ in listed]
     os.makedirs(args.out, exist_ok=True)
     with measure.job_cgroup('dltrace-bench-%d' % os.getpid()) as cgroup:
         job = tracers.Job(ROOT, args.out, cgroup, syscalls, args.keep_traces)
+        job.shared = [tp for tp, _, program in listed if program == 'dl_enter_shared']
         job.hooks, said = tracers.dltrace_hooks(job)
         results['dltrace_hooks'] = {'programs': job.hooks, 'dltrace_says': said}
         log('dltrace attaches %d programs here: %s' % (len(job.hooks), ' / '.join(said)))
-        conditions = pick(tracers.all_conditions(), args.conditions, 'conditions')
+        base = os.path.abspath(args.base) if args.base else None
+        conditions = pick(tracers.all_conditions(base), args.conditions, 'conditions')
         unavailable = {}
         for c in conditions:
             why = c.available(job)
@@ -187,6 +222,13 @@ def run(args, results):
             except (RuntimeError, ValueError, KeyError, OSError) as e:
                 results['sustained_error'] = str(e)
                 log('sustained test failed: %s' % e)
+        if not args.no_hooks:
+            meta, other = (workloads.MetaCalls(job, sizes, o) for o in (False, True))
+            meta.prepare()
+            results['hooks'] = hook_options.measure_all(ROOT, meta, other, 2 * sizes['reps'],
+                                                        log, base)
+        if not args.no_replay:
+            results['replay'] = replay_step(job, works, base, log)
         if not args.no_report_scale:
             results['report_scale'] = report_scale(sizes)
         results['summary'] = report.summarize(runs, works, conditions)
@@ -212,10 +254,14 @@ def main():
         text = json.dumps(results, indent=1).replace(json.dumps(ROOT + '/')[1:-1], '')
         with open(args.results, 'w') as f:
             f.write(text + '\n')
-    labels = {c.name: c.label for c in tracers.all_conditions()}
+    labels = {c.name: c.label for c in tracers.all_conditions(args.base or '.')}
     print(report.table(results['machine'], results['config'], results['summary'],
                        {w.name: w.title for w in works}, labels, results['bpf_stats'],
                        results.get('sustained'), results['unavailable']))
+    if results.get('hooks'):
+        print(hook_options.table(results['hooks']))
+    if results.get('replay'):
+        print(report.replay_table(results['replay']))
     if 'sustained_error' in results:
         print('\nsustained test failed: %s' % results['sustained_error'])
     if results.get('report_scale'):

@@ -1,6 +1,7 @@
-"""The measured conditions: untraced, the floor, dltrace (.json, .json.gz),
-strace, bpftrace and perf trace.  Each runs a workload command inside the
+"""The measured conditions: untraced, the floor, dltrace (.json, .json.gz,
+.pftrace, .pftrace.gz, --summary-only), strace, bpftrace and perf trace.  Each runs a workload command inside the
 job cgroup and returns what it observed."""
+import json
 import os
 import re
 import shutil
@@ -25,6 +26,7 @@ class Job:
         self.syscalls = syscalls  # [(tracepoint name, syscall name)]
         self.keep_traces = keep_traces
         self.hooks = []  # names of the programs dltrace attaches, for the floor
+        self.shared = []  # tracepoints of the syscalls its shared programs serve
         self.launcher = os.path.join(root, 'bench', 'run_in_cgroup.sh')
         # the same user in every condition: dltrace would drop to SUDO_UID
         self.env = {k: v for k, v in os.environ.items() if not k.startswith('SUDO_')}
@@ -115,6 +117,18 @@ class Untraced(Condition):
         return {'status': status, 'lines': lines, 'stderr': stderr, 'wall_s': wall}
 
 
+def floor_arguments(job):
+    """floor_loader's program arguments: a shared program once per tracepoint it serves."""
+    args = []
+    for name in job.hooks:
+        if name in ('dl_enter_shared', 'dl_exit_shared'):
+            side = 'enter' if name == 'dl_enter_shared' else 'exit'
+            args += ['%s@syscalls/sys_%s_%s' % (name, side, tp) for tp in job.shared]
+        else:
+            args.append(name)
+    return args
+
+
 class Floor(Condition):
     """Empty programs on every hook dltrace uses (bench/floor_probes.bpf.c)."""
     name, label = 'floor', 'floor (empty BPF)'
@@ -122,7 +136,8 @@ class Floor(Condition):
     def run(self, job, argv, trace_base, stats=False):
         loader = subprocess.Popen([os.path.join(job.build, 'bench', 'floor_loader'),
                                    os.path.join(job.build, 'bench', 'floor_probes.bpf.o')]
-                                  + job.hooks, stdout=subprocess.PIPE, text=True, env=job.env)
+                                  + floor_arguments(job), stdout=subprocess.PIPE, text=True,
+                                  env=job.env)
         programs = set()
         try:
             ready = loader.stdout.readline().split()
@@ -140,11 +155,46 @@ class Floor(Condition):
         return result
 
 
+def report_summary(dltrace, path):
+    """events, lost_events and lost_bytes of a trace of any format, from `dltrace report`,
+    or of a --summary-only report (which is that JSON)."""
+    if path.endswith('.summary.json'):
+        with open(path) as f:
+            rep = json.load(f)
+    else:
+        res = subprocess.run([dltrace, 'report', '--json', path], capture_output=True)
+        if res.returncode:
+            raise ValueError('dltrace report %s failed: %s' % (path, res.stderr[-300:]))
+        rep = json.loads(res.stdout)
+    t = rep['traces'][0]
+    return {'events': t['events'], 'lost_events': t['lost_events'],
+            'lost_bytes': t['lost_bytes'], 'counts': {}}
+
+
 class Dltrace(Condition):
-    def __init__(self, gzip):
-        self.suffix = '.json.gz' if gzip else '.json'
-        self.name = 'dltrace-gz' if gzip else 'dltrace-json'
-        self.label = 'dltrace ' + self.suffix
+    # kind: (name, output suffix, options)
+    KINDS = {'json': ('json', '.json', []), 'gz': ('gz', '.json.gz', []),
+             'pftrace': ('pftrace', '.pftrace', []),
+             'pftrace.gz': ('pftrace-gz', '.pftrace.gz', []),
+             'summary': ('summary', '.summary.json', ['--summary-only'])}
+
+    def __init__(self, gzip, base=None, kind=None):
+        """kind: json, gz (gzip), pftrace, pftrace.gz or summary (--summary-only, no
+        trace).  base: another built checkout, measured under the names base-json,
+        base-gz."""
+        kind = kind or ('gz' if gzip else 'json')
+        name, self.suffix, self.options = self.KINDS[kind]
+        self.base = base
+        self.name = ('base-' if base else 'dltrace-') + name
+        self.label = ('dltrace (base) ' if base else 'dltrace ') + (
+            '--summary-only' if kind == 'summary' else self.suffix)
+        if kind in ('pftrace', 'pftrace.gz'):
+            self.only = ('micro-1t', 'pytorch')  # sizes: the JSON's workloads
+
+    def available(self, job):
+        if self.base and not os.path.exists(os.path.join(self.base, 'build', 'dltrace')):
+            return '%s/build/dltrace is missing' % self.base
+        return None
 
     def run(self, job, argv, trace_base, stats=False, count=None):
         trace = trace_base + self.suffix
@@ -166,7 +216,8 @@ class Dltrace(Condition):
             if stats:
                 seen['bpf'] = measure.bpf_programs(pid)
 
-        cmd = [os.path.join(job.build, 'dltrace'), '-o', trace, '--']
+        build = os.path.join(self.base, 'build') if self.base else job.build
+        cmd = [os.path.join(build, 'dltrace'), '-o', trace] + self.options + ['--']
         status, lines, stderr, wall = execute(job, cmd + job.in_cgroup(argv, hold=True),
                                               on_hold=on_hold, on_start=on_start,
                                               on_begin=on_begin, on_exit=on_exit)
@@ -182,12 +233,33 @@ class Dltrace(Condition):
         if 'bpf' in seen:
             result['bpf'] = seen['bpf']
         if os.path.exists(trace):
-            summary = measure.trace_summary(trace, count)
+            if self.suffix in ('.json', '.json.gz'):
+                summary = measure.trace_summary(trace, count)
+            else:
+                summary = report_summary(os.path.join(build, 'dltrace'), trace)
             result.update(events=summary['events'], lost=summary['lost_events'],
-                          lost_bytes=summary['lost_bytes'], counts=summary['counts'],
-                          trace_bytes=os.path.getsize(trace))
+                          lost_bytes=summary['lost_bytes'], counts=summary['counts'])
+            if not self.options:  # a trace, not the report alone
+                result['trace_bytes'] = os.path.getsize(trace)
             _remove(job, trace)
         return result
+
+
+_KNOWN = {}
+
+
+def known_names(job, tool):
+    """The syscall names of dltrace's set that the tool knows (strace 6.1 and perf 6.1
+    predate fchmodat2 and the *xattrat calls): each is tried once, alone."""
+    if tool not in _KNOWN:
+        names = sorted({name for _, name in job.syscalls})
+        probe = {'strace': lambda n: ['strace', '-o', os.devnull, '-e', 'trace=' + n, 'true'],
+                 'perf': lambda n: ['perf', 'trace', '-o', os.devnull, '-e', n, '--', 'true']}
+        if _runs(probe[tool](','.join(names))):
+            _KNOWN[tool] = names
+        else:
+            _KNOWN[tool] = [n for n in names if _runs(probe[tool](n))]
+    return _KNOWN[tool]
 
 
 class Strace(Condition):
@@ -198,7 +270,7 @@ class Strace(Condition):
 
     def run(self, job, argv, trace_base, stats=False):
         trace = trace_base + '.strace'
-        names = ','.join(sorted({name for _, name in job.syscalls}))
+        names = ','.join(known_names(job, 'strace'))
         cmd = ['strace', '-f', '-qq', '-ttt', '-T', '-e', 'trace=' + names, '-o', trace, '--']
         return _external(job, cmd + job.in_cgroup(argv), trace,
                          rb'^\d+ +[\d.]+ [a-z_0-9]+\(', None)
@@ -237,7 +309,7 @@ class PerfTrace(Condition):
 
     def run(self, job, argv, trace_base, stats=False):
         trace = trace_base + '.perf'
-        names = ','.join(sorted({name for _, name in job.syscalls}))
+        names = ','.join(known_names(job, 'perf'))
         cmd = ['perf', 'trace', '-o', trace, '-e', names, '--']
         return _external(job, cmd + job.in_cgroup(argv), trace, rb'^ *[\d.]+ \( *[\d.]+ ms\)',
                          rb'LOST (\d+) events')
@@ -360,6 +432,8 @@ def _wait_log(f, text, timeout=60):
     return False
 
 
-def all_conditions():
-    return [Untraced(), Floor(), Dltrace(False), Dltrace(True), Strace(), Bpftrace(),
-            PerfTrace(), DaemonIdle(True), DaemonIdle(False)]
+def all_conditions(base=None):
+    base_runs = [Dltrace(False, base), Dltrace(True, base)] if base else []
+    return [Untraced(), Floor(), Dltrace(False), Dltrace(True), Dltrace(False, kind='pftrace'),
+            Dltrace(False, kind='pftrace.gz'), Dltrace(False, kind='summary')] + base_runs + [
+        Strace(), Bpftrace(), PerfTrace(), DaemonIdle(True), DaemonIdle(False)]

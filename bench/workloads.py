@@ -10,9 +10,11 @@ import subprocess
 PYTHON = '/usr/bin/python3'  # Debian's, with numpy, torch and h5py
 
 FULL = {'reps': 5, 'micro_calls': 1000000, 'slow_divisor': 50, 'meta_files': 10000,
+        'meta_calls': 1200000,
         'meta_passes': 3, 'checkpoint_mib': 512, 'pytorch_npz': 2000, 'pytorch_h5': 2000,
         'pytorch_epochs': 2, 'pytorch_workers': 4, 'sustained_s': 30}
 QUICK = dict(FULL, reps=2, report_events=1000000, micro_calls=200000, meta_files=2000,
+             meta_calls=300000,
              meta_passes=1,
              checkpoint_mib=64, pytorch_npz=300, pytorch_h5=300, pytorch_epochs=1,
              sustained_s=5)
@@ -99,6 +101,29 @@ class Metadata(Workload):
         return [self.bin('metadata_storm'), self.dir, str(self.sizes['meta_files']), str(passes)]
 
 
+class MetaCalls(Workload):
+    """access, fcntl(F_GETFL), fstatfs of one cached file in turn (the shared programs'
+    syscalls); with other=True getppid, which dltrace never traces."""
+
+    def __init__(self, job, sizes, other=False):
+        super().__init__(job, sizes)
+        self.other = other
+        self.name = 'meta-other' if other else 'meta-calls'
+        self.title = ('getppid (no file syscall)' if other else
+                      'meta calls: access/fcntl/fstatfs')
+        self.file = os.path.join(self.data, 'meta-calls.bin')
+
+    def prepare(self):
+        os.makedirs(self.data, exist_ok=True)
+        with open(self.file, 'wb') as f:
+            f.write(b'x' * 4096)
+
+    def argv(self, slow):
+        calls = self.sizes['meta_calls'] // (self.sizes['slow_divisor'] if slow else 1)
+        return [self.bin('meta_calls'), self.file, str(max(calls, 3000))] + \
+            (['--other'] if self.other else [])
+
+
 class Checkpoint(Workload):
     name = 'checkpoint'
 
@@ -158,4 +183,4 @@ class Pytorch(Workload):
 
 def all_workloads(job, sizes):
     return [Micro(job, sizes, 1), Micro(job, sizes, 2), Metadata(job, sizes),
-            Checkpoint(job, sizes), Pytorch(job, sizes)]
+            MetaCalls(job, sizes), Checkpoint(job, sizes), Pytorch(job, sizes)]

@@ -74,26 +74,87 @@ enum dl_kind {
 	DL_SYS_FCNTL,
 	DL_SYS_SENDFILE,
 	DL_SYS_COPY_FILE_RANGE,
+	/*
+	 * Metadata, hint and sync syscalls (issue 18), handled by the shared
+	 * programs of meta_syscall_probes.bpf.c.
+	 */
+	DL_SYS_ACCESS,
+	DL_SYS_FACCESSAT,
+	DL_SYS_FACCESSAT2,
+	DL_SYS_CHMOD,
+	DL_SYS_FCHMOD,
+	DL_SYS_FCHMODAT,
+	DL_SYS_FCHMODAT2,
+	DL_SYS_CHOWN,
+	DL_SYS_FCHOWN,
+	DL_SYS_LCHOWN,
+	DL_SYS_FCHOWNAT,
+	DL_SYS_UTIME,
+	DL_SYS_UTIMES,
+	DL_SYS_FUTIMESAT,
+	DL_SYS_UTIMENSAT,
+	DL_SYS_TRUNCATE,
+	DL_SYS_LINK,
+	DL_SYS_LINKAT,
+	DL_SYS_SYMLINK,
+	DL_SYS_SYMLINKAT,
+	DL_SYS_READLINK,
+	DL_SYS_READLINKAT,
+	DL_SYS_MKNOD,
+	DL_SYS_MKNODAT,
+	DL_SYS_SETXATTR,
+	DL_SYS_LSETXATTR,
+	DL_SYS_FSETXATTR,
+	DL_SYS_GETXATTR,
+	DL_SYS_LGETXATTR,
+	DL_SYS_FGETXATTR,
+	DL_SYS_LISTXATTR,
+	DL_SYS_LLISTXATTR,
+	DL_SYS_FLISTXATTR,
+	DL_SYS_REMOVEXATTR,
+	DL_SYS_LREMOVEXATTR,
+	DL_SYS_FREMOVEXATTR,
+	DL_SYS_SETXATTRAT,
+	DL_SYS_GETXATTRAT,
+	DL_SYS_LISTXATTRAT,
+	DL_SYS_REMOVEXATTRAT,
+	DL_SYS_STATFS,
+	DL_SYS_FSTATFS,
+	DL_SYS_CHDIR,
+	DL_SYS_FCHDIR,
+	DL_SYS_FLOCK,
+	DL_SYS_FADVISE64,
+	DL_SYS_READAHEAD,
+	DL_SYS_MADVISE,
+	DL_SYS_MSYNC,
+	DL_SYS_MUNMAP,
+	DL_SYS_SYNC,
+	DL_SYS_SYNCFS,
 	DL_SYS_COUNT, /* number of syscall kinds */
 
-	DL_EV_FORK = 64, /* a traced task created a process or thread */
-	DL_EV_EXEC,	 /* a traced process executed a new program */
-	DL_EV_EXIT,	 /* a traced thread exited */
-	DL_EV_FAULT,	 /* mmap layer: a page fault on a file mapping (struct dl_fault) */
-	DL_EV_BLOCK,	 /* block layer: a completed block request (struct dl_block) */
-	DL_EV_URING,	 /* uring layer: a completed io_uring request (struct dl_uring) */
-	DL_EV_VFS,	 /* vfs layer: a VFS read/write/fsync/io check (struct dl_vfs) */
-	DL_EV_VFS_OPEN,	 /* vfs layer: vfs_open of a file (struct dl_path, path walked) */
-	DL_EV_CGROUP,	 /* daemon: a cgroup v2 directory was made or removed (struct dl_cgroup) */
-	DL_EV_PY_STACK,	 /* python stacks: a new Python stack of a process (struct dl_py_stack) */
-	DL_EV_PY_CODE,	 /* python stacks: a code object, once per process (struct dl_py_code) */
+	DL_EV_FORK = 128, /* a traced task created a process or thread */
+	DL_EV_EXEC,	  /* a traced process executed a new program */
+	DL_EV_EXIT,	  /* a traced thread exited */
+	DL_EV_FAULT,	  /* mmap layer: a page fault on a file mapping (struct dl_fault) */
+	DL_EV_BLOCK,	  /* block layer: a completed block request (struct dl_block) */
+	DL_EV_URING,	  /* uring layer: a completed io_uring request (struct dl_uring) */
+	DL_EV_VFS,	  /* vfs layer: a VFS read/write/fsync/io check (struct dl_vfs) */
+	DL_EV_VFS_OPEN,	  /* vfs layer: vfs_open of a file (struct dl_path, path walked) */
+	DL_EV_CGROUP,	  /* daemon: a cgroup v2 directory was made or removed (struct dl_cgroup) */
+	DL_EV_SPAN,	  /* a library call or a marked region, instant or counter (struct dl_span) */
+	DL_EV_PY_STACK,	  /* python stacks: a new Python stack of a process (struct dl_py_stack) */
+	DL_EV_PY_CODE,	  /* python stacks: a code object, once per process (struct dl_py_code) */
 	DL_KIND_COUNT,
 };
 
 /* seed_tgids value flag: the process joins its job at its next exec (-- COMMAND) */
 #define DL_SEED_AT_EXEC 0x100
 
-/* Syscall kinds whose record is a struct dl_path (they name a file). */
+/*
+ * Syscall kinds whose record is a struct dl_path: they name a file, or
+ * carry a string (an xattr name, a symlink's target), or name the file of a
+ * mapping.
+ */
 static inline int dl_kind_has_path(unsigned int kind)
 {
 	switch (kind) {
@@ -113,10 +174,67 @@ static inline int dl_kind_has_path(unsigned int kind)
 	case DL_SYS_MKDIR:
 	case DL_SYS_MKDIRAT:
 	case DL_SYS_RMDIR:
+	case DL_SYS_ACCESS:
+	case DL_SYS_FACCESSAT:
+	case DL_SYS_FACCESSAT2:
+	case DL_SYS_CHMOD:
+	case DL_SYS_FCHMODAT:
+	case DL_SYS_FCHMODAT2:
+	case DL_SYS_CHOWN:
+	case DL_SYS_LCHOWN:
+	case DL_SYS_FCHOWNAT:
+	case DL_SYS_UTIME:
+	case DL_SYS_UTIMES:
+	case DL_SYS_FUTIMESAT:
+	case DL_SYS_UTIMENSAT:
+	case DL_SYS_TRUNCATE:
+	case DL_SYS_LINK:
+	case DL_SYS_LINKAT:
+	case DL_SYS_SYMLINK:
+	case DL_SYS_SYMLINKAT:
+	case DL_SYS_READLINK:
+	case DL_SYS_READLINKAT:
+	case DL_SYS_MKNOD:
+	case DL_SYS_MKNODAT:
+	case DL_SYS_SETXATTR:
+	case DL_SYS_LSETXATTR:
+	case DL_SYS_FSETXATTR:
+	case DL_SYS_GETXATTR:
+	case DL_SYS_LGETXATTR:
+	case DL_SYS_FGETXATTR:
+	case DL_SYS_LISTXATTR:
+	case DL_SYS_LLISTXATTR:
+	case DL_SYS_REMOVEXATTR:
+	case DL_SYS_LREMOVEXATTR:
+	case DL_SYS_FREMOVEXATTR:
+	case DL_SYS_SETXATTRAT:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_LISTXATTRAT:
+	case DL_SYS_REMOVEXATTRAT:
+	case DL_SYS_STATFS:
+	case DL_SYS_CHDIR:
+	case DL_SYS_MADVISE:
+	case DL_SYS_MSYNC:
+	case DL_SYS_MUNMAP:
 		return 1;
 	default:
 		return 0;
 	}
+}
+
+/*
+ * Path records whose file is a descriptor (fsetxattr, fgetxattr,
+ * fremovexattr): slot 0 is empty, slot 1 holds the attribute's name.
+ */
+static inline int dl_kind_names_fd(unsigned int kind)
+{
+	return kind == DL_SYS_FSETXATTR || kind == DL_SYS_FGETXATTR || kind == DL_SYS_FREMOVEXATTR;
+}
+
+/* Mapping kinds: the record names the file mapped at the address (struct dl_path.addr). */
+static inline int dl_kind_maps(unsigned int kind)
+{
+	return kind == DL_SYS_MADVISE || kind == DL_SYS_MSYNC || kind == DL_SYS_MUNMAP;
 }
 
 /* dl_hdr.flags */
@@ -151,6 +269,20 @@ struct dl_hdr {
  *           sendfile/copy_file_range: the second fd;
  *           close_range: last fd | flags << 32;
  *           read kinds with DL_F_CACHE: pages the read added to the page cache
+ * The kinds from DL_SYS_ACCESS on (meta_syscall_probes.bpf.c):
+ *   offset  truncate: the length; fadvise64, readahead: the offset;
+ *           madvise/msync/munmap: the file offset of the address (DL_F_OFFSET);
+ *           fcntl locks: l_start; utime*: atime's seconds
+ *   size    fadvise64, readahead, madvise/msync/munmap: the length;
+ *           readlink*: the buffer size; xattr calls: the value's (list's) size
+ *           (set) or the buffer's (get, list); fcntl locks: l_len;
+ *           utime*: mtime's seconds
+ *   arg     access family: mode; chmod family: mode; chown family:
+ *           uid | gid << 32; mknod*: dev | mode << 32; setxattr*: flags;
+ *           flock: operation;
+ *           fadvise64, madvise: advice; msync: flags;
+ *           fcntl: cmd | arg << 32, locks: cmd | (l_type | l_whence << 16) << 32;
+ *           utime*: atime's ns | mtime's ns << 32 (no times: both UTIME_NOW)
  */
 struct dl_io {
 	struct dl_hdr h;
@@ -165,6 +297,7 @@ struct dl_io {
 #define DL_PATH_NONE	 0    /* slot unused */
 #define DL_PATH_WALK	 1    /* dentry walk of the file (components leaf first) */
 #define DL_PATH_USER	 2    /* user string, with a base walk when relative */
+#define DL_PATH_TEXT	 4    /* a user string that is no path (xattr name, symlink target) */
 #define DL_PATH_TRUNC	 0x10 /* walk stopped early: path is partial */
 #define DL_PATH_DETACHED 0x20 /* walk ended outside the task's root */
 #define DL_PATH_ROOTED	 0x40 /* walk reached the task's root: base is absolute */
@@ -176,15 +309,36 @@ struct dl_io {
  * `name_len` bytes of the string the program passed.  User space rebuilds:
  * name if it is absolute, else reverse(base) + "/" + name.
  * For a successful open, the slot holds the walk of the opened file, and
- * ino/dev/fs_magic/file_size describe it.
+ * ino/dev/fs_magic/file_size describe it.  A DL_PATH_TEXT slot holds only
+ * `name_len` bytes of a string that is no path (slot 1 of the xattr calls:
+ * the attribute's name; of symlink: the target).
+ *
+ *   0        struct dl_io (56 bytes: header, dur, ret, offset, size, arg)
+ *   56       ino                     opens: the opened file's inode
+ *   64       file_size | addr        opens: i_size; madvise/msync/munmap: the address
+ *   72       dev, fs_magic
+ *   80       flags                   *at flags (AT_SYMLINK_NOFOLLOW, ...)
+ *   84       base_len[2], name_len[2], how[2], pad[2]
+ *   96       py_stack, pad2          with DL_F_PYSTACK: the Python stack id
+ *   104      data: | slot 0 base | slot 0 name | slot 1 base | slot 1 name |
+ *                    <-base_len[0]-><-name_len[0]-><-base_len[1]-><-name_len[1]->
+ *
+ *   slot 0   the file: DL_PATH_USER (the name passed, relative to a walked
+ *            base), DL_PATH_WALK (opens, mappings: the file's own walk),
+ *            or empty (fsetxattr/fgetxattr/fremovexattr: the fd names it)
+ *   slot 1   rename*, link*: the new name (DL_PATH_USER); xattr calls,
+ *            symlink*: DL_PATH_TEXT
  */
 struct dl_path {
 	struct dl_io io;
 	__u64 ino;
-	__u64 file_size;
+	union {
+		__u64 file_size; /* opens */
+		__u64 addr;	 /* madvise, msync, munmap: the address passed */
+	};
 	__u32 dev;	/* st_dev encoding: major << 20 | minor (kernel) */
 	__u32 fs_magic; /* superblock magic (statfs f_type) */
-	__u32 flags;	/* renameat2/statx/unlinkat/newfstatat flags */
+	__u32 flags;	/* *at flags: renameat2/statx/unlinkat/newfstatat, faccessat2, ... */
 	__u16 base_len[2];
 	__u16 name_len[2];
 	__u8 how[2];
@@ -290,6 +444,170 @@ struct dl_cgroup {
 };
 
 /*
+ * Levels above the syscalls: library calls (stdio, HDF5, MPI-IO), seen by
+ * uprobes on the libraries, and the job's own marked phases (regions,
+ * instants, counters of the dltrace USDT markers).  A call is one record,
+ * sent when it returns, stamped with its entry time; a region is one record
+ * sent at its end, stamped with its beginning.  So on a thread, a call's
+ * record follows the records of the syscalls it made, and its slice
+ * [ts, ts + dur] encloses theirs.
+ */
+enum dl_level {
+	DL_LEVEL_NONE,
+	DL_LEVEL_MARKERS, /* libdltrace_markers.so USDT probes */
+	DL_LEVEL_STDIO,	  /* libc's buffered streams */
+	DL_LEVEL_HDF5,	  /* libhdf5 */
+	DL_LEVEL_MPIIO,	  /* MPI-IO of libmpi */
+	DL_LEVEL_COUNT,
+};
+
+/*
+ * Functions (dl_span.func).  The fields each one fills besides h, dur,
+ * level, func, depth (S: str, S2: str2; handle is the object the call works
+ * on; ret is the function's return value, but for regions and instants,
+ * which have none: DL_SPAN_NO_RET):
+ *   REGION   S name, S2 args (flat JSON object); dur: begin to end
+ *   INSTANT  S name, S2 args; dur 0
+ *   COUNTER  S name; ret: the value; dur 0
+ *   fopen/fopen64   S path, S2 mode; ret FILE *; h.fd its descriptor
+ *   fdopen   S2 mode; h.fd the descriptor; ret FILE *
+ *   fread/fwrite    handle FILE *, arg item size, count items asked,
+ *                   size bytes asked (arg * count); ret items done; h.fd
+ *   fseek/fseeko    handle, offset, arg whence; h.fd
+ *   ftell/ftello, fflush, fclose   handle; h.fd (fflush(NULL): none)
+ *   fgets    handle, size: the buffer's length; ret: the buffer or 0; h.fd
+ *   fputs    handle, size: the string's length; h.fd
+ *   H5Fcreate/H5Fopen   S path, arg flags; ret hid
+ *   H5Dcreate2/H5Dopen2/H5Gopen2/H5Oopen   handle loc_id, S name; ret hid
+ *   H5Dread/H5Dwrite   handle dataset hid, arg DL_H5_*_ALL; the bytes
+ *                      selected are not in the arguments (hids of spaces and
+ *                      types): the syscalls the call encloses give the file's
+ *   H5Fclose/H5Dclose/H5Gclose/H5Oclose   handle
+ *   MPI_File_open     S path, arg amode, handle: the MPI_File opened; ret
+ *   MPI_File_close    handle (*fh at entry)
+ *   MPI_File_read/write[_all]    handle, count, size = count x type size
+ *   MPI_File_read/write_at[_all]  also offset (in etypes of the view)
+ *   MPI_File_set_view  handle, offset: disp (bytes), arg: etype size,
+ *                      S2: datarep
+ *   MPI_File_sync      handle
+ * Sizes depend on a datatype's size: DL_SPAN_SIZE says whether it was
+ * readable (Open MPI: the type's size field; MPICH: builtin type handles).
+ */
+enum dl_func {
+	DL_FN_REGION,
+	DL_FN_INSTANT,
+	DL_FN_COUNTER,
+	DL_FN_FOPEN,
+	DL_FN_FOPEN64,
+	DL_FN_FDOPEN,
+	DL_FN_FREAD,
+	DL_FN_FWRITE,
+	DL_FN_FSEEK,
+	DL_FN_FSEEKO,
+	DL_FN_FTELL,
+	DL_FN_FTELLO,
+	DL_FN_FFLUSH,
+	DL_FN_FCLOSE,
+	DL_FN_FGETS,
+	DL_FN_FPUTS,
+	DL_FN_H5FCREATE,
+	DL_FN_H5FOPEN,
+	DL_FN_H5FCLOSE,
+	DL_FN_H5DCREATE2,
+	DL_FN_H5DOPEN2,
+	DL_FN_H5DREAD,
+	DL_FN_H5DWRITE,
+	DL_FN_H5DCLOSE,
+	DL_FN_H5GOPEN2,
+	DL_FN_H5GCLOSE,
+	DL_FN_H5OOPEN,
+	DL_FN_H5OCLOSE,
+	DL_FN_MPI_FILE_OPEN,
+	DL_FN_MPI_FILE_CLOSE,
+	DL_FN_MPI_FILE_READ,
+	DL_FN_MPI_FILE_READ_AT,
+	DL_FN_MPI_FILE_READ_ALL,
+	DL_FN_MPI_FILE_READ_AT_ALL,
+	DL_FN_MPI_FILE_WRITE,
+	DL_FN_MPI_FILE_WRITE_AT,
+	DL_FN_MPI_FILE_WRITE_ALL,
+	DL_FN_MPI_FILE_WRITE_AT_ALL,
+	DL_FN_MPI_FILE_SYNC,
+	DL_FN_MPI_FILE_SET_VIEW,
+	DL_FN_COUNT,
+};
+
+/* dl_span.flags: which optional fields hold a value */
+#define DL_SPAN_HANDLE	   0x0001
+#define DL_SPAN_OFFSET	   0x0002
+#define DL_SPAN_SIZE	   0x0004
+#define DL_SPAN_COUNT	   0x0008
+#define DL_SPAN_ARG	   0x0010
+#define DL_SPAN_FD	   0x0020 /* h.fd is the stream's descriptor */
+#define DL_SPAN_STR_TRUNC  0x0040 /* str was cut at its slot's size */
+#define DL_SPAN_STR_FAULT  0x0080 /* str could not be read */
+#define DL_SPAN_STR2_TRUNC 0x0100
+#define DL_SPAN_UNBALANCED 0x0200 /* regions opened inside this one were never ended */
+#define DL_SPAN_NO_RET	   0x0400 /* ret holds nothing (regions, instants) */
+
+/* H5Dread/H5Dwrite dl_span.arg */
+#define DL_H5_FILE_ALL 0x1 /* file_space_id H5S_ALL: the whole dataset */
+#define DL_H5_MEM_ALL  0x2 /* mem_space_id H5S_ALL */
+
+/*
+ * BPF cookie of a library probe: func | (__u64)param << 32, param by layer:
+ * stdio, the offset of the descriptor in a FILE (0: unknown); mpiio, how
+ * to read an MPI_Datatype's size (ABI << 16 | offset of the size field).
+ */
+#define DL_COOKIE_FILENO_MASK	0xffff
+#define DL_COOKIE_MPI_ABI_SHIFT 16
+#define DL_COOKIE_MPI_OFF_MASK	0xffff
+#define DL_MPI_ABI_NONE		0 /* sizes unknown */
+#define DL_MPI_ABI_OMPI		1 /* Open MPI: a datatype points to a struct with its size */
+#define DL_MPI_ABI_MPICH	2 /* MPICH: builtin handles hold their size in bits 8-15 */
+
+#define DL_SPAN_STR_MAX	 1024 /* bytes of str kept (paths) */
+#define DL_SPAN_STR2_MAX 256  /* bytes of str2 kept (region arguments, modes) */
+#define DL_MARK_NAME_MAX 64   /* bytes of a region name kept while it is open */
+#define DL_MARK_ARGS_MAX 256  /* bytes of its arguments */
+#define DL_LEVEL_DEPTH	 8    /* library calls, and regions, open at once per thread */
+
+/*
+ * One library call, region, instant or counter (h.kind DL_EV_SPAN):
+ *
+ *  byte 0            8        12       16      18    19    20       24
+ *       +------------+--------+--------+-------+-----+-----+--------+
+ *       | ts (entry) | tgid   | tid    | kind  | job |flags| fd     |  struct dl_hdr
+ *       +------------+--------+--------+-------+-----+-----+--------+
+ *    24 | dur                 | ret                 |
+ *    40 | handle              | offset              |
+ *    56 | size                | count               |
+ *    72 | arg   | level | func | flags | depth | str_len | str2_len |
+ *       | u32   | u16   | u16  | u16   | u16   | u16     | u16      |
+ *    88 | str: str_len bytes | str2: str2_len bytes | (not NUL-terminated)
+ *
+ * depth: library calls (or, for regions, regions) already open on the
+ * thread when this one began; 0 for the outermost.
+ */
+struct dl_span {
+	struct dl_hdr h;
+	__u64 dur;
+	__s64 ret;
+	__u64 handle;
+	__u64 offset;
+	__u64 size;
+	__u64 count;
+	__u32 arg;
+	__u16 level; /* enum dl_level */
+	__u16 func;  /* enum dl_func */
+	__u16 flags; /* DL_SPAN_* */
+	__u16 depth;
+	__u16 str_len;
+	__u16 str2_len;
+	char data[];
+};
+
+/*
  * Per-CPU counters in the `dl_stats` map, one group per job slot:
  * key = job * DL_STAT_COUNT + stat.
  */
@@ -297,7 +615,7 @@ enum dl_stat {
 	DL_STAT_LOST,	    /* records dropped: ring buffer full */
 	DL_STAT_LOST_BYTES, /* bytes of those records */
 	DL_STAT_LOST_KIND,  /* first of DL_LOST_KINDS: records dropped, by kind */
-	DL_STAT_COUNT = DL_STAT_LOST_KIND + 64,
+	DL_STAT_COUNT = DL_STAT_LOST_KIND + 128,
 };
 
 /*

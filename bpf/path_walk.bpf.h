@@ -161,4 +161,37 @@ static __always_inline __u32 dl_walk_dirfd(int dirfd, __u32 start, __u8 *how)
 			    start, how);
 }
 
+/* Read a user string into a path slot; returns its length without the NUL. */
+static __always_inline __u32 dl_user_name(char *data, __u32 off, const char *user)
+{
+	long n;
+
+	if (!user)
+		return 0;
+	n = bpf_probe_read_user_str(data + (off & DL_SCRATCH_MASK), DL_PATH_MAX, user);
+	return n > 0 ? n - 1 : 0;
+}
+
+/*
+ * Fill path slot `i` at data offset `off` for a name relative to dirfd;
+ * returns the bytes used.
+ */
+static __always_inline __u32 dl_name_slot(struct dl_path *p, char *data, __u32 off, int i,
+					  int dirfd, const char *user)
+{
+	__u32 base = 0, name;
+	char first = 0;
+
+	i &= 1;
+	bpf_probe_read_user(&first, 1, user);
+	/* an empty name (AT_EMPTY_PATH) is the dirfd itself: user space knows its path */
+	if (first != '/' && first != '\0')
+		base = dl_walk_dirfd(dirfd, off, &p->how[i]);
+	name = dl_user_name(data, off + base, user);
+	p->how[i] |= DL_PATH_USER;
+	p->base_len[i] = base;
+	p->name_len[i] = name;
+	return base + name;
+}
+
 #endif /* PATH_WALK_BPF_H */

@@ -53,7 +53,11 @@ int BPF_PROG(dl_fork, struct task_struct *parent, struct task_struct *child)
 	e->uid = (__u32)bpf_get_current_uid_gid();
 	e->pad = 0;
 	BPF_CORE_READ_STR_INTO(&e->comm, child, comm);
-	dl_submit(e);
+	/* a per-process layer (stdio) attaches to the child when user space reads this */
+	if (fork_wakeup)
+		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	else
+		dl_submit(e);
 	return 0;
 }
 

@@ -502,7 +502,8 @@ __noinline int dl_py_decide(struct dl_task *t)
 /* The stack id for a syscall of kind by a traced task (0: none). */
 static __always_inline __u32 dl_py_stack_id(struct dl_task *t, enum dl_kind kind, __u64 now)
 {
-	if (!py_stacks || !((py_kinds & DL_PY_KINDS_OK) >> kind & 1))
+	/* py_kinds is a 64-bit mask: the kinds from 64 on (metadata calls) get none */
+	if (!py_stacks || kind >= 64 || !((py_kinds & DL_PY_KINDS_OK) >> kind & 1))
 		return 0;
 	if (t->py_gen != py_procs_gen)
 		dl_py_decide(t);

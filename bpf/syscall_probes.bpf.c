@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Syscall capture: one program on each sys_enter_* / sys_exit_* tracepoint
- * of the file syscalls dltrace reports.  Entry saves the arguments and the
+ * of the 43 file syscalls dltrace has reported from the start (the others:
+ * meta_syscall_probes.bpf.c).  Entry saves the arguments and the
  * time in the task's storage; exit emits one record.  Every program starts
  * with the membership check so untraced tasks pay one storage lookup.
  */
@@ -18,6 +19,12 @@
 #define MAP_ANONYMOUS	0x20
 #define F_DUPFD		0
 #define F_DUPFD_CLOEXEC 1030
+#define F_GETLK		5
+#define F_SETLK		6
+#define F_SETLKW	7
+#define F_OFD_GETLK	36
+#define F_OFD_SETLK	37
+#define F_OFD_SETLKW	38
 #define O_CREAT		0100
 #define O_WRONLY	01
 #define O_TRUNC		01000
@@ -34,6 +41,22 @@ static __always_inline int dl_kind_reads_pos(enum dl_kind kind)
 	default:
 		return 0;
 	}
+}
+
+/* struct flock (UAPI), without vmlinux.h's CO-RE relocations: the layout is fixed */
+struct dl_flock {
+	short l_type;
+	short l_whence;
+	long long l_start;
+	long long l_len;
+	int l_pid;
+};
+
+/* fcntl commands whose argument is a struct flock */
+static __always_inline int dl_fcntl_is_lock(__u64 cmd)
+{
+	return cmd == F_GETLK || cmd == F_SETLK || cmd == F_SETLKW || cmd == F_OFD_GETLK ||
+	       cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW;
 }
 
 /*
@@ -98,10 +121,8 @@ static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum
 
 	if (!t)
 		return 0;
-	/* Only file-backed mappings and the dup forms of fcntl are I/O. */
+	/* Only file-backed mappings are I/O. */
 	if (kind == DL_SYS_MMAP && ((ctx->args[3] & MAP_ANONYMOUS) || (int)ctx->args[4] < 0))
-		return 0;
-	if (kind == DL_SYS_FCNTL && ctx->args[1] != F_DUPFD && ctx->args[1] != F_DUPFD_CLOEXEC)
 		return 0;
 
 	t->flags = 0;
@@ -118,6 +139,15 @@ static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum
 	if (dl_nargs(kind) > 5)
 		t->a[5] = ctx->args[5];
 
+	if (kind == DL_SYS_FCNTL && dl_fcntl_is_lock(ctx->args[1])) {
+		/* the lock as the program asked for it: l_type, l_whence, l_start, l_len */
+		struct dl_flock fl = {};
+
+		bpf_probe_read_user(&fl, sizeof(fl), (void *)ctx->args[2]);
+		t->a[3] = (__u16)fl.l_type | (__u32)(__u16)fl.l_whence << 16;
+		t->a[4] = fl.l_start;
+		t->a[5] = fl.l_len;
+	}
 	if (dl_kind_reads_pos(kind)) {
 		if (!dl_fd_pos((int)ctx->args[0], &t->pos))
 			t->flags = DL_F_OFFSET;
@@ -236,8 +266,17 @@ static __always_inline void dl_fill_io(struct dl_io *e, struct dl_task *t, enum 
 		e->arg = a[1] & 0xffffffff;
 		break;
 	case DL_SYS_DUP3:
-	case DL_SYS_FCNTL:
 		e->arg = (a[1] & 0xffffffff) | (a[2] << 32);
+		break;
+	case DL_SYS_FCNTL:
+		if (dl_fcntl_is_lock(a[1])) {
+			/* cmd | (l_type | l_whence << 16) << 32, l_start, l_len */
+			e->arg = (a[1] & 0xffffffff) | (a[3] << 32);
+			e->offset = a[4];
+			e->size = a[5];
+		} else {
+			e->arg = (a[1] & 0xffffffff) | (a[2] << 32);
+		}
 		break;
 	case DL_SYS_SENDFILE:
 		/* sendfile(out, in, *off, count): report the input side */
@@ -255,39 +294,6 @@ static __always_inline void dl_fill_io(struct dl_io *e, struct dl_task *t, enum 
 	default:
 		break;
 	}
-}
-
-/* Read a user string into a path slot; returns its length without the NUL. */
-static __always_inline __u32 dl_user_name(char *data, __u32 off, const char *user)
-{
-	long n;
-
-	if (!user)
-		return 0;
-	n = bpf_probe_read_user_str(data + (off & DL_SCRATCH_MASK), DL_PATH_MAX, user);
-	return n > 0 ? n - 1 : 0;
-}
-
-/*
- * Fill path slot `i` at data offset `off` for a name relative to dirfd;
- * returns the bytes used.
- */
-static __always_inline __u32 dl_name_slot(struct dl_path *p, char *data, __u32 off, int i,
-					  int dirfd, const char *user)
-{
-	__u32 base = 0, name;
-	char first = 0;
-
-	i &= 1;
-	bpf_probe_read_user(&first, 1, user);
-	/* an empty name (AT_EMPTY_PATH) is the dirfd itself: user space knows its path */
-	if (first != '/' && first != '\0')
-		base = dl_walk_dirfd(dirfd, off, &p->how[i]);
-	name = dl_user_name(data, off + base, user);
-	p->how[i] |= DL_PATH_USER;
-	p->base_len[i] = base;
-	p->name_len[i] = name;
-	return base + name;
 }
 
 /* Describe the file an open returned: its walked path and identity. */

@@ -47,7 +47,7 @@ def io_events(events, pid=None, under=None):
     """Syscall slices, optionally of one process and/or naming files below a directory."""
     out = []
     for ev in events:
-        if ev.get('ph') != 'X' or ev.get('cat') not in ('data', 'metadata', 'sync'):
+        if ev.get('ph') != 'X' or ev.get('cat') not in ('data', 'metadata', 'sync', 'hint'):
             continue
         if pid is not None and ev['pid'] != pid:
             continue
@@ -143,6 +143,17 @@ class TraceTest(unittest.TestCase):
 
 def errno_name(code):
     return errno.errorcode.get(code, str(code))
+
+
+def traced_syscalls():
+    """`dltrace --list-syscalls`: {name: {category, tracepoint, program, present}}."""
+    out = subprocess.run([DLTRACE, '--list-syscalls'], capture_output=True, text=True, check=True)
+    table = {}
+    for line in out.stdout.splitlines():
+        name, category, tracepoint, program, present = line.split()
+        table[name] = {'category': category, 'tracepoint': tracepoint, 'program': program,
+                       'present': present == 'yes'}
+    return table
 
 
 def parse_log(text):

@@ -46,7 +46,7 @@ class Daemon:
 
     def log(self):
         self.err.flush()
-        with open(self.err.name) as f:
+        with open(self.err.name, errors='replace') as f:  # cgroup names are any bytes
             return f.read()
 
     def ctl(self, *args, user=None):
@@ -97,11 +97,12 @@ class Daemon:
 
 class DaemonCase(TraceTest):
     """A test with a daemon of its own (test configuration, log dir, socket)."""
+    settings = {}  # configuration keys of the test's daemon beyond the defaults
 
     def setUp(self):
         super().setUp()
         os.chmod(self.dir, 0o755)
-        self.daemon = Daemon(self)
+        self.daemon = Daemon(self, **self.settings)
 
     def tearDown(self):
         self.daemon.stop()
@@ -189,6 +190,30 @@ class DaemonTest(DaemonCase):
         # the tracing probes go when no job is left (idle_detach_s = 1)
         self.assertTrue(wait_for(lambda: d.status()['probes'] == 'detached', timeout=20))
 
+    def test_status_names_any_cgroup(self):
+        """ctl status is JSON whatever the job cgroups are named: a quote, a
+        backslash, UTF-8, and a byte that is not UTF-8 (written as U+FFFD)."""
+        d = self.daemon
+        parent = d.jobs_parent[len(cgroup2_root()):]
+        names = {'7': b'job_7"a\\b-\xc3\xa9', '8': b'job_8-\xff'}
+        shown = {'7': parent + '/job_7"a\\b-\u00e9', '8': parent + '/job_8-\ufffd'}
+        paths = [os.path.join(os.fsencode(d.jobs_parent), n) for n in names.values()]
+        for path in paths:
+            os.mkdir(path)
+        try:
+            self.assertTrue(wait_for(lambda: len(d.status()['jobs']) == 2), d.log())
+            res = d.ctl('status')
+            self.assertEqual(res.returncode, 0, res.stderr)
+            status = json.loads(res.stdout.decode('utf-8'))
+            self.assertEqual(sorted((j['job'], j['cgroup'], j['state']) for j in status['jobs']),
+                             [(k, shown[k], 'tracing') for k in sorted(names)])
+            self.assertEqual(status['jobs_finished'], 0)
+        finally:
+            for path in paths:
+                self.assertTrue(remove_cgroup(path), path)
+        self.assertTrue(wait_for(lambda: d.status()['jobs_finished'] == 2, timeout=30), d.log())
+        self.assertEqual(d.status()['jobs'], [])
+
     def test_reload_and_stop(self):
         d = self.daemon
         new_log = self.path('log2')
@@ -248,6 +273,7 @@ class DaemonConfigTest(TraceTest):
             'log_dir = relative\n': 'line 1: log_dir needs an absolute directory',
             '# ok\nring_size_mb = 3\n': 'line 2: ring_size_mb needs a power of two',
             'gzip_level = 11\n': "line 1: gzip_level: '11' is not a valid number here",
+            'trace_format = xml\n': 'line 1: trace_format needs json, pftrace or none',
             'no equals sign\n': "line 1: expected 'key = value'",
         }
         for text, message in cases.items():

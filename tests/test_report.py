@@ -58,11 +58,16 @@ def report_json(*traces, extra=()):
 
 
 def write_file(path, size):
+    """A file of size bytes, on the disk: no dirty page of it is left for the
+    workloads to flush (a workload that drops the file's cached pages first,
+    as single-reader does, would otherwise spend its time writing it back)."""
     block = bytes(range(256)) * 4096
     with open(path, 'wb') as f:
         while size > 0:
             f.write(block[:min(size, len(block))])
             size -= len(block)
+        f.flush()
+        os.fsync(f.fileno())
 
 
 class Darshan:
@@ -148,11 +153,14 @@ WORKLOADS = {
     'reread-open': ['reread-open', 'in4'],
     'concurrent': ['concurrent', 'in16'],
     'metadata': ['metadata', 'in4'],
+    'metadata-new': ['metadata-new', 'in4'],
     'small-files': ['small-files', 'small', '1200'],
     'reread-epochs': ['reread-epochs', 'in32'],
     'imbalance': ['imbalance', 'in16'],
     'sync-heavy': ['sync-heavy', 'sync.out'],
     'checkpoint': ['checkpoint', 'ckpt.out'],
+    'write-read-64': ['write-read', 'made64.bin', '64'],
+    'write-read-256': ['write-read', 'made256.bin', '256'],
     'enoent': ['enoent', 'small'],
     'single-reader': ['single-reader', 'in64'],
 }
@@ -181,6 +189,12 @@ def renamed_copy(trace, host, directory):
 def trace_events(path):
     with open(path) as f:
         return [json.loads(line[1:]) for line in f if line.startswith(',{')]
+
+
+def span(events):
+    """us from the first to the last moment of the timed events (the report's wall time)."""
+    timed = [e for e in events if 'ts' in e and e.get('ph') != 'M']
+    return max(e['ts'] + e.get('dur', 0) for e in timed) - min(e['ts'] for e in timed)
 
 
 class ExactCountsTest(unittest.TestCase):
@@ -378,6 +392,27 @@ class FindingsTest(unittest.TestCase):
         _, f = self.check('metadata', 'metadata_heavy')
         self.assertEqual((f['metrics']['stats'], f['metrics']['opens']), (5000, 1001))
 
+    def test_metadata_heavy_sees_every_metadata_call(self):
+        """access, getxattr, chmod are metadata; fadvise64 a hint (also in the metadata time);
+        statfs of /proc is the environment's."""
+        rep, f = self.check('metadata-new', 'metadata_heavy')
+        # 4000 metadata calls that succeeded (failed ones are counted apart), 100 hints,
+        # the open and the close
+        self.assertEqual(f['metrics']['metadata_calls'], 4102)
+        self.assertEqual((f['metrics']['opens'], f['metrics']['stats']), (1, 0))
+        self.assertEqual(rep['pattern']['hints'], 100)
+        self.assertEqual(rep['pattern']['metadata_calls'], 4102)
+        app = {s['name']: s for s in rep['syscalls']['application']}
+        self.assertEqual({n: (app[n]['calls'], app[n]['failed'], app[n]['class'])
+                          for n in ('access', 'getxattr', 'chmod', 'fadvise64')},
+                         {'access': (2000, 0, 'metadata'), 'getxattr': (2000, 2000, 'metadata'),
+                          'chmod': (2000, 0, 'metadata'), 'fadvise64': (100, 0, 'hint')})
+        env = {s['name']: s for s in rep['syscalls']['environment']}
+        self.assertEqual((env['statfs']['calls'], env['statfs']['class']), (50, 'metadata'))
+        self.assertNotIn('statfs', app)
+        in4 = next(x for x in rep['files']['list'] if x['path'] == data('in4'))
+        self.assertEqual((in4['hints'], in4['reads']), (100, 1))
+
     def test_many_small_files(self):
         rep, f = self.check('small-files', 'many_small_files')
         self.assertEqual(f['metrics']['small_files'], 1200)
@@ -385,6 +420,15 @@ class FindingsTest(unittest.TestCase):
         self.assertEqual(rep['files']['size_bins'][2], 1200)  # 1K-10K
 
     def test_reread_fits_in_ram(self):
+        # the rule also wants the reading to take >= 5% of the job's wall time: the reads of
+        # 96 MiB from the page cache against the process's start-up and exit, checked first
+        events = trace_events(pattern_trace('reread-epochs'))
+        reading = sum(e['dur'] for e in io_events(events) if e['name'] == 'read' and
+                      e['args'].get('path') == data('in32'))
+        wall = span(events)
+        self.assertGreaterEqual(reading, 0.05 * wall,
+                                'precondition did not hold: the reads took %.1f ms of the '
+                                "job's %.1f ms, under the rule's 5%%" % (reading / 1e3, wall / 1e3))
         rep, f = self.check('reread-epochs', 'reread_fits_in_ram')
         self.assertEqual((f['metrics']['files'], f['metrics']['passes']), (1, 3))
         self.assertEqual(f['metrics']['dataset_bytes'], 32 * MIB)
@@ -404,10 +448,62 @@ class FindingsTest(unittest.TestCase):
         self.assertEqual((f['metrics']['syncs'], f['metrics']['bytes_written']), (200, 200 * 4096))
 
     def test_checkpoint_stall(self):
+        # the rule wants the training thread blocked in the bursts >= 50 ms and >= 5% of its
+        # time: writing and syncing 3 x 64 MiB must take that long here, checked first
+        events = trace_events(pattern_trace('checkpoint'))
+        calls = [e for e in io_events(events) if e['args'].get('path') == data('ckpt.out')]
+        tid = calls[0]['tid']
+        blocked = sum(e['dur'] for e in calls if e['name'] in ('write', 'fsync'))
+        life = span(e for e in events if e.get('tid') == tid)
+        self.assertTrue(blocked >= 50000 and blocked >= 0.05 * life,
+                        'precondition did not hold: the writes and fsyncs took %.1f ms of the '
+                        "thread's %.1f ms, under the rule's 50 ms or 5%%" %
+                        (blocked / 1e3, life / 1e3))
         rep, f = self.check('checkpoint', 'checkpoint_stall')
-        # three checkpoints 20 ms apart: one burst of 192 MiB on the training thread
-        self.assertEqual((f['metrics']['bursts'], f['metrics']['burst_bytes']), (1, 192 * MIB))
-        self.assertTrue(rep['bursts']['list'][0]['training_thread'])
+        # two checkpoints 1.1 s apart: two bursts of 64 MiB on the training thread
+        self.assertEqual((f['metrics']['bursts'], f['metrics']['burst_bytes']), (2, 128 * MIB))
+        self.assertEqual([b['bytes'] for b in rep['bursts']['list']], [64 * MIB] * 2)
+        self.assertTrue(all(b['training_thread'] for b in rep['bursts']['list']))
+
+    def test_a_file_written_once_is_no_checkpoint(self):
+        """A data file made at the start and read back is one burst, not checkpoints."""
+        for mode, mib in (('write-read-64', 64), ('write-read-256', 256)):
+            rep = self.report(mode)
+            # one burst on the training thread, most of the job's time or not
+            self.assertEqual((rep['bursts']['count'], rep['bursts']['bytes']), (1, mib * MIB))
+            self.assertTrue(rep['bursts']['list'][0]['training_thread'])
+            self.assertEqual(rep['pattern']['bytes_read'], mib * MIB)
+            self.assertIsNone(finding(rep, 'checkpoint_stall'), mode)
+            # and nothing else at warning level: large sequential writes, then reads
+            self.assertEqual([f['id'] for f in rep['findings'] if f['level'] != 'info'], [],
+                             mode)
+
+    def test_block_devices_are_not_processes(self):
+        """A block device's track (pid 1073741824 up, "block vda (254:0)") is in the trace,
+        never in the report's process and thread tables (JSON, terminal, HTML)."""
+        trace = pattern_trace('single-reader')  # reads 64 MiB from the disk
+        events = trace_events(trace)
+        devices = {e['pid'] for e in events if e.get('cat') == 'block'}
+        self.assertTrue(devices)
+        self.assertTrue(all(d >= 0x40000000 for d in devices))
+        names = {e['pid']: e['args']['name'] for e in events if e['name'] == 'process_name'}
+        self.assertTrue(all(names[d].startswith('block ') for d in devices))
+        rep = report_json(trace)
+        self.assertGreater(rep['layers']['block']['reads'], 0)
+        shown = {p['pid'] for p in rep['time']['processes']} | \
+            {t['pid'] for t in rep['time']['threads']}
+        self.assertEqual(shown & devices, set())
+        self.assertEqual(rep['job']['processes'], 1)
+        self.assertEqual(len(rep['time']['processes']), 1)
+        html = os.path.join(_tmp, 'devices.html')
+        run_report(['--html', html, '-q', trace])
+        with open(html, encoding='utf-8') as f:
+            page = f.read()
+        text = run_report([trace], env=dict(os.environ, NO_COLOR='1')).stdout.decode()
+        for out in (text, page):
+            for d in devices:
+                self.assertNotIn(str(d), out)
+                self.assertNotIn(names[d], out)
 
     def test_failed_syscalls(self):
         rep, f = self.check('enoent', 'failed_syscalls', 'warn')
@@ -419,6 +515,29 @@ class FindingsTest(unittest.TestCase):
         self.assertEqual({e['args']['errno'] for e in missing}, {'ENOENT'})
 
     def test_low_read_parallelism(self):
+        """The finding needs an I/O-bound reader: it fires when the reader spends >= 20% of
+        its lifetime reading and its 3 waiting threads live >= half of it.  The workload
+        reads its input from the disk (pages dropped, readahead off) so that the reads
+        outlast the process's start-up; that is checked here first, from the trace."""
+        trace = pattern_trace('single-reader')
+        events = trace_events(trace)
+        reads = [e for e in io_events(events) if e['name'] == 'read' and
+                 e['args'].get('path') == data('in64')]
+        self.assertEqual((len(reads), sum(e['args']['ret'] for e in reads)), (1025, 64 * MIB))
+        if 'cache' in report_json(trace)['layers']['active'].split(','):
+            self.assertEqual(sum(e['args'].get('cache_miss_bytes', 0) for e in reads), 64 * MIB,
+                             'precondition: every byte read came from the disk')
+        tid = reads[0]['tid']
+        life = span(e for e in events if e.get('tid') == tid)
+        reading = sum(e['dur'] for e in reads)
+        # the 3 peers start before the first read and end after the last one: reading for at
+        # least half of the reader's life satisfies both conditions of the rule
+        self.assertGreaterEqual(
+            reading, life / 2,
+            'precondition did not hold: the reads from the disk took %.1f ms of the reader\'s '
+            '%.1f ms; the test needs reads that take at least half of its life (a disk this '
+            'fast, or a start-up this slow, makes the workload too short)' %
+            (reading / 1000, life / 1000))
         _, f = self.check('single-reader', 'low_read_parallelism')
         self.assertEqual(f['metrics']['idle_peers'], 3)
         self.assertEqual(f['metrics']['reader_bytes'], 64 * MIB)

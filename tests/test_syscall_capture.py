@@ -1,17 +1,21 @@
-"""Every traced syscall of a known C workload, field by field.
+"""Every traced syscall of known C workloads, field by field.
 
 io_sequence issues each file syscall dltrace reports (with syscall(2), so
 the syscall is not libc's choice) and logs what it passed and got back; the
 trace must hold exactly those calls, in order, per thread, with the same
-pid, tid, fd, path, offset, size and return value.
+pid, tid, fd, path, offset, size and return value.  meta_sequence does the
+same for the metadata, hint and sync syscalls and every kind of fcntl
+command, and logs the whole of each call's trace arguments: they must be
+equal.
 """
 import os
 import shutil
+import subprocess
 import unittest
 from collections import defaultdict
 
-from dltrace_harness import (errno_name, io_events, parse_log, scratch_dir, summary,
-                             trace_command, workload)
+from dltrace_harness import (BUILD, errno_name, io_events, parse_log, scratch_dir, summary,
+                             trace_command, traced_syscalls, workload)
 
 # trace args compared with the workload's own log when it logged them
 EXTRA_KEYS = ('flags', 'mode', 'whence', 'newfd', 'new_path', 'out_fd', 'out_path')
@@ -19,6 +23,8 @@ OPENS = ('open', 'openat', 'openat2', 'creat')
 # syscalls that name a file (the log's fd is the dirfd: -100 AT_FDCWD, -1 none)
 NAMED = OPENS + ('stat', 'lstat', 'newfstatat', 'statx', 'unlink', 'unlinkat', 'rename',
                  'renameat', 'renameat2', 'mkdir', 'mkdirat', 'rmdir')
+# syscalls on an address range (no descriptor): the file is the one mapped there
+MAPPINGS = ('madvise', 'msync', 'munmap')
 
 
 class SyscallCaptureTest(unittest.TestCase):
@@ -82,6 +88,8 @@ class SyscallCaptureTest(unittest.TestCase):
             else:
                 self.assertNotIn('dirfd', a, what)
                 self.assertNotIn('fd', a, what)
+        elif call['sys'] in MAPPINGS:
+            self.assertNotIn('fd', a, what)
         else:
             self.assertEqual(a['fd'], call['fd'], what)
         self.assertEqual(a.get('path'), call['path'], what)
@@ -144,6 +152,102 @@ class SyscallCaptureTest(unittest.TestCase):
         self.assertEqual(s['events'], len(self.events))
         self.assertEqual(s['stop_reason'], 'target exited')
         self.assertIn('wrote %d events' % len(self.events), self.stderr)
+
+
+class MetaSyscallTest(unittest.TestCase):
+    """meta_sequence: each metadata, hint and sync syscall, and fcntl, argument by argument."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = os.path.realpath(scratch_dir())
+        cls.data_dir = os.path.join(cls.tmp, 'data')
+        os.mkdir(cls.data_dir)
+        cls.trace = os.path.join(cls.tmp, 'trace.json')
+        res, cls.events = trace_command([workload('meta_sequence'), cls.data_dir], cls.trace)
+        log = parse_log(res.stdout.decode())
+        cls.anonymous = [e for e in log if e.get('anonymous')]
+        cls.log = [e for e in log if not e.get('anonymous')]
+        cls.syscalls = traced_syscalls()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def present(self, name):
+        return self.syscalls[name]['present']
+
+    def traced_calls(self):
+        """The workload's calls of the logged syscalls on its files, and its sync."""
+        pids = {e['pid'] for e in self.log}
+        names = {e['sys'] for e in self.log}
+        out = defaultdict(list)
+        for ev in io_events(self.events):
+            path = ev['args'].get('path', '')
+            if ev['pid'] in pids and ev['name'] in names and (
+                    path == self.data_dir or path.startswith(self.data_dir + '/') or
+                    ev['name'] == 'sync'):
+                out[(ev['pid'], ev['tid'])].append(ev)
+        return out
+
+    def test_the_workload_covers_every_shared_syscall(self):
+        shared = {n for n, s in self.syscalls.items() if s['program'] == 'dl_enter_shared'}
+        self.assertEqual(len(shared), 52)
+        self.assertEqual({e['sys'] for e in self.log}, shared | {'fcntl'})
+
+    def test_every_call_and_every_argument(self):
+        expected = defaultdict(list)
+        for e in self.log:
+            if self.present(e['sys']):
+                expected[(e['pid'], e['tid'])].append((e['sys'], e['args']))
+            else:  # this kernel has no such syscall (fchmodat2 before 6.6, ...)
+                self.assertEqual(e['args'].get('errno'), 'ENOSYS', e['sys'])
+        got = self.traced_calls()
+        self.assertEqual(sorted(got), sorted(expected), 'threads differ')
+        self.assertEqual(len(expected), 3)  # the main thread, a thread, a child process
+        for key, calls in expected.items():
+            self.assertEqual([(ev['name'], ev['args']) for ev in got[key]], calls)
+
+    def test_counts_per_syscall(self):
+        counts = defaultdict(int)
+        for calls in self.traced_calls().values():
+            for ev in calls:
+                counts[ev['name']] += 1
+        want = {'access': 4, 'fcntl': 13, 'setxattr': 3, 'madvise': 3, 'msync': 2,
+                'munmap': 3, 'utimensat': 3, 'fchmod': 2, 'syncfs': 2, 'fadvise64': 3}
+        for name, n in want.items():
+            self.assertEqual(counts[name], n, name)
+
+    def test_categories(self):
+        cats = {ev['name']: ev['cat'] for calls in self.traced_calls().values() for ev in calls}
+        self.assertEqual({n for n, c in cats.items() if c == 'hint'},
+                         {'fadvise64', 'readahead', 'madvise'})
+        self.assertEqual({n for n, c in cats.items() if c == 'sync'}, {'msync', 'sync', 'syncfs'})
+        self.assertEqual(cats['munmap'], 'metadata')
+        self.assertEqual(cats['chown'], 'metadata')
+
+    def test_anonymous_memory_is_not_recorded(self):
+        self.assertEqual(sorted(e['sys'] for e in self.anonymous), ['madvise', 'munmap'])
+        self.assertEqual([e['ret'] for e in self.anonymous], [0, 0])
+        addrs = {e['addr'] for e in self.anonymous}
+        pids = {e['pid'] for e in self.log}
+        mapping = [ev for ev in io_events(self.events) if ev['pid'] in pids and
+                   ev['name'] in ('madvise', 'msync', 'munmap')]
+        self.assertEqual([ev for ev in mapping if ev['args']['addr'] in addrs], [])
+        self.assertEqual([ev for ev in mapping if 'path' not in ev['args']], [])
+
+    def test_the_reader_gives_back_what_was_written(self):
+        """Read into typed events and written again: the same trace, byte for byte."""
+        again = os.path.join(self.tmp, 'again.json')
+        with open(again, 'wb') as out:
+            subprocess.run([os.path.join(BUILD, 'trace_rewrite'), self.trace], stdout=out,
+                           check=True)
+        with open(self.trace, 'rb') as a, open(again, 'rb') as b:
+            self.assertEqual(a.read().splitlines(), b.read().splitlines())
+
+    def test_summary(self):
+        s = summary(self.events)
+        self.assertEqual(s['lost_events'], 0)
+        self.assertEqual(s['events'], len(self.events))
 
 
 if __name__ == '__main__':

@@ -355,7 +355,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'a':
-			kinds = ~0ull >> (64 - DL_SYS_COUNT);
+			kinds = ~0ull; /* every kind below 64: the metadata kinds get none */
 			break;
 		case 'n':
 			stacks = false;

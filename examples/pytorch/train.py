@@ -5,19 +5,32 @@ sources read by a DataLoader with worker processes: thousands of small
 .npz files (one sample each, numpy) and one HDF5 file (h5py, one chunk per
 sample).  A checkpoint is written with torch.save after every epoch.
 
+The job marks its phases with dltrace's markers (python/dltrace_markers.py):
+each epoch and training step as a region, and, through instrument_torch,
+each batch fetch and the checkpoint.  Without dltrace they cost nothing.
+
 Usage: train.py DATA_DIR CHECKPOINT_DIR [--epochs 2] [--workers 4]
 """
 import argparse
 import glob
 import os
+import sys
 import time
 import warnings
+from contextlib import nullcontext
 
 import h5py
 import numpy as np
 import torch
 from torch import nn
 from torch.utils.data import ConcatDataset, DataLoader, Dataset
+
+# dltrace's markers, from the checkout (python/) or installed; no-ops without them
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'python'))
+try:
+    import dltrace_markers as dltrace
+except ImportError:
+    dltrace = None
 
 
 class NpzFiles(Dataset):
@@ -78,19 +91,26 @@ def main():
     net = model()
     opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
+    if dltrace:
+        dltrace.instrument_torch(loader)  # batch fetches and torch.save (checkpoint)
     for epoch in range(args.epochs):
         start = time.time()
         correct = total = 0
-        for images, labels in loader:
-            opt.zero_grad()
-            out = net(images)
-            loss = loss_fn(out, labels)
-            loss.backward()
-            opt.step()
-            correct += (out.argmax(1) == labels).sum().item()
-            total += len(labels)
-        torch.save({'epoch': epoch, 'model': net.state_dict(), 'optimizer': opt.state_dict()},
-                   os.path.join(args.checkpoints, 'epoch%d.pt' % epoch))
+        with dltrace.epoch(epoch) if dltrace else nullcontext():
+            for i, (images, labels) in enumerate(loader):
+                with dltrace.step(i) if dltrace else nullcontext():
+                    opt.zero_grad()
+                    out = net(images)
+                    loss = loss_fn(out, labels)
+                    loss.backward()
+                    opt.step()
+                    correct += (out.argmax(1) == labels).sum().item()
+                    total += len(labels)
+            torch.save({'epoch': epoch, 'model': net.state_dict(),
+                        'optimizer': opt.state_dict()},
+                       os.path.join(args.checkpoints, 'epoch%d.pt' % epoch))
+        if dltrace:
+            dltrace.counter('accuracy_x1000', int(1000 * correct / total))
         print('epoch %d: %.3f s, accuracy %.3f, loss %.3f' %
               (epoch, time.time() - start, correct / total, loss.item()), flush=True)
 

@@ -161,8 +161,8 @@ int main(int argc, char **argv)
 	r = logged("mmap", fd, in_dir("a.bin"), 0, 8192,
 		   syscall(SYS_mmap, NULL, 8192L, (long)PROT_READ, (long)MAP_SHARED, fd, 0L), "");
 	map = (void *)r;
-	if (r > 0)
-		munmap(map, 8192);
+	if (r > 0) /* a file mapping's munmap: its file and the mapping's offset there */
+		logged("munmap", -1, in_dir("a.bin"), 0, 8192, syscall(SYS_munmap, map, 8192L), "");
 
 	/* stat family */
 	logged("stat", -1, in_dir("a.bin"), -1, -1, syscall(SYS_stat, in_dir("a.bin"), &st), "");

@@ -13,14 +13,20 @@
  *   reread-open IN      read IN (4 MiB) three times in one open, 64 KiB reads
  *   concurrent IN       4 processes read all of IN (16 MiB) at the same time
  *   metadata IN         5000 stats, 1000 open/close of IN, one read
+ *   metadata-new IN     2000 times access, getxattr (ENODATA) and chmod of IN,
+ *                       100 fadvise64 of IN, 50 statfs of /proc, one read
  *   small-files DIR N   open, read and close DIR/f<i> for i < N
  *   reread-epochs IN    read IN (32 MiB) three times, a new open each time
  *   imbalance IN        4 processes read 4, 8, 12 and 16 MiB of IN
  *   sync-heavy OUT      200 times: write 4 KiB, fdatasync
- *   checkpoint OUT      3 times: 20 ms of "compute", write 64 MiB, fsync
+ *   checkpoint OUT      2 times: 1.1 s of "compute", write 64 MiB, fsync (two
+ *                       checkpoints: two write bursts, other work between them)
+ *   write-read OUT MIB  write MIB MiB to OUT in 4 MiB writes, fsync, then read it
+ *                       back in 4 MiB reads (a data file made once: no checkpoint)
  *   enoent DIR          stat 3000 names that do not exist in DIR
  *   single-reader IN    read IN (64 MiB) in 64 KiB reads, from the disk (its
- *                       cached pages are dropped first), while 3 threads wait
+ *                       cached pages are dropped first, readahead is off: each
+ *                       read waits for its own request), while 3 threads wait
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -30,6 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -209,6 +218,30 @@ static void metadata(const char *in)
 	close(fd);
 }
 
+/* The metadata calls beyond open and stat, hints, and environment calls. */
+static void metadata_new(const char *in)
+{
+	struct statfs sfs;
+	char value[16];
+	int fd;
+
+	for (int i = 0; i < 2000; i++) {
+		if (syscall(SYS_access, in, R_OK) || syscall(SYS_chmod, in, 0644))
+			die("access, chmod");
+		if (syscall(SYS_getxattr, in, "user.missing", value, sizeof(value)) != -1)
+			die("getxattr");
+	}
+	fd = open_or_die(in, O_RDONLY);
+	for (int i = 0; i < 100; i++)
+		if (syscall(SYS_fadvise64, fd, 0L, 4096L, (long)POSIX_FADV_WILLNEED))
+			die("fadvise64");
+	for (int i = 0; i < 50; i++)
+		if (syscall(SYS_statfs, "/proc", &sfs))
+			die("statfs");
+	read_all(fd, 4096, 4096);
+	close(fd);
+}
+
 static void small_files(const char *dir, int n)
 {
 	char path[4096];
@@ -247,16 +280,27 @@ static void sync_heavy(const char *out)
 
 static void checkpoint(const char *out)
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 2; i++) {
 		int fd;
 
-		sleep_ms(20);
+		sleep_ms(1100);
 		fd = open_or_die(out, O_WRONLY | O_CREAT | O_TRUNC);
 		write_all(fd, MIB, 64);
 		if (fsync(fd))
 			die("fsync");
 		close(fd);
 	}
+}
+
+static void write_read(const char *out, int mib)
+{
+	int fd = open_or_die(out, O_RDWR | O_CREAT | O_TRUNC);
+
+	write_all(fd, 4 * MIB, mib / 4);
+	if (fsync(fd) || lseek(fd, 0, SEEK_SET))
+		die("fsync, lseek");
+	read_all(fd, 4 * MIB, 0);
+	close(fd);
 }
 
 static void enoent(const char *dir)
@@ -293,9 +337,16 @@ static void single_reader(const char *in)
 	for (int i = 0; i < 3; i++)
 		pthread_create(&t[i], NULL, idle_worker, NULL);
 	fd = open_or_die(in, O_RDONLY);
-	/* an I/O-bound reader: its data comes from the disk, not the page cache */
+	/*
+	 * An I/O-bound reader: its data comes from the disk, not the page cache,
+	 * and without readahead, so that reading takes longer than the process's
+	 * start-up even on a disk that delivers 64 MiB in 10 ms when read ahead
+	 * (the test checks that it did).
+	 */
 	if (fdatasync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
 		die("dropping the cached pages");
+	if (posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM))
+		die("turning readahead off");
 	read_all(fd, 64 * 1024, 0);
 	close(fd);
 	pthread_mutex_lock(&lock);
@@ -326,6 +377,8 @@ int main(int argc, char **argv)
 		with_children(4, concurrent_child, argv[2]);
 	else if (!strcmp(mode, "metadata") && argc == 3)
 		metadata(argv[2]);
+	else if (!strcmp(mode, "metadata-new") && argc == 3)
+		metadata_new(argv[2]);
 	else if (!strcmp(mode, "small-files") && argc == 4)
 		small_files(argv[2], atoi(argv[3]));
 	else if (!strcmp(mode, "reread-epochs") && argc == 3)
@@ -336,6 +389,8 @@ int main(int argc, char **argv)
 		sync_heavy(argv[2]);
 	else if (!strcmp(mode, "checkpoint") && argc == 3)
 		checkpoint(argv[2]);
+	else if (!strcmp(mode, "write-read") && argc == 4)
+		write_read(argv[2], atoi(argv[3]));
 	else if (!strcmp(mode, "enoent") && argc == 3)
 		enoent(argv[2]);
 	else if (!strcmp(mode, "single-reader") && argc == 3)

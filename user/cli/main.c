@@ -4,8 +4,9 @@
 #include <string.h>
 
 #include "daemon/daemon.h"
+#include "cli/convert_cmd.h"
 #include "cli/merge_main.h"
-#include "report/report_main.h"
+#include "cli/report_cmd.h"
 #include "cli/trace_options.h"
 #include "live/trace_session.h"
 
@@ -22,11 +23,14 @@ int main(int argc, char **argv)
 		return merge_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return report_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "convert"))
+		return convert_main(argc - 1, argv + 1);
 
 	rc = trace_options_parse(&o, argc, argv);
-	if (rc == 1)
-		return 0;
-	if (rc)
-		return rc;
-	return trace_run(&o);
+	if (!rc)
+		rc = trace_run(&o);
+	else if (rc == 1)
+		rc = 0;
+	trace_options_free(&o);
+	return rc;
 }

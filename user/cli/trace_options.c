@@ -9,8 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/trace_format.h"
+#include "io/output_file.h"
+#include "probe/library_probes.h"
 #include "probe/probe_layers.h"
+#include "probe/system_checks.h"
+#include "event/syscall_table.h"
 #include "event/version.h"
+#include "bpf/dltrace_events.h"
 
 void trace_usage(FILE *out)
 {
@@ -20,11 +26,12 @@ void trace_usage(FILE *out)
 		"       dltrace [OPTIONS] -- COMMAND [ARGS...]\n"
 		"       dltrace report [--json] [--html FILE] TRACE...\n"
 		"       dltrace merge TRACE... -o OUTPUT\n"
+		"       dltrace convert IN OUT\n"
 		"       dltrace daemon [--config FILE] [--foreground]\n"
 		"       dltrace ctl status|start --cgroup CGROUP|stop JOB\n"
 		"\n"
-		"Trace the file I/O of a process tree with eBPF and write a Chrome trace\n"
-		"(JSON) that opens in Perfetto (https://ui.perfetto.dev).\n"
+		"Trace the file I/O of a process tree with eBPF and write a trace that opens\n"
+		"in Perfetto (https://ui.perfetto.dev): Chrome JSON or Perfetto's protobuf.\n"
 		"\n"
 		"Targets (one kind):\n"
 		"  -p, --pid PID          a running process (all its threads and the\n"
@@ -35,18 +42,31 @@ void trace_usage(FILE *out)
 		"                         traced from its first instruction\n"
 		"\n"
 		"Options:\n"
-		"  -o, --output FILE      trace file; .gz compresses; '-' is standard output\n"
+		"  -o, --output FILE      trace file: .json (Chrome JSON) or .pftrace (Perfetto's\n"
+		"                         protobuf, a few bytes per event); .gz compresses;\n"
+		"                         '-' is standard output (JSON)\n"
 		"                         (default: dltrace-YYYYmmdd-HHMMSS.json)\n"
 		"  -d, --duration SECS    stop after SECS seconds\n"
 		"      --report           print the I/O report when tracing ends\n"
-		"      --layers LIST      capture layers, comma separated (default: all that\n"
-		"                         the kernel offers): syscall, vfs, mmap, cache,\n"
-		"                         block, uring\n"
+		"      --report-json FILE write the report as JSON to FILE ('-': standard\n"
+		"                         output) when tracing ends\n"
+		"      --summary-only     write no trace, only the report as JSON, into -o's\n"
+		"                         file (default dltrace-YYYYmmdd-HHMMSS.summary.json);\n"
+		"                         the cheapest way to watch a job\n"
+		"      --layers LIST      capture layers, comma separated: syscall, vfs, mmap,\n"
+		"                         cache, block, uring, markers, stdio, hdf5, mpiio;\n"
+		"                         all; default (all but stdio, hdf5, mpiio, where the\n"
+		"                         kernel offers them); +LAYER/-LAYER change the default\n"
+		"      --lib PATH         a library for the hdf5, mpiio, stdio or markers\n"
+		"                         layer besides those found (repeatable)\n"
 		"      --vfs-attach HOW   vfs layer: auto (fentry, else kprobes), fentry, kprobe\n"
 		"      --ring-size MIB    kernel ring buffer size in MiB (default 16)\n"
-		"      --gzip-level N     compression level 1-9 for .gz output (default 1)\n"
+		"      --gzip-level N     compression level 1-9 for .gz output (default 1 for\n"
+		"                         .json.gz, 5 for .pftrace.gz)\n"
 		"      --save-records FILE  also save the kernel's raw records to FILE\n"
 		"                         (input of the benchmark's replay; developers)\n"
+		"      --list-syscalls    print the syscalls dltrace traces (name, category,\n"
+		"                         tracepoint, program, whether this kernel has it)\n"
 		"  -q, --quiet            print nothing but errors\n"
 		"  -v, --verbose          show libbpf's messages and the verifier log\n"
 		"  -h, --help             this help\n"
@@ -56,6 +76,30 @@ void trace_usage(FILE *out)
 		"cgroup is removed, after --duration, or on Ctrl-C, SIGTERM or SIGHUP.\n"
 		"Exit status: the command's status with '--', else 0; 1 on errors, 2 on\n"
 		"usage errors.  See dltrace(8).\n");
+}
+
+/*
+ * --list-syscalls: one line per syscall kind,
+ *   NAME CATEGORY TRACEPOINT PROGRAM PRESENT
+ * PROGRAM: the enter program (dl_enter_<tracepoint>, or dl_enter_shared for
+ * the kinds whose programs are shared); PRESENT: yes/no, "?" when tracefs
+ * cannot be read.
+ */
+static void list_syscalls(void)
+{
+	char err[256], tp[96];
+	bool tracefs = ensure_tracefs(err, sizeof(err)) == 0;
+
+	for (unsigned k = 0; k < DL_SYS_COUNT; k++) {
+		const struct syscall_info *si = syscall_info(k);
+
+		snprintf(tp, sizeof(tp), "sys_enter_%s", si->tracepoint);
+		printf("%s %s %s dl_enter_%s %s\n", si->name, io_class_name(si->io_class), tp,
+		       si->shared ? "shared" : si->tracepoint,
+		       !tracefs				   ? "?"
+		       : tracepoint_exists("syscalls", tp) ? "yes"
+							   : "no");
+	}
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -81,18 +125,33 @@ static int parse_pid(const char *s, pid_t *out)
 
 int trace_options_parse(struct trace_options *o, int argc, char **argv)
 {
-	enum { OPT_REPORT = 256, OPT_RING, OPT_GZIP, OPT_LAYERS, OPT_VFS, OPT_SAVE_RECORDS };
+	enum {
+		OPT_REPORT = 256,
+		OPT_REPORT_JSON,
+		OPT_RING,
+		OPT_GZIP,
+		OPT_LAYERS,
+		OPT_VFS,
+		OPT_SAVE_RECORDS,
+		OPT_LIB,
+		OPT_LIST_SYSCALLS,
+		OPT_SUMMARY_ONLY
+	};
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"cgroup", required_argument, NULL, 'c'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"duration", required_argument, NULL, 'd'},
 	    {"report", no_argument, NULL, OPT_REPORT},
+	    {"report-json", required_argument, NULL, OPT_REPORT_JSON},
+	    {"summary-only", no_argument, NULL, OPT_SUMMARY_ONLY},
 	    {"ring-size", required_argument, NULL, OPT_RING},
 	    {"gzip-level", required_argument, NULL, OPT_GZIP},
 	    {"layers", required_argument, NULL, OPT_LAYERS},
 	    {"vfs-attach", required_argument, NULL, OPT_VFS},
 	    {"save-records", required_argument, NULL, OPT_SAVE_RECORDS},
+	    {"lib", required_argument, NULL, OPT_LIB},
+	    {"list-syscalls", no_argument, NULL, OPT_LIST_SYSCALLS},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -105,8 +164,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = 16ull << 20;
-	o->gzip_level = 1;
-	o->layers = LAYERS_ALL;
+	o->layers = LAYERS_DEFAULT;
 	o->vfs_attach = VFS_ATTACH_AUTO;
 	optind = 1;
 	opterr = 0;
@@ -141,6 +199,14 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 		case OPT_REPORT:
 			o->report = true;
 			break;
+		case OPT_SUMMARY_ONLY:
+			o->summary_only = true;
+			break;
+		case OPT_REPORT_JSON:
+			if (!*optarg)
+				return usage_error("--report-json needs a file name%s", "");
+			o->report_json = optarg;
+			break;
 		case OPT_RING:
 			errno = 0;
 			v = strtol(optarg, &end, 10);
@@ -162,6 +228,19 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 
 			if (layers_parse(optarg, &o->layers, err, sizeof(err)))
 				return usage_error("%s", err);
+			break;
+		}
+		case OPT_LIB: {
+			char err[PATH_MAX + 256], real[PATH_MAX];
+
+			if (o->nlibs == MAX_LIBS)
+				return usage_error("--lib: at most 16 libraries%s", "");
+			if (library_probes_check_path(optarg, real, err, sizeof(err)))
+				return usage_error("%s", err);
+			o->libs[o->nlibs] = strdup(real);
+			if (!o->libs[o->nlibs])
+				return usage_error("%s", "out of memory");
+			o->nlibs++;
 			break;
 		}
 		case OPT_VFS:
@@ -189,6 +268,9 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 		case 'h':
 			trace_usage(stdout);
 			return 1;
+		case OPT_LIST_SYSCALLS:
+			list_syscalls();
+			return 1;
 		case 'V':
 			printf("dltrace %s\n", DLTRACE_VERSION);
 			return 1;
@@ -206,8 +288,28 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	} else if (optind > 0 && strcmp(argv[optind - 1], "--") == 0) {
 		return usage_error("no command after '--'%s", "");
 	}
+	if (o->report_json && o->output && !strcmp(o->report_json, "-") && !strcmp(o->output, "-"))
+		return usage_error("the trace and the --report-json report cannot both go to "
+				   "standard output%s",
+				   "");
+	if (o->summary_only && o->report_json)
+		return usage_error("--summary-only writes the report's JSON into -o's file: "
+				   "--report-json is not needed%s",
+				   "");
+	if (o->summary_only && o->output && strcmp(o->output, "-") &&
+	    (trace_format_of_name(o->output) != TRACE_FORMAT_JSON || output_wants_gzip(o->output)))
+		return usage_error("--summary-only writes the report as JSON, not a trace: give -o "
+				   "a .json file, not '%s'",
+				   o->output);
 	if ((o->npids > 0) + (o->cgroup != NULL) + (o->command != NULL) != 1)
 		return usage_error("give exactly one target kind: --pid, --cgroup or -- COMMAND%s",
 				   "");
 	return 0;
+}
+
+void trace_options_free(struct trace_options *o)
+{
+	for (size_t i = 0; i < o->nlibs; i++)
+		free(o->libs[i]);
+	o->nlibs = 0;
 }

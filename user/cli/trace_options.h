@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #define MAX_PIDS 64
+#define MAX_LIBS 16
 
 struct trace_options {
 	pid_t pids[MAX_PIDS];
@@ -18,11 +19,15 @@ struct trace_options {
 	const char *output;
 	double duration; /* seconds; 0 = until the target ends or a signal */
 	uint64_t ring_bytes;
-	int gzip_level;
+	int gzip_level;		  /* 0: the format's default */
 	const char *save_records; /* --save-records: raw ring records (bench replay) */
-	unsigned layers; /* bit set of enum layer */
-	int vfs_attach;	 /* enum vfs_attach */
-	bool report;
+	unsigned layers;	  /* bit set of enum layer */
+	char *libs[MAX_LIBS];	  /* --lib, real paths (malloc'd) */
+	size_t nlibs;
+	int vfs_attach;		 /* enum vfs_attach */
+	bool report;		 /* --report: the terminal report */
+	const char *report_json; /* --report-json FILE */
+	bool summary_only;	 /* --summary-only: no trace, the report's JSON into -o's file */
 	bool quiet;
 	bool verbose;
 };
@@ -33,5 +38,7 @@ struct trace_options {
  */
 int trace_options_parse(struct trace_options *o, int argc, char **argv);
 void trace_usage(FILE *out);
+/* What parsing allocated (the --lib paths). */
+void trace_options_free(struct trace_options *o);
 
 #endif

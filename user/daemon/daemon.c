@@ -31,11 +31,12 @@
 #include <unistd.h>
 
 #include "live/cgroup_lookup.h"
+#include "lib/json_value.h"
 #include "daemon/control_socket.h"
 #include "daemon/daemon_config.h"
 #include "daemon/job_files.h"
-#include "daemon/job_summary.h"
 #include "live/job_trace.h"
+#include "report/report_session.h"
 #include "probe/probe_loader.h"
 #include "probe/system_checks.h"
 #include "event/version.h"
@@ -55,6 +56,7 @@ struct job {
 	int cgroup_fd;
 	struct job_files files;
 	struct job_trace trace;
+	struct report_session *report; /* the job's summary, from its whole event stream */
 	struct lost_counts lost0; /* the slot's counters when the job started */
 	uint64_t end_at;
 	const char *stop_reason;
@@ -187,7 +189,11 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 	}
 	j->cgroup_id = st.st_ino;
 	j->started = time(NULL);
-	fd = job_files_create(&j->files, d->cfg.log_dir, j->started, jobid, d->host, err, errlen);
+	fd = job_files_create(&j->files, d->cfg.log_dir, j->started, jobid, d->host,
+			      d->cfg.trace_format == DAEMON_TRACE_NONE	    ? ""
+			      : d->cfg.trace_format == DAEMON_TRACE_PFTRACE ? ".pftrace.gz"
+									    : ".json.gz",
+			      err, errlen);
 	if (fd < 0) {
 		close(j->cgroup_fd);
 		return -1;
@@ -207,13 +213,40 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 		layers_describe(&d->probes.plan, active, sizeof(active), missing, sizeof(missing));
 		m.layers = active;
 		m.layers_off = missing;
-		if (job_trace_start(&j->trace, fd, true, d->cfg.gzip_level, d->cfg.max_trace_bytes,
-				    &m)) {
+		struct event_consumer *c = NULL;
+		char tmp_path[PATH_MAX + 600];
+		struct job_output out = {
+		    .fd = fd,
+		    .format = d->cfg.trace_format == DAEMON_TRACE_PFTRACE ? TRACE_FORMAT_PFTRACE
+									  : TRACE_FORMAT_JSON,
+		    .gzip = true,
+		    .size_cap = d->cfg.max_trace_bytes,
+		};
+
+		out.level =
+		    d->cfg.gzip_level ? d->cfg.gzip_level : trace_format_gzip_level(out.format);
+		if (d->cfg.trace_format == DAEMON_TRACE_NONE) {
+			/* the summary alone: the empty file goes at the end */
+			close(fd);
+			out.fd = -1;
+		}
+
+		/* the summary covers the whole job, whatever the size cap keeps of the trace */
+		snprintf(tmp_path, sizeof(tmp_path), "%s/%s/%s", d->cfg.log_dir, j->files.day,
+			 j->files.tmp_name);
+		j->report = report_session__new();
+		if (j->report)
+			c = report_session__begin_trace(j->report, tmp_path);
+		if (!c || job_trace_init(&j->trace, &out)) {
 			snprintf(err, errlen, "out of memory");
+			report_session__free(j->report);
+			j->report = NULL;
 			job_files_abandon(&j->files);
 			close(j->cgroup_fd);
 			return -1;
 		}
+		job_trace_add_consumer(&j->trace, c);
+		job_trace_begin(&j->trace, &m);
 	}
 	probes_lost(&d->probes, j->slot, &j->lost0);
 	j->used = true;
@@ -242,7 +275,7 @@ static void job_end(struct daemon *d, struct job *j, const char *reason)
 static void job_finish(struct daemon *d, struct job *j)
 {
 	struct trace_summary sum = {0};
-	char tmp_path[PATH_MAX + 600], trace_path[PATH_MAX], summary_path[PATH_MAX], err[512];
+	char trace_path[PATH_MAX], summary_path[PATH_MAX], err[512];
 	char *summary = NULL, user[64], lost_kinds[256];
 	int64_t uid = j->trace.decoder.user_uid;
 	struct passwd *pw;
@@ -269,20 +302,23 @@ static void job_finish(struct daemon *d, struct job *j)
 	} else {
 		snprintf(user, sizeof(user), "root");
 	}
-	snprintf(tmp_path, sizeof(tmp_path), "%s/%s/%s", d->cfg.log_dir, j->files.day,
-		 j->files.tmp_name);
-	summary = job_summary_json(tmp_path, &n, err, sizeof(err));
+	report_session__end_trace(j->report, NULL);
+	report_session__finish(j->report, 0);
+	summary = report_session__json_text(j->report, &n);
+	report_session__free(j->report);
+	j->report = NULL;
 	if (!summary)
-		logf_("job %s: no summary: %s", j->jobid, err);
+		logf_("job %s: no summary: out of memory", j->jobid);
 	if (job_files_finish(&j->files, user, owner, group, summary ? summary : "{}\n",
 			     summary ? n : 3, trace_path, summary_path, sizeof(trace_path), err,
 			     sizeof(err)))
 		logf_("job %s: %s", j->jobid, err);
 	else
 		logf_("job %s: %llu events, %llu lost%s%s%s -> %s/%s", j->jobid,
-		      (unsigned long long)j->trace.writer.events + 1,
+		      (unsigned long long)job_trace_events(&j->trace),
 		      (unsigned long long)sum.lost.events, sum.lost.events ? " (" : "", lost_kinds,
-		      sum.lost.events ? ")" : "", d->cfg.log_dir, trace_path);
+		      sum.lost.events ? ")" : "", d->cfg.log_dir,
+		      *trace_path ? trace_path : summary_path);
 	free(summary);
 	close(j->cgroup_fd);
 	j->used = false;
@@ -370,30 +406,46 @@ static void scan_existing_jobs(struct daemon *d)
 	nftw(d->mount, scan_entry, 32, FTW_PHYS | FTW_MOUNT);
 }
 
+static struct json_object *str_value(const char *s)
+{
+	return jv_string(s, strlen(s));
+}
+
+/* "ok\n" and the daemon's state as one JSON object (dltrace ctl status). */
 static void status_json(struct daemon *d, char *reply, size_t size)
 {
-	size_t n = snprintf(reply, size,
-			    "ok\n{\"version\":\"%s\",\"host\":\"%s\",\"probes\":\"%s\","
-			    "\"log_dir\":\"%s\",\"jobs_finished\":%llu,\"jobs\":[",
-			    DLTRACE_VERSION, d->host, d->attached ? "attached" : "detached",
-			    d->cfg.log_dir, (unsigned long long)d->jobs_done);
-	bool first = true;
+	struct json_object *o = json_object_new_object(), *jobs = json_object_new_array();
+	const char *text;
+	size_t len = 0;
 
-	for (uint32_t s = 1; s < DL_MAX_JOBS && n < size; s++) {
+	jv_add(o, "version", str_value(DLTRACE_VERSION));
+	jv_add(o, "host", str_value(d->host));
+	jv_add(o, "probes", str_value(d->attached ? "attached" : "detached"));
+	jv_add(o, "log_dir", str_value(d->cfg.log_dir));
+	jv_add(o, "jobs_finished", json_object_new_uint64(d->jobs_done));
+	for (uint32_t s = 1; s < DL_MAX_JOBS; s++) {
 		struct job *j = &d->jobs[s];
+		struct json_object *x;
 
 		if (!j->used)
 			continue;
-		n += snprintf(reply + n, size - n,
-			      "%s{\"job\":\"%s\",\"cgroup\":\"%s\",\"slot\":%u,\"events\":%llu,"
-			      "\"state\":\"%s\"}",
-			      first ? "" : ",", j->jobid, j->cgroup, j->slot,
-			      (unsigned long long)j->trace.writer.events,
-			      j->ending ? "finishing" : "tracing");
-		first = false;
+		x = json_object_new_object();
+		jv_add(x, "job", str_value(j->jobid));
+		jv_add(x, "cgroup", str_value(j->cgroup));
+		jv_add(x, "slot", json_object_new_uint64(j->slot));
+		jv_add(x, "events", json_object_new_uint64(job_trace_events(&j->trace)));
+		jv_add(x, "state", str_value(j->ending ? "finishing" : "tracing"));
+		jv_push(jobs, x);
 	}
-	if (n < size)
-		snprintf(reply + n, size - n, "]}\n");
+	jv_add(o, "jobs", jobs);
+	text = json_object_to_json_string_length(o, JV_TO_STRING, &len);
+	if (!text)
+		snprintf(reply, size, "error: out of memory\n");
+	else if (len + 5 > size)
+		snprintf(reply, size, "error: the status does not fit in a reply\n");
+	else
+		snprintf(reply, size, "ok\n%s\n", text);
+	json_object_put(o);
 }
 
 static void on_control(void *ctx, const char *req, char *reply, size_t size)

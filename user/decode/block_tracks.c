@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/chrome/chrome_layer_events.h"
-
 static struct block_track *track_for(struct block_tracks *t, uint32_t dev)
 {
 	struct block_track *v;
@@ -26,31 +24,63 @@ static struct block_track *track_for(struct block_tracks *t, uint32_t dev)
 	return v;
 }
 
-static void flush_bucket(struct block_track *tr, struct chrome_writer *w)
+static uint64_t since(uint64_t ts, uint64_t t0)
+{
+	return ts > t0 ? ts - t0 : 0;
+}
+
+/* The rate counter of one 100 ms bucket (MB/s). */
+static void rate(struct block_track *tr, uint64_t ts, uint64_t t0, double read, double write,
+		 block_emit_fn emit, void *ctx)
+{
+	struct event e = {.type = EV_BLOCK_RATE, .ts = since(ts, t0), .pid = tr->pid,
+			  .tid = tr->pid};
+
+	e.rate.read_mbps = read;
+	e.rate.write_mbps = write;
+	emit(ctx, &e);
+}
+
+static void flush_bucket(struct block_track *tr, uint64_t t0, block_emit_fn emit, void *ctx)
 {
 	double secs = BLOCK_BUCKET_NS / 1e9;
 
 	if (!tr->bucket)
 		return;
-	cw_block_throughput(w, tr->bucket, tr->pid, tr->read_bytes / 1e6 / secs,
-			    tr->write_bytes / 1e6 / secs);
+	rate(tr, tr->bucket, t0, tr->read_bytes / 1e6 / secs, tr->write_bytes / 1e6 / secs, emit,
+	     ctx);
 	tr->read_bytes = tr->write_bytes = 0;
 }
 
-void block_tracks_add(struct block_tracks *t, struct chrome_writer *w, const struct dl_block *b)
+void block_tracks_add(struct block_tracks *t, const struct dl_block *b, uint64_t t0,
+		      block_emit_fn emit, void *ctx)
 {
 	struct block_track *tr = track_for(t, b->dev);
 	uint64_t done = b->h.ts + b->dur;
 	uint64_t bucket = done - done % BLOCK_BUCKET_NS;
+	struct event e = {.type = EV_BLOCK, .ts = since(b->h.ts, t0), .pid = tr->pid,
+			  .tid = tr->pid};
 
-	cw_block(w, b, tr->pid, ++t->requests);
+	e.block.phase = EV_PH_BEGIN;
+	e.block.op = b->op;
+	e.block.seq = ++t->requests;
+	e.block.sector = b->sector;
+	e.block.bytes = b->bytes;
+	e.block.dev = b->dev;
+	e.block.issuer_pid = b->h.tgid;
+	emit(ctx, &e);
+	e.ts = since(done, t0);
+	e.block.phase = EV_PH_END;
+	e.block.latency_ns = b->dur;
+	e.block.error = b->error;
+	emit(ctx, &e);
 	if (bucket > tr->bucket) {
 		bool gap = tr->bucket && bucket > tr->bucket + BLOCK_BUCKET_NS;
 		uint64_t idle = tr->bucket + BLOCK_BUCKET_NS;
 
-		flush_bucket(tr, w);
+		flush_bucket(tr, t0, emit, ctx);
 		if (gap) /* the device was idle in between */
-			cw_block_throughput(w, idle, tr->pid, 0, 0);
+			rate(tr, idle, t0, 0, 0, emit, ctx);
 		tr->bucket = bucket;
 	}
 	if (b->op == 0)
@@ -78,18 +108,21 @@ static void device_name(uint32_t dev, char *out, size_t size)
 	fclose(f);
 }
 
-void block_tracks_finish(struct block_tracks *t, struct chrome_writer *w)
+void block_tracks_finish(struct block_tracks *t, uint64_t t0, block_emit_fn emit, void *ctx)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		struct block_track *tr = &t->v[i];
 		char dev[64], name[128];
+		struct event e = {.type = EV_PROCESS_NAME, .pid = tr->pid, .tid = tr->pid};
+		int n;
 
-		flush_bucket(tr, w);
+		flush_bucket(tr, t0, emit, ctx);
 		tr->bucket = 0;
 		device_name(tr->dev, dev, sizeof(dev));
-		snprintf(name, sizeof(name), "block %s%s(%u:%u)", dev, *dev ? " " : "",
-			 tr->dev >> 20, tr->dev & 0xfffff);
-		cw_process_name(w, tr->pid, name);
+		n = snprintf(name, sizeof(name), "block %s%s(%u:%u)", dev, *dev ? " " : "",
+			     tr->dev >> 20, tr->dev & 0xfffff);
+		e.name.name = (struct ev_str){name, n};
+		emit(ctx, &e);
 	}
 }
 

@@ -11,9 +11,9 @@
 #include <stdint.h>
 
 #include "bpf/dltrace_events.h"
-#include "format/chrome/chrome_writer.h"
+#include "event/event.h"
 
-#define BLOCK_TRACK_PID_BASE 0x40000000u /* above PID_MAX_LIMIT (4194304) */
+#define BLOCK_TRACK_PID_BASE EV_DEVICE_PID_BASE /* above PID_MAX_LIMIT (4194304) */
 #define BLOCK_BUCKET_NS	     100000000ull
 
 struct block_track {
@@ -30,10 +30,17 @@ struct block_tracks {
 	uint64_t requests; /* requests seen: the async slice ids */
 };
 
-/* Record one completed request: its slices and its share of the throughput. */
-void block_tracks_add(struct block_tracks *t, struct chrome_writer *w, const struct dl_block *b);
+/* Where the block layer's events go (the decoder's emit). */
+typedef void (*block_emit_fn)(void *ctx, struct event *e);
+
+/*
+ * One completed request: its begin and end events on the device's track,
+ * and its share of the throughput counter.  Times are ns since t0.
+ */
+void block_tracks_add(struct block_tracks *t, const struct dl_block *b, uint64_t t0,
+		      block_emit_fn emit, void *ctx);
 /* Flush the counters and name the device tracks (end of trace). */
-void block_tracks_finish(struct block_tracks *t, struct chrome_writer *w);
+void block_tracks_finish(struct block_tracks *t, uint64_t t0, block_emit_fn emit, void *ctx);
 void block_tracks_free(struct block_tracks *t);
 
 #endif

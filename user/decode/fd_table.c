@@ -158,6 +158,12 @@ void fdt_dup(struct fd_table *t, int oldfd, int newfd, bool cloexec, uint64_t ts
 	fdt_set(t, newfd, &copy);
 }
 
+void fdt_set_cloexec(struct fd_table *t, int fd, bool cloexec)
+{
+	if (fd >= 0 && (uint32_t)fd < t->cap && t->slots[fd].path)
+		t->slots[fd].cloexec = cloexec;
+}
+
 void fdt_exec(struct fd_table *t, uint64_t ts)
 {
 	for (uint32_t fd = 0; fd < t->cap; fd++)

@@ -2,7 +2,7 @@
 /*
  * What each descriptor of a traced process refers to, so that read/write
  * records (which carry only the fd) are reported with the file's path.
- * Kept up to date from open/dup/close/close_range/fcntl records; copied at
+ * Kept up to date from open/dup/close/close_range/fcntl (F_DUPFD*, F_SETFD) records; copied at
  * fork; close-on-exec entries dropped at exec.  Shared by reference between
  * processes that share a descriptor table (threads, CLONE_FILES).
  *
@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "decode/path_table.h"
+#include "lib/path_table.h"
 
 struct fd_entry {
 	struct path_ref *path;
@@ -60,6 +60,8 @@ void fdt_close(struct fd_table *t, int fd, uint64_t ts);
 void fdt_close_range(struct fd_table *t, unsigned first, unsigned last, bool cloexec_only,
 		     uint64_t ts);
 void fdt_dup(struct fd_table *t, int oldfd, int newfd, bool cloexec, uint64_t ts);
+/* fcntl(F_SETFD): fd's close-on-exec flag. */
+void fdt_set_cloexec(struct fd_table *t, int fd, bool cloexec);
 void fdt_exec(struct fd_table *t, uint64_t ts);
 unsigned fdt_count(const struct fd_table *t);
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "decode/path_table.h"
+#include "lib/path_table.h"
 
 struct inode_paths {
 	struct inode_slot *slots;

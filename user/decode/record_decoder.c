@@ -6,8 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "format/chrome/chrome_layer_events.h"
 #include "decode/path_rebuild.h"
 #include "live/proc_scan.h"
 #include "event/syscall_table.h"
@@ -15,20 +16,75 @@
 #define CLOSE_RANGE_UNSHARE (1U << 1)
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 
-static void trace_ids(void *ctx, uint32_t *pid, uint32_t *tid)
-{
-	proc_trace_ids(ctx, pid, tid);
-}
-
-void decoder_init(struct record_decoder *d, struct chrome_writer *w)
+void decoder_init(struct record_decoder *d, struct event_consumer *out)
 {
 	memset(d, 0, sizeof(*d));
 	process_table_init(&d->procs);
 	inode_paths_init(&d->inodes);
-	d->writer = w;
-	w->map_ids = trace_ids;
-	w->map_ctx = &d->procs;
+	span_handles_init(&d->span_names);
+	span_threads_init(&d->span_threads);
+	d->out = out;
 	d->user_uid = -1;
+	d->page_size = sysconf(_SC_PAGESIZE);
+}
+
+/* Deliver e, with the ids a trace shows for its process (a reused pid has an alias). */
+static void emit(struct record_decoder *d, struct event *e)
+{
+	proc_trace_ids(&d->procs, &e->pid, &e->tid);
+	d->emitted++;
+	event_deliver(d->out, e);
+}
+
+static void emit_block(void *ctx, struct event *e)
+{
+	emit(ctx, e);
+}
+
+/* ns since the trace's start */
+static uint64_t rel(const struct record_decoder *d, uint64_t ts)
+{
+	return ts > d->t0 ? ts - d->t0 : 0;
+}
+
+static struct ev_path ev_path(const struct path_ref *p)
+{
+	if (!p)
+		return (struct ev_path){{NULL, 0}, NULL};
+	return (struct ev_path){{p->raw, p->len}, p};
+}
+
+static struct ev_str ev_cstr(const char *s)
+{
+	return (struct ev_str){s, s ? strlen(s) : 0};
+}
+
+/* Whether the comma-separated list has word. */
+static bool has_word(struct ev_str list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (size_t i = 0; i + n <= list.len;) {
+		const char *comma = memchr(list.s + i, ',', list.len - i);
+		size_t len = comma ? (size_t)(comma - (list.s + i)) : list.len - i;
+
+		if (len == n && !memcmp(list.s + i, word, n))
+			return true;
+		i += len + 1;
+	}
+	return false;
+}
+
+void decoder_begin(struct record_decoder *d, const struct ev_trace_begin *meta)
+{
+	struct event e = {.type = EV_TRACE_BEGIN, .begin = *meta};
+
+	d->t0 = meta->start_mono_ns;
+	/* library calls say what their syscalls did: keep each thread's totals */
+	d->span_threads.on = has_word(meta->layers, "stdio") || has_word(meta->layers, "hdf5") ||
+			     has_word(meta->layers, "mpiio");
+	d->emitted++;
+	event_deliver(d->out, &e);
 }
 
 /* The job's user: the first process seen that does not run as root. */
@@ -56,6 +112,8 @@ void decoder_free(struct record_decoder *d)
 	process_table_free(&d->procs);
 	inode_paths_free(&d->inodes);
 	block_tracks_free(&d->blocks);
+	span_handles_free(&d->span_names);
+	span_threads_free(&d->span_threads);
 }
 
 /* A process's display name: its command line, else its comm. */
@@ -154,7 +212,10 @@ static void update_fds(struct process *p, const struct dl_io *io, const struct d
 		fdt_dup(p->fds, io->h.fd, io->ret, hi & O_CLOEXEC, done);
 		break;
 	case DL_SYS_FCNTL:
-		fdt_dup(p->fds, io->h.fd, io->ret, lo == F_DUPFD_CLOEXEC, done);
+		if (lo == F_DUPFD || lo == F_DUPFD_CLOEXEC)
+			fdt_dup(p->fds, io->h.fd, io->ret, lo == F_DUPFD_CLOEXEC, done);
+		else if (lo == F_SETFD)
+			fdt_set_cloexec(p->fds, io->h.fd, hi & FD_CLOEXEC);
 		break;
 	default:
 		break;
@@ -190,12 +251,80 @@ static struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h
 	return p;
 }
 
+/* utime*: the times the record carries in offset (atime s), size (mtime s), arg (ns, ns) */
+static bool times_kind(unsigned kind)
+{
+	return kind == DL_SYS_UTIME || kind == DL_SYS_UTIMES || kind == DL_SYS_FUTIMESAT ||
+	       kind == DL_SYS_UTIMENSAT;
+}
+
+static bool utime_special(uint32_t nsec)
+{
+	return nsec == UTIME_NOW || nsec == UTIME_OMIT;
+}
+
+/* The syscall event of a record; rec: its path record, if it has one. */
+static void emit_syscall(struct record_decoder *d, const struct dl_io *io,
+			 const struct dl_path *rec, const struct path_ref *path,
+			 const struct path_ref *path2, struct ev_str text)
+{
+	struct event e = {
+	    .type = EV_SYSCALL, .ts = rel(d, io->h.ts), .pid = io->h.tgid, .tid = io->h.tid};
+	struct ev_syscall *s = &e.sys;
+
+	s->sys = io->h.kind;
+	s->dur = io->dur;
+	s->ret = io->ret;
+	s->fd = io->h.fd;
+	s->offset = io->offset;
+	s->size = io->size;
+	if (io->h.flags & DL_F_OFFSET)
+		s->flags |= EVS_OFFSET;
+	if (io->h.flags & DL_F_IOV_TRUNC)
+		s->flags |= EVS_IOV_TRUNC;
+	if (io->h.flags & DL_F_CACHE) {
+		s->flags |= EVS_CACHE;
+		s->cache_miss_bytes = io->arg * d->page_size;
+	} else {
+		s->arg_lo = io->arg & 0xffffffff;
+		s->arg_hi = io->arg >> 32;
+	}
+	if (rec) {
+		s->at_flags = rec->flags;
+		if (rec->dev || rec->ino) {
+			s->flags |= EVS_IDENTITY;
+			s->ino = rec->ino;
+			s->dev = rec->dev;
+			s->fs_magic = rec->fs_magic;
+			s->file_size = rec->file_size;
+		}
+	}
+	if (times_kind(s->sys)) {
+		/* UTIME_NOW and UTIME_OMIT ignore the seconds: 0, as a trace shows them */
+		s->times.sec[0] = utime_special(s->arg_lo) ? 0 : (int64_t)io->offset;
+		s->times.sec[1] = utime_special(s->arg_hi) ? 0 : (int64_t)io->size;
+		s->times.nsec[0] = s->arg_lo;
+		s->times.nsec[1] = s->arg_hi;
+		s->offset = s->size = 0;
+		s->arg_lo = s->arg_hi = 0;
+	}
+	if (rec && dl_kind_maps(s->sys))
+		s->addr = rec->addr;
+	s->path = ev_path(path);
+	s->path2 = ev_path(path2);
+	s->text = text;
+	emit(d, &e);
+}
+
 static void handle_syscall(struct record_decoder *d, const void *data, size_t size)
 {
 	const struct dl_io *io = data;
 	const struct dl_path *rec = NULL;
-	struct io_names names = {0};
+	struct io_names {
+		const struct path_ref *path, *path2;
+	} names = {0};
 	struct path_ref *p1 = NULL, *p2 = NULL;
+	struct ev_str text = {NULL, 0};
 	struct process *p;
 
 	if (size < sizeof(*io)) {
@@ -211,22 +340,35 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 			return;
 		}
 		rec = data;
-		p1 = slot_path(rec, size, 0, &off);
-		p2 = slot_path(rec, size, 1, &off);
+		if (rec->how[0]) /* empty when a descriptor names the file (fsetxattr, ...) */
+			p1 = slot_path(rec, size, 0, &off);
+		if (rec->how[1] & DL_PATH_TEXT) {
+			/* an xattr name, a symlink's target: the bytes as passed */
+			if (off + rec->name_len[1] <= size - sizeof(*rec))
+				text = (struct ev_str){rec->data + off, rec->name_len[1]};
+			else
+				d->malformed++;
+		} else {
+			p2 = slot_path(rec, size, 1, &off);
+		}
 		names.path = p1;
 		names.path2 = p2;
-		/* fstatat(fd, "", AT_EMPTY_PATH): the file is the descriptor's */
+		/* fstatat(fd, "", AT_EMPTY_PATH), futimens: the file is the descriptor's */
 		if (!p1 && rec->how[0] && !rec->name_len[0] && !rec->base_len[0] && io->h.fd >= 0)
+			names.path = fd_path(p, io->h.fd, io->h.ts);
+		/* fsetxattr, fgetxattr, fremovexattr */
+		if (dl_kind_names_fd(io->h.kind))
 			names.path = fd_path(p, io->h.fd, io->h.ts);
 	} else if (io->h.kind != DL_SYS_CLOSE_RANGE) {
 		names.path = fd_path(p, io->h.fd, io->h.ts);
 		if (io->h.kind == DL_SYS_SENDFILE || io->h.kind == DL_SYS_COPY_FILE_RANGE)
 			names.path2 = fd_path(p, (int)(io->arg & 0xffffffff), io->h.ts);
 	}
-	cw_syscall(d->writer, io, &names, rec);
+	emit_syscall(d, io, rec, names.path, names.path2, text);
 	if (rec && p1 && (rec->ino || rec->dev) && io->ret >= 0)
 		inode_paths_set(&d->inodes, rec->dev, rec->ino, p1);
 	update_fds(p, io, rec, p1);
+	span_threads_syscall(&d->span_threads, io->h.tid, io->h.ts, io->h.kind, io->ret, p1);
 	path_put(p1);
 	path_put(p2);
 }
@@ -269,7 +411,22 @@ static void handle_fork(struct record_decoder *d, const struct dl_proc *e)
 		memcpy(t->comm, c->comm, sizeof(t->comm));
 		c->threads = 1;
 	}
-	cw_fork(d->writer, e->h.ts, e->ppid, e->ptid, thread ? e->h.tid : e->h.tgid, thread);
+	{
+		uint32_t child = thread ? e->h.tid : e->h.tgid;
+		struct event ev = {
+		    .type = EV_FORK, .ts = rel(d, e->h.ts), .pid = e->ppid, .tid = e->ptid};
+
+		ev.fork.thread = thread;
+		ev.fork.child = child;
+		ev.fork.parent_pid = e->ppid;
+		ev.fork.parent_tid = e->ptid;
+		ev.fork.flow = ++d->next_flow;
+		emit(d, &ev);
+		ev.type = EV_START;
+		ev.pid = thread ? e->ppid : child;
+		ev.tid = child;
+		emit(d, &ev);
+	}
 }
 
 static void handle_exec(struct record_decoder *d, const struct dl_proc *e, size_t size)
@@ -301,7 +458,25 @@ static void handle_exec(struct record_decoder *d, const struct dl_proc *e, size_
 		p->fds = own;
 	}
 	fdt_exec(p->fds, e->h.ts);
-	cw_exec(d->writer, e->h.ts, e->h.tgid, e->h.tid, e->data, file_len, p->cmdline);
+	{
+		struct event ev = {
+		    .type = EV_EXEC, .ts = rel(d, e->h.ts), .pid = e->h.tgid, .tid = e->h.tid};
+
+		ev.exec.file = (struct ev_str){e->data, file_len};
+		ev.exec.cmdline = ev_cstr(p->cmdline);
+		emit(d, &ev);
+	}
+}
+
+/* A process's or thread's name (none when it is empty). */
+static void emit_name(struct record_decoder *d, enum event_type type, uint32_t pid, uint32_t tid,
+		      const char *name)
+{
+	struct event e = {.type = type, .pid = pid, .tid = tid};
+
+	e.name.name = ev_cstr(name);
+	if (e.name.name.len)
+		emit(d, &e);
 }
 
 static void name_process(struct record_decoder *d, const struct process *p)
@@ -309,12 +484,12 @@ static void name_process(struct record_decoder *d, const struct process *p)
 	char name[DL_ARGS_MAX + 64];
 
 	if (p->out_pid == p->pid) {
-		cw_process_name(d->writer, p->pid, proc_display_name(p));
+		emit_name(d, EV_PROCESS_NAME, p->pid, p->pid, proc_display_name(p));
 		return;
 	}
 	/* a reused pid: its trace pid is an alias, say which real pid it was */
 	snprintf(name, sizeof(name), "%s (pid %u reused)", proc_display_name(p), p->pid);
-	cw_process_name(d->writer, p->pid, name);
+	emit_name(d, EV_PROCESS_NAME, p->pid, p->pid, name);
 }
 
 static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
@@ -327,15 +502,25 @@ static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
 	memcpy(comm, e->comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';
 	d->last_proc = NULL;
-	cw_exit(d->writer, e->h.ts, e->h.tgid, e->h.tid, e->exit_code, group_dead);
-	cw_thread_name(d->writer, e->h.tgid, e->h.tid, comm);
+	{
+		struct event ev = {
+		    .type = EV_EXIT, .ts = rel(d, e->h.ts), .pid = e->h.tgid, .tid = e->h.tid};
+
+		ev.exit.group_dead = group_dead;
+		ev.exit.signaled = (e->exit_code & 0x7f) != 0;
+		ev.exit.code = ev.exit.signaled ? e->exit_code & 0x7f : (e->exit_code >> 8) & 0xff;
+		emit(d, &ev);
+	}
+	emit_name(d, EV_THREAD_NAME, e->h.tgid, e->h.tid, comm);
 	if (t) {
 		t->live = false;
 		free(id_map_remove(&d->procs.threads, e->h.tid));
 	}
+	span_threads_exit(&d->span_threads, e->h.tid);
 	if (p->threads)
 		p->threads--;
 	if (group_dead) {
+		span_handles_forget_process(&d->span_names, e->h.tgid);
 		name_process(d, p);
 		proc_mark_exited(&d->procs, p, e->exit_code);
 		proc_forget(&d->procs, p->pid);
@@ -344,22 +529,57 @@ static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
 
 static void handle_fault(struct record_decoder *d, const struct dl_fault *f)
 {
+	struct event e = {
+	    .type = EV_FAULT, .ts = rel(d, f->h.ts), .pid = f->h.tgid, .tid = f->h.tid};
+
 	proc_for(d, &f->h);
-	cw_fault(d->writer, f, inode_paths_get(&d->inodes, f->dev, f->ino, f->h.tgid));
+	e.fault.write = f->flags & DL_FAULT_WRITE;
+	e.fault.offset = f->offset;
+	e.fault.address = f->address;
+	e.fault.ino = f->ino;
+	e.fault.dev = f->dev;
+	e.fault.path = ev_path(inode_paths_get(&d->inodes, f->dev, f->ino, f->h.tgid));
+	emit(d, &e);
 }
 
+/* An io_uring request: its submission and its completion. */
 static void handle_uring(struct record_decoder *d, const struct dl_uring *u)
 {
 	struct process *p = proc_for(d, &u->h);
+	struct event e = {
+	    .type = EV_URING, .ts = rel(d, u->h.ts), .pid = u->h.tgid, .tid = u->h.tid};
 
-	cw_uring(d->writer, u, u->h.fd >= 0 ? fd_path(p, u->h.fd, u->h.ts) : NULL,
-		 ++d->uring_requests);
+	e.uring.phase = EV_PH_BEGIN;
+	e.uring.opcode = u->opcode;
+	e.uring.seq = ++d->uring_requests;
+	e.uring.fd = u->h.fd;
+	e.uring.len = u->len;
+	e.uring.offset = u->offset;
+	e.uring.user_data = u->user_data;
+	e.uring.path = ev_path(u->h.fd >= 0 ? fd_path(p, u->h.fd, u->h.ts) : NULL);
+	emit(d, &e);
+	e.ts = rel(d, u->h.ts + u->dur);
+	e.uring.phase = EV_PH_END;
+	e.uring.res = u->res;
+	emit(d, &e);
 }
 
 static void handle_vfs(struct record_decoder *d, const struct dl_vfs *v)
 {
+	struct event e = {.type = EV_VFS, .ts = rel(d, v->h.ts), .pid = v->h.tgid, .tid = v->h.tid};
+
 	proc_for(d, &v->h);
-	cw_vfs(d->writer, v, inode_paths_get(&d->inodes, v->dev, v->ino, v->h.tgid));
+	e.vfs.op = v->op;
+	e.vfs.write = v->write;
+	e.vfs.dur = v->dur;
+	e.vfs.ret = v->ret;
+	e.vfs.offset = v->offset;
+	e.vfs.size = v->size;
+	e.vfs.ino = v->ino;
+	e.vfs.dev = v->dev;
+	e.vfs.fs_magic = v->fs_magic;
+	e.vfs.path = ev_path(inode_paths_get(&d->inodes, v->dev, v->ino, v->h.tgid));
+	emit(d, &e);
 }
 
 static void handle_vfs_open(struct record_decoder *d, const struct dl_path *rec, size_t size)
@@ -371,8 +591,92 @@ static void handle_vfs_open(struct record_decoder *d, const struct dl_path *rec,
 	path = slot_path(rec, size, 0, &off);
 	if (path && rec->io.ret >= 0)
 		inode_paths_set(&d->inodes, rec->dev, rec->ino, path);
-	cw_vfs_open(d->writer, rec, path);
+	{
+		struct event e = {.type = EV_VFS_OPEN,
+				  .ts = rel(d, rec->io.h.ts),
+				  .pid = rec->io.h.tgid,
+				  .tid = rec->io.h.tid};
+
+		e.vfs_open.ret = rec->io.ret;
+		e.vfs_open.ino = rec->ino;
+		e.vfs_open.file_size = rec->file_size;
+		e.vfs_open.dev = rec->dev;
+		e.vfs_open.fs_magic = rec->fs_magic;
+		e.vfs_open.path = ev_path(path);
+		emit(d, &e);
+	}
 	path_put(path);
+}
+
+static bool opens_file(unsigned func)
+{
+	return func == DL_FN_FOPEN || func == DL_FN_FOPEN64 || func == DL_FN_FDOPEN ||
+	       func == DL_FN_H5FCREATE || func == DL_FN_H5FOPEN || func == DL_FN_MPI_FILE_OPEN;
+}
+
+/*
+ * A library call, or a marked region, instant or counter: one EV_SPAN.  A
+ * call is named after the objects it works on (the handle table), and its
+ * file is made absolute: a stream's from its descriptor, a relative HDF5 or
+ * MPI-IO file name from the open the call made.
+ */
+static void handle_span(struct record_decoder *d, const void *rec, size_t size)
+{
+	struct span_view v, named;
+	const struct dl_span *s;
+	struct process *p;
+	const struct path_ref *file = NULL;
+	const struct span_name *n;
+	struct sys_totals enclosed;
+	struct span_context c = {0};
+	struct ev_path path = {{NULL, 0}, NULL};
+	struct event e = {.type = EV_SPAN};
+	bool library, ok;
+
+	if (span_view(rec, size, &v)) {
+		d->malformed++;
+		return;
+	}
+	s = v.rec;
+	p = proc_for(d, &s->h);
+	library = s->level != DL_LEVEL_MARKERS;
+	named = v;
+	if (library) {
+		c.enclosed = &enclosed;
+		c.enclosed_partial =
+		    !span_threads_enclosed(&d->span_threads, s->h.tid, s->h.ts, &enclosed);
+		ok = s->level == DL_LEVEL_STDIO ? s->ret != 0 : (int64_t)s->ret >= 0;
+		if (s->flags & DL_SPAN_FD) /* a descriptor opened by the call exists at its end */
+			file =
+			    fd_path(p, s->h.fd, opens_file(s->func) ? s->h.ts + s->dur : s->h.ts);
+		else if (opens_file(s->func) && ok && v.str_len && v.str[0] != '/')
+			file = span_threads_opened(&d->span_threads, s->h.tid, s->h.ts, v.str,
+						   v.str_len);
+		if (file && opens_file(s->func)) { /* the handle table keeps the absolute name */
+			named.str = file->raw;
+			named.str_len = file->len;
+		}
+	}
+	n = span_handles_apply(&d->span_names, &named);
+	if (file) {
+		path = ev_path(file);
+	} else if (library && opens_file(s->func)) {
+		path.name = (struct ev_str){v.str, v.str_len};
+	} else if (n) {
+		const char *f = s->level == DL_LEVEL_HDF5 ? n->file : n->name;
+
+		path.name = ev_cstr(f);
+	}
+	c.path = &path;
+	if (n && s->level == DL_LEVEL_HDF5 && !opens_file(s->func))
+		c.object = n->name;
+	e.ts = rel(d, s->h.ts);
+	e.pid = s->h.tgid;
+	e.tid = s->h.tid;
+	span_event(&v, &c, &e.span, d->span_args, d->span_scratch);
+	emit(d, &e);
+	if (library && s->depth == 0)
+		span_threads_reset(&d->span_threads, s->h.tid);
 }
 
 /* Smallest record of each kind beyond the syscalls. */
@@ -391,6 +695,8 @@ static size_t min_size(unsigned kind)
 		return sizeof(struct dl_path);
 	case DL_EV_CGROUP:
 		return sizeof(struct dl_cgroup);
+	case DL_EV_SPAN:
+		return sizeof(struct dl_span);
 	default:
 		return sizeof(struct dl_proc);
 	}
@@ -426,7 +732,7 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 		handle_fault(d, rec);
 		break;
 	case DL_EV_BLOCK:
-		block_tracks_add(&d->blocks, d->writer, rec);
+		block_tracks_add(&d->blocks, rec, d->t0, emit_block, d);
 		break;
 	case DL_EV_URING:
 		handle_uring(d, rec);
@@ -438,6 +744,9 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 		handle_vfs_open(d, rec, size);
 		break;
 	case DL_EV_CGROUP: /* the daemon's business */
+		break;
+	case DL_EV_SPAN:
+		handle_span(d, rec, size);
 		break;
 	case DL_EV_FORK:
 		handle_fork(d, rec);
@@ -495,18 +804,21 @@ void decoder_seed_process(struct record_decoder *d, uint32_t pid)
 	proc_for_each_thread(pid, seed_thread, &(struct seed_ctx){d, p});
 }
 
-void decoder_finish(struct record_decoder *d)
+void decoder_finish(struct record_decoder *d, struct ev_trace_end *end)
 {
+	struct event e = {.type = EV_TRACE_END};
 	uint32_t key;
 	void *v;
 
-	block_tracks_finish(&d->blocks, d->writer);
+	block_tracks_finish(&d->blocks, d->t0, emit_block, d);
 	for (size_t i = 0; id_map_next(&d->procs.procs, &i, &key, &v);)
 		name_process(d, v);
 	for (size_t i = 0; id_map_next(&d->procs.threads, &i, &key, &v);) {
 		struct thread *t = v;
 
-		if (t->comm[0])
-			cw_thread_name(d->writer, t->pid, t->tid, t->comm);
+		emit_name(d, EV_THREAD_NAME, t->pid, t->tid, t->comm);
 	}
+	end->events = ++d->emitted;
+	e.end = *end;
+	event_deliver(d->out, &e);
 }

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * From ring-buffer records to trace events: keeps the process, thread and
- * descriptor tables current and hands each event, with its file names, to
- * the Chrome writer.
+ * The live source of the event stream: from ring-buffer records to typed,
+ * resolved events.  Keeps the process, thread and descriptor tables
+ * current, names each descriptor's file, aliases reused pids, and delivers
+ * every event to one consumer (a tee, for several).  It knows no writer.
+ *
+ * Called by the tracing session and the daemon (live/): decoder_begin()
+ * once, decoder_handle() per record, decoder_finish() once.
  */
 #ifndef RECORD_DECODER_H
 #define RECORD_DECODER_H
@@ -12,13 +16,20 @@
 
 #include "bpf/dltrace_events.h"
 #include "decode/block_tracks.h"
-#include "format/chrome/chrome_writer.h"
 #include "decode/inode_paths.h"
+#include "decode/span_args.h"
+#include "decode/span_records.h"
+#include "decode/span_threads.h"
+#include "event/event.h"
 #include "decode/process_table.h"
 
 struct record_decoder {
 	struct process_table procs;
-	struct chrome_writer *writer;
+	struct event_consumer *out;	 /* where the events go */
+	uint64_t t0;			 /* CLOCK_MONOTONIC at ts 0 */
+	uint64_t emitted;		 /* events delivered */
+	uint64_t next_flow;		 /* fork arrows */
+	uint32_t page_size;		 /* the cache layer counts pages */
 	struct inode_paths inodes;	 /* (dev, ino) -> path, for faults and VFS calls */
 	struct block_tracks blocks;	 /* per-device tracks of the block layer */
 	uint64_t uring_requests;	 /* async slice ids of io_uring requests */
@@ -28,9 +39,16 @@ struct record_decoder {
 	uint64_t malformed;
 	struct process *last_proc; /* the process and thread of the last record */
 	uint32_t last_tid;	   /* records too short for their kind */
+	/* library calls and markers (DL_EV_SPAN) */
+	struct span_handles span_names;	  /* what opens named, per process and handle */
+	struct span_threads span_threads; /* the syscalls library calls enclose */
+	struct ev_arg span_args[EV_ARGS_MAX];
+	char span_scratch[SPAN_SCRATCH];
 };
 
-void decoder_init(struct record_decoder *d, struct chrome_writer *w);
+void decoder_init(struct record_decoder *d, struct event_consumer *out);
+/* The trace's start: delivers EV_TRACE_BEGIN (times count from meta->start_mono_ns). */
+void decoder_begin(struct record_decoder *d, const struct ev_trace_begin *meta);
 void decoder_free(struct record_decoder *d);
 
 /* Decode one ring-buffer record. */
@@ -43,7 +61,10 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size);
  */
 void decoder_seed_process(struct record_decoder *d, uint32_t pid);
 
-/* Name every process and thread still alive (end of trace). */
-void decoder_finish(struct record_decoder *d);
+/*
+ * The trace's end: names every process and thread still alive, then
+ * delivers EV_TRACE_END with end (its events count is set here).
+ */
+void decoder_finish(struct record_decoder *d, struct ev_trace_end *end);
 
 #endif

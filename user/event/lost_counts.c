@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "format/chrome/chrome_format.h"
 #include "event/syscall_table.h"
 
 _Static_assert(DL_SYS_COUNT + (DL_KIND_COUNT - DL_EV_FORK) <= DL_LOST_KINDS,
@@ -54,21 +53,28 @@ void lost_counts_describe(const struct lost_counts *c, unsigned max, char *buf, 
 	}
 }
 
-char *lost_counts_json(const struct lost_counts *c, char *p)
+bool lost_counts_next(const struct lost_counts *c, unsigned *i, const char **name,
+		      uint64_t *count)
 {
-	bool first = true;
-
-	for (unsigned i = 0; i < DL_LOST_KINDS; i++) {
-		const char *name = index_name(i);
-
-		if (!c->by_kind[i])
-			continue;
-		if (!first)
-			*p++ = ',';
-		first = false;
-		p = fmt_str(p, name, strlen(name));
-		*p++ = ':';
-		p = fmt_u64(p, c->by_kind[i]);
+	for (; *i < DL_LOST_KINDS; ++*i) {
+		if (c->by_kind[*i]) {
+			*name = index_name(*i);
+			*count = c->by_kind[(*i)++];
+			return true;
+		}
 	}
-	return p;
+	return false;
+}
+
+int lost_counts_add_named(struct lost_counts *c, const char *name, size_t len, uint64_t n)
+{
+	for (unsigned k = 0; k < DL_KIND_COUNT; k++) {
+		const char *kn = record_kind_name(k);
+
+		if (kn && strlen(kn) == len && !memcmp(kn, name, len)) {
+			c->by_kind[dl_lost_index(k)] += n;
+			return 0;
+		}
+	}
+	return -1;
 }

@@ -7,6 +7,7 @@
 #ifndef LOST_COUNTS_H
 #define LOST_COUNTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,7 +28,14 @@ void lost_counts_sub(struct lost_counts *a, const struct lost_counts *b);
  */
 void lost_counts_describe(const struct lost_counts *c, unsigned max, char *buf, size_t size);
 
-/* JSON object members `"pread64":9126760,"write":3` (no braces); returns the end. */
-char *lost_counts_json(const struct lost_counts *c, char *p);
+/*
+ * The kinds with lost records, in kind order: call with *i = 0 until it
+ * returns false; name is the kind's name ("pread64").
+ */
+bool lost_counts_next(const struct lost_counts *c, unsigned *i, const char **name,
+		      uint64_t *count);
+
+/* Add n to the kind named name[0..len) ("pread64"); -1 when no kind has that name. */
+int lost_counts_add_named(struct lost_counts *c, const char *name, size_t len, uint64_t n);
 
 #endif

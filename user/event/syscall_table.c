@@ -4,13 +4,16 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "bpf/dltrace_events.h"
 
-#define SYS(kind, nm, tp, cls, r, w, o) [kind] = {nm, tp, cls, r, w, o}
+#define SYS(kind, nm, tp, cls, r, w, o) [kind] = {nm, tp, cls, r, w, o, 0}
+/* The kinds of meta_syscall_probes.bpf.c: its shared programs, named like their tracepoint. */
+#define META(kind, nm, cls) [kind] = {nm, nm, cls, 0, 0, 0, 1}
 
 static const struct syscall_info table[DL_SYS_COUNT] = {
     SYS(DL_SYS_OPEN, "open", "open", IO_METADATA, 0, 0, 1),
@@ -56,6 +59,58 @@ static const struct syscall_info table[DL_SYS_COUNT] = {
     SYS(DL_SYS_FCNTL, "fcntl", "fcntl", IO_METADATA, 0, 0, 0),
     SYS(DL_SYS_SENDFILE, "sendfile", "sendfile64", IO_DATA, 1, 1, 0),
     SYS(DL_SYS_COPY_FILE_RANGE, "copy_file_range", "copy_file_range", IO_DATA, 1, 1, 0),
+    META(DL_SYS_ACCESS, "access", IO_METADATA),
+    META(DL_SYS_FACCESSAT, "faccessat", IO_METADATA),
+    META(DL_SYS_FACCESSAT2, "faccessat2", IO_METADATA),
+    META(DL_SYS_CHMOD, "chmod", IO_METADATA),
+    META(DL_SYS_FCHMOD, "fchmod", IO_METADATA),
+    META(DL_SYS_FCHMODAT, "fchmodat", IO_METADATA),
+    META(DL_SYS_FCHMODAT2, "fchmodat2", IO_METADATA),
+    META(DL_SYS_CHOWN, "chown", IO_METADATA),
+    META(DL_SYS_FCHOWN, "fchown", IO_METADATA),
+    META(DL_SYS_LCHOWN, "lchown", IO_METADATA),
+    META(DL_SYS_FCHOWNAT, "fchownat", IO_METADATA),
+    META(DL_SYS_UTIME, "utime", IO_METADATA),
+    META(DL_SYS_UTIMES, "utimes", IO_METADATA),
+    META(DL_SYS_FUTIMESAT, "futimesat", IO_METADATA),
+    META(DL_SYS_UTIMENSAT, "utimensat", IO_METADATA),
+    META(DL_SYS_TRUNCATE, "truncate", IO_METADATA),
+    META(DL_SYS_LINK, "link", IO_METADATA),
+    META(DL_SYS_LINKAT, "linkat", IO_METADATA),
+    META(DL_SYS_SYMLINK, "symlink", IO_METADATA),
+    META(DL_SYS_SYMLINKAT, "symlinkat", IO_METADATA),
+    META(DL_SYS_READLINK, "readlink", IO_METADATA),
+    META(DL_SYS_READLINKAT, "readlinkat", IO_METADATA),
+    META(DL_SYS_MKNOD, "mknod", IO_METADATA),
+    META(DL_SYS_MKNODAT, "mknodat", IO_METADATA),
+    META(DL_SYS_SETXATTR, "setxattr", IO_METADATA),
+    META(DL_SYS_LSETXATTR, "lsetxattr", IO_METADATA),
+    META(DL_SYS_FSETXATTR, "fsetxattr", IO_METADATA),
+    META(DL_SYS_GETXATTR, "getxattr", IO_METADATA),
+    META(DL_SYS_LGETXATTR, "lgetxattr", IO_METADATA),
+    META(DL_SYS_FGETXATTR, "fgetxattr", IO_METADATA),
+    META(DL_SYS_LISTXATTR, "listxattr", IO_METADATA),
+    META(DL_SYS_LLISTXATTR, "llistxattr", IO_METADATA),
+    META(DL_SYS_FLISTXATTR, "flistxattr", IO_METADATA),
+    META(DL_SYS_REMOVEXATTR, "removexattr", IO_METADATA),
+    META(DL_SYS_LREMOVEXATTR, "lremovexattr", IO_METADATA),
+    META(DL_SYS_FREMOVEXATTR, "fremovexattr", IO_METADATA),
+    META(DL_SYS_SETXATTRAT, "setxattrat", IO_METADATA),
+    META(DL_SYS_GETXATTRAT, "getxattrat", IO_METADATA),
+    META(DL_SYS_LISTXATTRAT, "listxattrat", IO_METADATA),
+    META(DL_SYS_REMOVEXATTRAT, "removexattrat", IO_METADATA),
+    META(DL_SYS_STATFS, "statfs", IO_METADATA),
+    META(DL_SYS_FSTATFS, "fstatfs", IO_METADATA),
+    META(DL_SYS_CHDIR, "chdir", IO_METADATA),
+    META(DL_SYS_FCHDIR, "fchdir", IO_METADATA),
+    META(DL_SYS_FLOCK, "flock", IO_METADATA),
+    META(DL_SYS_FADVISE64, "fadvise64", IO_HINT),
+    META(DL_SYS_READAHEAD, "readahead", IO_HINT),
+    META(DL_SYS_MADVISE, "madvise", IO_HINT),
+    META(DL_SYS_MSYNC, "msync", IO_SYNC),
+    META(DL_SYS_MUNMAP, "munmap", IO_METADATA),
+    META(DL_SYS_SYNC, "sync", IO_SYNC),
+    META(DL_SYS_SYNCFS, "syncfs", IO_SYNC),
 };
 
 const struct syscall_info *syscall_info(unsigned kind)
@@ -65,7 +120,8 @@ const struct syscall_info *syscall_info(unsigned kind)
 
 const char *record_kind_name(unsigned kind)
 {
-	static const char *const events[] = {
+	/* sized by the kinds, so that a kind added without a name is NULL, not past the end */
+	static const char *const events[DL_KIND_COUNT - DL_EV_FORK] = {
 	    [DL_EV_FORK - DL_EV_FORK] = "fork",
 	    [DL_EV_EXEC - DL_EV_FORK] = "exec",
 	    [DL_EV_EXIT - DL_EV_FORK] = "exit",
@@ -75,6 +131,7 @@ const char *record_kind_name(unsigned kind)
 	    [DL_EV_VFS - DL_EV_FORK] = "vfs",
 	    [DL_EV_VFS_OPEN - DL_EV_FORK] = "vfs_open",
 	    [DL_EV_CGROUP - DL_EV_FORK] = "cgroup",
+	    [DL_EV_SPAN - DL_EV_FORK] = "span",
 	};
 
 	if (kind < DL_SYS_COUNT)
@@ -91,6 +148,8 @@ const char *io_class_name(enum io_class c)
 		return "data";
 	case IO_SYNC:
 		return "sync";
+	case IO_HINT:
+		return "hint";
 	default:
 		return "metadata";
 	}
@@ -104,10 +163,30 @@ struct flag_name {
 /* Append "name" (with a '|' separator) to buf; keeps buf terminated. */
 static void append(char *buf, size_t size, size_t *len, const char *name)
 {
-	int n = snprintf(buf + *len, size - *len, "%s%s", *len ? "|" : "", name);
+	size_t n = strlen(name), bar = *len != 0;
 
-	if (n > 0 && (size_t)n < size - *len)
-		*len += n;
+	if (*len + bar + n >= size)
+		return;
+	if (bar)
+		buf[(*len)++] = '|';
+	memcpy(buf + *len, name, n + 1);
+	*len += n;
+}
+
+/* A decimal number of at most 9 digits. */
+static int parse_uint(const char *s, size_t len, uint32_t *out)
+{
+	uint32_t v = 0;
+
+	if (!len || len > 9)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
 }
 
 static void format_bits(uint32_t value, const struct flag_name *names, size_t count, char *buf,
@@ -129,48 +208,64 @@ static void format_bits(uint32_t value, const struct flag_name *names, size_t co
 		snprintf(buf, size, "0");
 }
 
+static const struct flag_name open_names[] = {
+    {O_CREAT, "O_CREAT"},	  {O_EXCL, "O_EXCL"},
+    {O_NOCTTY, "O_NOCTTY"},	  {O_TRUNC, "O_TRUNC"},
+    {O_APPEND, "O_APPEND"},	  {O_NONBLOCK, "O_NONBLOCK"},
+    {O_DSYNC, "O_DSYNC"},	  {O_DIRECT, "O_DIRECT"},
+    {O_LARGEFILE, "O_LARGEFILE"}, {O_DIRECTORY, "O_DIRECTORY"},
+    {O_NOFOLLOW, "O_NOFOLLOW"},	  {O_NOATIME, "O_NOATIME"},
+    {O_CLOEXEC, "O_CLOEXEC"},	  {O_SYNC & ~O_DSYNC, "O_SYNC"},
+    {O_PATH, "O_PATH"},		  {O_TMPFILE & ~O_DIRECTORY, "O_TMPFILE"},
+    {O_RDONLY, "O_RDONLY"},	  {O_WRONLY, "O_WRONLY"},
+    {O_RDWR, "O_RDWR"},		  {O_ACCMODE, "O_ACCMODE"},
+};
+#define OPEN_BITS 16 /* the entries above the access modes */
+
+static const char *const whence_names[] = {"SEEK_SET", "SEEK_CUR", "SEEK_END", "SEEK_DATA",
+					   "SEEK_HOLE"};
+
+static const struct flag_name prot_names[] = {
+    {PROT_READ, "PROT_READ"},
+    {PROT_WRITE, "PROT_WRITE"},
+    {PROT_EXEC, "PROT_EXEC"},
+    {PROT_NONE, "PROT_NONE"},
+};
+
+static const struct flag_name map_names[] = {
+    {MAP_SHARED_VALIDATE, "MAP_SHARED_VALIDATE"},
+    {MAP_SHARED, "MAP_SHARED"},
+    {MAP_PRIVATE, "MAP_PRIVATE"},
+    {MAP_FIXED, "MAP_FIXED"},
+    {MAP_POPULATE, "MAP_POPULATE"},
+    {MAP_NORESERVE, "MAP_NORESERVE"},
+    {MAP_LOCKED, "MAP_LOCKED"},
+    {MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"},
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
 void format_open_flags(uint32_t flags, char *buf, size_t size)
 {
-	static const struct flag_name names[] = {
-	    {O_CREAT, "O_CREAT"},	  {O_EXCL, "O_EXCL"},
-	    {O_NOCTTY, "O_NOCTTY"},	  {O_TRUNC, "O_TRUNC"},
-	    {O_APPEND, "O_APPEND"},	  {O_NONBLOCK, "O_NONBLOCK"},
-	    {O_DSYNC, "O_DSYNC"},	  {O_DIRECT, "O_DIRECT"},
-	    {O_LARGEFILE, "O_LARGEFILE"}, {O_DIRECTORY, "O_DIRECTORY"},
-	    {O_NOFOLLOW, "O_NOFOLLOW"},	  {O_NOATIME, "O_NOATIME"},
-	    {O_CLOEXEC, "O_CLOEXEC"},	  {O_SYNC & ~O_DSYNC, "O_SYNC"},
-	    {O_PATH, "O_PATH"},		  {O_TMPFILE & ~O_DIRECTORY, "O_TMPFILE"},
-	};
-	static const char *const access[] = {"O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE"};
 	size_t len = 0;
 
 	if (!size)
 		return;
 	buf[0] = '\0';
-	append(buf, size, &len, access[flags & O_ACCMODE]);
-	format_bits(flags & ~(uint32_t)O_ACCMODE, names, sizeof(names) / sizeof(names[0]), buf,
-		    size, len);
+	append(buf, size, &len, open_names[OPEN_BITS + (flags & O_ACCMODE)].name);
+	format_bits(flags & ~(uint32_t)O_ACCMODE, open_names, OPEN_BITS, buf, size, len);
 }
 
 void format_whence(uint32_t whence, char *buf, size_t size)
 {
-	static const char *const names[] = {"SEEK_SET", "SEEK_CUR", "SEEK_END", "SEEK_DATA",
-					    "SEEK_HOLE"};
-
-	if (whence < sizeof(names) / sizeof(names[0]))
-		snprintf(buf, size, "%s", names[whence]);
+	if (whence < COUNT(whence_names))
+		snprintf(buf, size, "%s", whence_names[whence]);
 	else
 		snprintf(buf, size, "%u", whence);
 }
 
 void format_mmap_prot(uint32_t prot, char *buf, size_t size)
 {
-	static const struct flag_name names[] = {
-	    {PROT_READ, "PROT_READ"},
-	    {PROT_WRITE, "PROT_WRITE"},
-	    {PROT_EXEC, "PROT_EXEC"},
-	};
-
 	if (!size)
 		return;
 	buf[0] = '\0';
@@ -178,34 +273,407 @@ void format_mmap_prot(uint32_t prot, char *buf, size_t size)
 		snprintf(buf, size, "PROT_NONE");
 		return;
 	}
-	format_bits(prot, names, sizeof(names) / sizeof(names[0]), buf, size, 0);
+	format_bits(prot, prot_names, 3, buf, size, 0);
 }
 
 void format_mmap_flags(uint32_t flags, char *buf, size_t size)
 {
-	static const struct flag_name names[] = {
-	    {MAP_SHARED_VALIDATE, "MAP_SHARED_VALIDATE"},
-	    {MAP_SHARED, "MAP_SHARED"},
-	    {MAP_PRIVATE, "MAP_PRIVATE"},
-	    {MAP_FIXED, "MAP_FIXED"},
-	    {MAP_POPULATE, "MAP_POPULATE"},
-	    {MAP_NORESERVE, "MAP_NORESERVE"},
-	    {MAP_LOCKED, "MAP_LOCKED"},
-	    {MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"},
-	};
-
 	if (!size)
 		return;
 	buf[0] = '\0';
-	format_bits(flags, names, sizeof(names) / sizeof(names[0]), buf, size, 0);
+	format_bits(flags, map_names, COUNT(map_names), buf, size, 0);
+}
+
+/*
+ * The reverse of format_bits: "A|B|0x40" -> the value; names not in the
+ * table fail.
+ */
+static int parse_bits(const char *s, size_t len, const struct flag_name *names, size_t count,
+		      uint32_t *out)
+{
+	uint32_t v = 0;
+
+	while (len) {
+		const char *bar = memchr(s, '|', len);
+		size_t n = bar ? (size_t)(bar - s) : len;
+		size_t i;
+
+		if (n > 2 && s[0] == '0' && s[1] == 'x') {
+			char tmp[16], *end;
+
+			if (n >= sizeof(tmp))
+				return -1;
+			memcpy(tmp, s, n);
+			tmp[n] = '\0';
+			v |= strtoul(tmp, &end, 16);
+			if (*end)
+				return -1;
+		} else {
+			for (i = 0; i < count; i++)
+				if (strlen(names[i].name) == n && !memcmp(names[i].name, s, n))
+					break;
+			if (i == count)
+				return -1;
+			v |= names[i].bit;
+		}
+		s += n;
+		len -= n;
+		if (len) { /* the bar */
+			s++;
+			len--;
+		}
+	}
+	*out = v;
+	return 0;
+}
+
+int parse_open_flags(const char *s, size_t len, uint32_t *out)
+{
+	return parse_bits(s, len, open_names, COUNT(open_names), out);
+}
+
+int parse_whence(const char *s, size_t len, uint32_t *out)
+{
+	for (uint32_t i = 0; i < COUNT(whence_names); i++) {
+		if (strlen(whence_names[i]) == len && !memcmp(whence_names[i], s, len)) {
+			*out = i;
+			return 0;
+		}
+	}
+	return parse_uint(s, len, out);
+}
+
+int parse_mmap_prot(const char *s, size_t len, uint32_t *out)
+{
+	return parse_bits(s, len, prot_names, COUNT(prot_names), out);
+}
+
+int parse_mmap_flags(const char *s, size_t len, uint32_t *out)
+{
+	if (len == 1 && *s == '0') {
+		*out = 0;
+		return 0;
+	}
+	return parse_bits(s, len, map_names, COUNT(map_names), out);
+}
+
+/* ---- the arguments of the metadata, hint and sync kinds ---- */
+
+struct enum_name {
+	uint32_t value;
+	const char *name;
+	uint8_t arg; /* fcntl commands: enum fcntl_arg */
+};
+
+static const struct enum_name fcntl_cmds[] = {
+    {0, "F_DUPFD", FCNTL_ARG_DUP},
+    {1, "F_GETFD", FCNTL_ARG_NONE},
+    {2, "F_SETFD", FCNTL_ARG_FD_FLAGS},
+    {3, "F_GETFL", FCNTL_ARG_NONE},
+    {4, "F_SETFL", FCNTL_ARG_FILE_FLAGS},
+    {5, "F_GETLK", FCNTL_ARG_LOCK},
+    {6, "F_SETLK", FCNTL_ARG_LOCK},
+    {7, "F_SETLKW", FCNTL_ARG_LOCK},
+    {8, "F_SETOWN", FCNTL_ARG_INT},
+    {9, "F_GETOWN", FCNTL_ARG_NONE},
+    {10, "F_SETSIG", FCNTL_ARG_INT},
+    {11, "F_GETSIG", FCNTL_ARG_NONE},
+    {15, "F_SETOWN_EX", FCNTL_ARG_POINTER},
+    {16, "F_GETOWN_EX", FCNTL_ARG_POINTER},
+    {17, "F_GETOWNER_UIDS", FCNTL_ARG_POINTER},
+    {36, "F_OFD_GETLK", FCNTL_ARG_LOCK},
+    {37, "F_OFD_SETLK", FCNTL_ARG_LOCK},
+    {38, "F_OFD_SETLKW", FCNTL_ARG_LOCK},
+    {1024, "F_SETLEASE", FCNTL_ARG_INT},
+    {1025, "F_GETLEASE", FCNTL_ARG_NONE},
+    {1026, "F_NOTIFY", FCNTL_ARG_INT},
+    {1027, "F_DUPFD_QUERY", FCNTL_ARG_INT},
+    {1028, "F_CREATED_QUERY", FCNTL_ARG_NONE},
+    {1030, "F_DUPFD_CLOEXEC", FCNTL_ARG_DUP},
+    {1031, "F_SETPIPE_SZ", FCNTL_ARG_INT},
+    {1032, "F_GETPIPE_SZ", FCNTL_ARG_NONE},
+    {1033, "F_ADD_SEALS", FCNTL_ARG_INT},
+    {1034, "F_GET_SEALS", FCNTL_ARG_NONE},
+    {1035, "F_GET_RW_HINT", FCNTL_ARG_POINTER},
+    {1036, "F_SET_RW_HINT", FCNTL_ARG_POINTER},
+    {1037, "F_GET_FILE_RW_HINT", FCNTL_ARG_POINTER},
+    {1038, "F_SET_FILE_RW_HINT", FCNTL_ARG_POINTER},
+};
+
+static const struct enum_name lock_types[] = {
+    {0, "F_RDLCK", 0},
+    {1, "F_WRLCK", 0},
+    {2, "F_UNLCK", 0},
+};
+
+static const struct enum_name fadvise_advice[] = {
+    {0, "POSIX_FADV_NORMAL", 0},   {1, "POSIX_FADV_RANDOM", 0},	  {2, "POSIX_FADV_SEQUENTIAL", 0},
+    {3, "POSIX_FADV_WILLNEED", 0}, {4, "POSIX_FADV_DONTNEED", 0}, {5, "POSIX_FADV_NOREUSE", 0},
+};
+
+static const struct enum_name madvise_advice[] = {
+    {0, "MADV_NORMAL", 0},	     {1, "MADV_RANDOM", 0},	     {2, "MADV_SEQUENTIAL", 0},
+    {3, "MADV_WILLNEED", 0},	     {4, "MADV_DONTNEED", 0},	     {8, "MADV_FREE", 0},
+    {9, "MADV_REMOVE", 0},	     {10, "MADV_DONTFORK", 0},	     {11, "MADV_DOFORK", 0},
+    {12, "MADV_MERGEABLE", 0},	     {13, "MADV_UNMERGEABLE", 0},    {14, "MADV_HUGEPAGE", 0},
+    {15, "MADV_NOHUGEPAGE", 0},	     {16, "MADV_DONTDUMP", 0},	     {17, "MADV_DODUMP", 0},
+    {18, "MADV_WIPEONFORK", 0},	     {19, "MADV_KEEPONFORK", 0},     {20, "MADV_COLD", 0},
+    {21, "MADV_PAGEOUT", 0},	     {22, "MADV_POPULATE_READ", 0},  {23, "MADV_POPULATE_WRITE", 0},
+    {24, "MADV_DONTNEED_LOCKED", 0}, {25, "MADV_COLLAPSE", 0},	     {100, "MADV_HWPOISON", 0},
+    {101, "MADV_SOFT_OFFLINE", 0},   {102, "MADV_GUARD_INSTALL", 0}, {103, "MADV_GUARD_REMOVE", 0},
+};
+
+static const struct {
+	const struct enum_name *names;
+	size_t count;
+} enums[] = {
+    [SYM_FCNTL_CMD] = {fcntl_cmds, COUNT(fcntl_cmds)},
+    [SYM_LOCK_TYPE] = {lock_types, COUNT(lock_types)},
+    [SYM_FADVISE] = {fadvise_advice, COUNT(fadvise_advice)},
+    [SYM_MADVISE] = {madvise_advice, COUNT(madvise_advice)},
+};
+
+static const struct enum_name *enum_find(enum sym_set set, uint32_t v)
+{
+	for (size_t i = 0; i < enums[set].count; i++)
+		if (enums[set].names[i].value == v)
+			return &enums[set].names[i];
+	return NULL;
+}
+
+void format_sym(enum sym_set set, uint32_t v, char *buf, size_t size)
+{
+	const struct enum_name *e = enum_find(set, v);
+
+	if (e)
+		snprintf(buf, size, "%s", e->name);
+	else
+		snprintf(buf, size, "%u", v);
+}
+
+int parse_sym(enum sym_set set, const char *s, size_t len, uint32_t *out)
+{
+	for (size_t i = 0; i < enums[set].count; i++) {
+		const char *n = enums[set].names[i].name;
+
+		if (strlen(n) == len && !memcmp(n, s, len)) {
+			*out = enums[set].names[i].value;
+			return 0;
+		}
+	}
+	return parse_uint(s, len, out);
+}
+
+enum fcntl_arg fcntl_arg_of(uint32_t cmd)
+{
+	const struct enum_name *e = enum_find(SYM_FCNTL_CMD, cmd);
+
+	return e ? (enum fcntl_arg)e->arg : FCNTL_ARG_POINTER;
+}
+
+/* access(2) modes: F_OK is 0 */
+static const struct flag_name access_names[] = {
+    {4, "R_OK"},
+    {2, "W_OK"},
+    {1, "X_OK"},
+};
+
+static const struct flag_name flock_names[] = {
+    {1, "LOCK_SH"},
+    {2, "LOCK_EX"},
+    {4, "LOCK_NB"},
+    {8, "LOCK_UN"},
+};
+
+static const struct flag_name msync_names[] = {
+    {1, "MS_ASYNC"},
+    {2, "MS_INVALIDATE"},
+    {4, "MS_SYNC"},
+};
+
+static const struct flag_name xattr_names[] = {
+    {1, "XATTR_CREATE"},
+    {2, "XATTR_REPLACE"},
+};
+
+static const struct flag_name fd_names[] = {
+    {FD_CLOEXEC, "FD_CLOEXEC"},
+};
+
+static const struct {
+	const struct flag_name *names;
+	size_t count;
+	const char *zero; /* the name of 0 */
+} flag_sets[] = {
+    [FLAGS_ACCESS] = {access_names, COUNT(access_names), "F_OK"},
+    [FLAGS_FLOCK] = {flock_names, COUNT(flock_names), "0"},
+    [FLAGS_MSYNC] = {msync_names, COUNT(msync_names), "0"},
+    [FLAGS_XATTR] = {xattr_names, COUNT(xattr_names), "0"},
+    [FLAGS_FD] = {fd_names, COUNT(fd_names), "0"},
+};
+
+void format_flag_set(enum flag_set set, uint32_t v, char *buf, size_t size)
+{
+	if (!size)
+		return;
+	buf[0] = '\0';
+	if (!v) {
+		snprintf(buf, size, "%s", flag_sets[set].zero);
+		return;
+	}
+	format_bits(v, flag_sets[set].names, flag_sets[set].count, buf, size, 0);
+}
+
+int parse_flag_set(enum flag_set set, const char *s, size_t len, uint32_t *out)
+{
+	const char *zero = flag_sets[set].zero;
+
+	if (strlen(zero) == len && !memcmp(zero, s, len)) {
+		*out = 0;
+		return 0;
+	}
+	return parse_bits(s, len, flag_sets[set].names, flag_sets[set].count, out);
+}
+
+/* A time of utime*: "SECONDS.NANOSECONDS" (nine digits or more), or UTIME_NOW, UTIME_OMIT. */
+#define UTIME_NOW_NS  ((1u << 30) - 1)
+#define UTIME_OMIT_NS ((1u << 30) - 2)
+
+void format_utime(int64_t sec, uint32_t nsec, char *buf, size_t size)
+{
+	if (nsec == UTIME_NOW_NS)
+		snprintf(buf, size, "UTIME_NOW");
+	else if (nsec == UTIME_OMIT_NS)
+		snprintf(buf, size, "UTIME_OMIT");
+	else
+		snprintf(buf, size, "%lld.%09u", (long long)sec, nsec);
+}
+
+int parse_utime(const char *s, size_t len, int64_t *sec, uint32_t *nsec)
+{
+	const char *dot = memchr(s, '.', len);
+	uint64_t whole = 0, frac = 0;
+	bool neg = len && s[0] == '-';
+	size_t i = neg;
+
+	if (len == 9 && !memcmp(s, "UTIME_NOW", 9)) {
+		*sec = 0;
+		*nsec = UTIME_NOW_NS;
+		return 0;
+	}
+	if (len == 10 && !memcmp(s, "UTIME_OMIT", 10)) {
+		*sec = 0;
+		*nsec = UTIME_OMIT_NS;
+		return 0;
+	}
+	if (!dot || dot == s + i || (size_t)(s + len - dot - 1) < 9 || s + len - dot - 1 > 10)
+		return -1;
+	for (; s + i < dot; i++) {
+		if (s[i] < '0' || s[i] > '9' || whole > (UINT64_MAX - 9) / 10)
+			return -1;
+		whole = whole * 10 + (s[i] - '0');
+	}
+	for (i++; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		frac = frac * 10 + (s[i] - '0');
+	}
+	if (frac > UINT32_MAX)
+		return -1;
+	*sec = neg ? -(int64_t)whole : (int64_t)whole;
+	*nsec = frac;
+	return 0;
 }
 
 const char *errno_name(int err, char *buf, size_t size)
 {
-	const char *name = strerrorname_np(err);
+	const char *name = err == ERRNO_UNKNOWN ? "EUNKNOWN" : strerrorname_np(err);
 
 	if (name)
 		return name;
 	snprintf(buf, size, "%d", err);
 	return buf;
+}
+
+int errno_number(const char *s, size_t len)
+{
+	static int16_t by_hash[512];
+	static bool ready;
+	uint32_t h = 0;
+
+	if (!ready) { /* errno names by a small hash of their bytes, made once */
+		for (int e = 1; e < 512; e++) {
+			const char *n = strerrorname_np(e);
+			uint32_t k = 0;
+
+			if (!n)
+				continue;
+			for (const char *p = n; *p; p++)
+				k = k * 31 + (unsigned char)*p;
+			for (k %= 512; by_hash[k]; k = (k + 1) % 512)
+				;
+			by_hash[k] = e;
+		}
+		ready = true;
+	}
+	for (size_t i = 0; i < len; i++)
+		h = h * 31 + (unsigned char)s[i];
+	for (h %= 512; by_hash[h]; h = (h + 1) % 512) {
+		const char *n = strerrorname_np(by_hash[h]);
+
+		if (strlen(n) == len && !memcmp(n, s, len))
+			return by_hash[h];
+	}
+	if (len && s[0] >= '0' && s[0] <= '9') {
+		uint32_t v;
+
+		if (!parse_uint(s, len, &v) && v && v < ERRNO_UNKNOWN)
+			return v;
+	}
+	return ERRNO_UNKNOWN;
+}
+
+#define KIND_SLOTS 256 /* a power of two, at least twice DL_SYS_COUNT */
+_Static_assert(DL_SYS_COUNT * 2 <= KIND_SLOTS && DL_SYS_COUNT <= 127, "kind_slot holds a kind");
+static signed char kind_slot[KIND_SLOTS];
+static bool kind_ready;
+
+static uint32_t name_hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static void kind_table_init(void)
+{
+	memset(kind_slot, -1, sizeof(kind_slot));
+	for (int k = 0; k < DL_SYS_COUNT; k++) {
+		const char *nm = syscall_info(k)->name;
+		uint32_t h = name_hash(nm, strlen(nm)) % KIND_SLOTS;
+
+		while (kind_slot[h] >= 0)
+			h = (h + 1) % KIND_SLOTS;
+		kind_slot[h] = k;
+	}
+	kind_ready = true;
+}
+
+int syscall_kind(const char *name, size_t len)
+{
+	uint32_t h;
+
+	if (!kind_ready)
+		kind_table_init();
+	h = name_hash(name, len) % KIND_SLOTS;
+	while (kind_slot[h] >= 0) {
+		const char *nm = syscall_info(kind_slot[h])->name;
+
+		if (strlen(nm) == len && !memcmp(nm, name, len))
+			return kind_slot[h];
+		h = (h + 1) % KIND_SLOTS;
+	}
+	return -1;
 }

@@ -3,13 +3,15 @@
 #ifndef SYSCALL_TABLE_H
 #define SYSCALL_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 enum io_class {
 	IO_DATA,     /* moves file bytes: read, write, mmap, sendfile, ... */
 	IO_METADATA, /* names, attributes, descriptors: open, stat, close, ... */
-	IO_SYNC,     /* durability: fsync, fdatasync, sync_file_range */
+	IO_SYNC,     /* durability: fsync, fdatasync, sync_file_range, msync, sync, syncfs */
+	IO_HINT,     /* advice about future access: fadvise64, readahead, madvise */
 };
 
 struct syscall_info {
@@ -19,6 +21,7 @@ struct syscall_info {
 	unsigned reads : 1;  /* moves bytes from a file */
 	unsigned writes : 1; /* moves bytes to a file */
 	unsigned opens : 1;  /* returns a new descriptor for a path */
+	unsigned shared : 1; /* served by the shared programs (meta_syscall_probes.bpf.c) */
 };
 
 /* NULL for kinds that are not syscalls. */
@@ -26,6 +29,8 @@ const struct syscall_info *syscall_info(unsigned kind);
 /* The syscall's name, or "fork", "page_fault", ... for the other kinds; NULL if unknown. */
 const char *record_kind_name(unsigned kind);
 const char *io_class_name(enum io_class c);
+/* The reverse: DL_SYS_* of a syscall name as traces write it, or -1. */
+int syscall_kind(const char *name, size_t len);
 
 /* "O_WRONLY|O_CREAT|O_TRUNC" style rendering into buf. */
 void format_open_flags(uint32_t flags, char *buf, size_t size);
@@ -36,5 +41,48 @@ void format_mmap_prot(uint32_t prot, char *buf, size_t size);
 void format_mmap_flags(uint32_t flags, char *buf, size_t size);
 /* "ENOENT"; the number as text when unknown. */
 const char *errno_name(int err, char *buf, size_t size);
+
+/* Named values of the metadata, hint and sync kinds' arguments. */
+enum sym_set {
+	SYM_FCNTL_CMD, /* F_SETLK, F_GETFL, ... */
+	SYM_LOCK_TYPE, /* F_RDLCK, F_WRLCK, F_UNLCK */
+	SYM_FADVISE,   /* POSIX_FADV_* */
+	SYM_MADVISE,   /* MADV_* */
+};
+/* The name, or the number as text when it has none. */
+void format_sym(enum sym_set set, uint32_t v, char *buf, size_t size);
+int parse_sym(enum sym_set set, const char *s, size_t len, uint32_t *out);
+
+/* What an fcntl command's third argument is (what a trace shows of it). */
+enum fcntl_arg {
+	FCNTL_ARG_NONE,	      /* F_GETFL, F_GETFD, ...: nothing shown */
+	FCNTL_ARG_DUP,	      /* F_DUPFD*: the lowest new fd ("minfd") */
+	FCNTL_ARG_FD_FLAGS,   /* F_SETFD: FD_CLOEXEC */
+	FCNTL_ARG_FILE_FLAGS, /* F_SETFL: O_* flags */
+	FCNTL_ARG_LOCK,	      /* the locks: a struct flock (type, whence, start, len) */
+	FCNTL_ARG_INT,	      /* F_SETOWN, F_SETSIG, F_SETLEASE, ...: a number */
+	FCNTL_ARG_POINTER,    /* a pointer to something else, and unknown commands: not shown */
+};
+enum fcntl_arg fcntl_arg_of(uint32_t cmd);
+
+/* Flag sets: "R_OK|W_OK" (0: "F_OK"), "LOCK_EX|LOCK_NB", "MS_SYNC", "XATTR_CREATE", "FD_CLOEXEC" */
+enum flag_set { FLAGS_ACCESS, FLAGS_FLOCK, FLAGS_MSYNC, FLAGS_XATTR, FLAGS_FD };
+void format_flag_set(enum flag_set set, uint32_t v, char *buf, size_t size);
+int parse_flag_set(enum flag_set set, const char *s, size_t len, uint32_t *out);
+
+/* utime* times: "1700000000.000000123", "UTIME_NOW", "UTIME_OMIT" */
+void format_utime(int64_t sec, uint32_t nsec, char *buf, size_t size);
+int parse_utime(const char *s, size_t len, int64_t *sec, uint32_t *nsec);
+
+/* An errno value that has no name (a trace said "ret": -1 without a known errno). */
+#define ERRNO_UNKNOWN 4095
+
+/* The reverse of the formatters above (what a trace reader needs); -1 if s is not one. */
+int parse_open_flags(const char *s, size_t len, uint32_t *out);
+int parse_whence(const char *s, size_t len, uint32_t *out);
+int parse_mmap_prot(const char *s, size_t len, uint32_t *out);
+int parse_mmap_flags(const char *s, size_t len, uint32_t *out);
+/* "ENOENT" -> 2; unknown names -> ERRNO_UNKNOWN. */
+int errno_number(const char *s, size_t len);
 
 #endif

@@ -6,7 +6,7 @@
  * involved.
  *
  *   +---------------------+  file header: 8 bytes
- *   | "DLREC01\n"         |
+ *   | "DLREC02\n"         |  02: kinds renumbered (DL_EV_FORK = 128); 01 is refused
  *   +---------+-----------+  then one entry per record, in arrival order:
  *   | u32 len | len bytes |  len: the record's size (host byte order),
  *   +---------+-----------+  bytes: the record as the ring buffer held it
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define RECORD_FILE_MAGIC "DLREC01\n"
+#define RECORD_FILE_MAGIC "DLREC02\n"
 
 /* Create path for writing (NULL with errno on failure). */
 FILE *record_file_create(const char *path);

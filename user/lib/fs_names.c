@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "lib/fs_names.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include <stddef.h>
 
 static const struct {
@@ -54,4 +57,22 @@ const char *fs_name(uint32_t magic)
 		if (names[i].magic == magic)
 			return names[i].name;
 	return NULL;
+}
+
+int fs_magic(const char *name, size_t len, uint32_t *magic)
+{
+	char buf[16], *end;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strlen(names[i].name) == len && !memcmp(names[i].name, name, len)) {
+			*magic = names[i].magic;
+			return 0;
+		}
+	}
+	if (len < 3 || len >= sizeof(buf) || name[0] != '0' || name[1] != 'x')
+		return -1;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	*magic = strtoul(buf, &end, 16);
+	return *end ? -1 : 0;
 }

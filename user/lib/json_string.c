@@ -33,6 +33,49 @@ size_t utf8_sequence_length(const unsigned char *s, size_t avail)
 	return 0;
 }
 
+bool utf8_valid(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_sequence_length((const unsigned char *)s + i, len - i);
+
+		if (!n)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+/*
+ * Copy the UTF-8 sequence at p to *o, or U+FFFD for its first byte when it
+ * is not valid (and set *lossy); *o moves past what was written.  Returns
+ * the input bytes used.
+ */
+static inline size_t put_utf8(char **o, const unsigned char *p, size_t avail, bool *lossy)
+{
+	size_t n = utf8_sequence_length(p, avail);
+
+	if (n) {
+		memcpy(*o, p, n);
+		*o += n;
+		return n;
+	}
+	memcpy(*o, "\xef\xbf\xbd", 3); /* U+FFFD REPLACEMENT CHARACTER */
+	*o += 3;
+	*lossy = true;
+	return 1;
+}
+
+size_t utf8_repair(char *out, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	bool lossy = false;
+	char *o = out;
+
+	for (size_t i = 0; i < len;)
+		i += put_utf8(&o, p + i, len - i, &lossy);
+	return o - out;
+}
+
 static const char hex_digits[] = "0123456789abcdef";
 
 size_t json_escape(char *out, const char *s, size_t len, bool *lossy)
@@ -77,20 +120,7 @@ size_t json_escape(char *out, const char *s, size_t len, bool *lossy)
 			i++;
 			continue;
 		}
-		size_t n = utf8_sequence_length(p + i, len - i);
-
-		if (n) {
-			memcpy(o, p + i, n);
-			o += n;
-			i += n;
-		} else {
-			/* U+FFFD REPLACEMENT CHARACTER */
-			*o++ = (char)0xef;
-			*o++ = (char)0xbf;
-			*o++ = (char)0xbd;
-			*lossy = true;
-			i++;
-		}
+		i += put_utf8(&o, p + i, len - i, lossy);
 	}
 	*o = '\0';
 	return o - out;

@@ -28,4 +28,17 @@ size_t json_hex(char *out, const char *s, size_t len);
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
 size_t utf8_sequence_length(const unsigned char *s, size_t avail);
 
+/* Whether s[0..len) is valid UTF-8 (NUL bytes are). */
+bool utf8_valid(const char *s, size_t len);
+
+/* Worst-case size of utf8_repair's output for n input bytes (each -> U+FFFD). */
+#define UTF8_REPAIRED_MAX(n) ((n)*3)
+
+/*
+ * s[0..len) as valid UTF-8, the way json_escape writes it unescaped: every
+ * byte that does not start a valid sequence becomes U+FFFD.  out holds
+ * UTF8_REPAIRED_MAX(len) bytes (not NUL-terminated); returns bytes written.
+ */
+size_t utf8_repair(char *out, const char *s, size_t len);
+
 #endif

@@ -20,9 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "event/lost_counts.h"
 #include "merge/merge_ids.h"
 #include "io/output_sink.h"
-#include "event/trace_event.h"
+#include "format/chrome/trace_event.h"
 
 /* What one input's dltrace_summary event said. */
 struct merge_input_summary {
@@ -30,6 +31,7 @@ struct merge_input_summary {
 	bool truncated; /* its tracer could not write everything */
 	uint64_t events, lost_events, lost_bytes, duration_ns;
 	int64_t end_wall_ns;
+	struct lost_counts lost; /* lost_by_kind */
 };
 
 struct trace_merge {

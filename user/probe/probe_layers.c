@@ -12,7 +12,8 @@
 
 #include "probe/system_checks.h"
 
-static const char *const names[LAYER_COUNT] = {"syscall", "vfs", "mmap", "cache", "block", "uring"};
+static const char *const names[LAYER_COUNT] = {"syscall", "vfs",     "mmap",  "cache", "block",
+					       "uring",	  "markers", "stdio", "hdf5",  "mpiio"};
 
 const char *layer_name(enum layer l)
 {
@@ -29,25 +30,38 @@ int layers_parse(const char *list, unsigned *mask, char *err, size_t errlen)
 		return -1;
 	}
 	strcpy(buf, list);
+	/* "+x,-y": changes to the default set */
+	if (buf[0] == '+' || buf[0] == '-')
+		*mask = LAYERS_DEFAULT;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int found = -1;
+		char sign = *tok == '+' || *tok == '-' ? *tok++ : 0;
+		unsigned bits = 0;
 
 		if (strcmp(tok, "all") == 0) {
-			*mask = LAYERS_ALL;
-			continue;
+			bits = LAYERS_ALL;
+		} else if (strcmp(tok, "default") == 0) {
+			bits = LAYERS_DEFAULT;
+		} else {
+			for (int l = 0; l < LAYER_COUNT; l++)
+				if (strcmp(tok, names[l]) == 0)
+					bits = 1u << l;
 		}
-		for (int l = 0; l < LAYER_COUNT; l++)
-			if (strcmp(tok, names[l]) == 0)
-				found = l;
-		if (found < 0) {
-			snprintf(
-			    err, errlen,
-			    "--layers: unknown layer '%s' (choose from syscall, vfs, mmap, cache, "
-			    "block, uring, all)",
-			    tok);
+		if (!bits) {
+			char known[160];
+			size_t n = 0;
+
+			for (int l = 0; l < LAYER_COUNT; l++)
+				n += snprintf(known + n, sizeof(known) - n, "%s, ", names[l]);
+			snprintf(err, errlen,
+				 "--layers: unknown layer '%s' (choose from %sall, default; +LAYER "
+				 "or -LAYER change the default set)",
+				 tok, known);
 			return -1;
 		}
-		*mask |= 1u << found;
+		if (sign == '-')
+			*mask &= ~bits;
+		else
+			*mask |= bits;
 	}
 	if (!*mask) {
 		snprintf(err, errlen, "--layers needs at least one layer");
@@ -134,6 +148,17 @@ static bool kprobes_work(void)
 	return access(path, F_OK) == 0;
 }
 
+/* Uprobes (and so USDT probes): the perf PMU, or tracefs uprobe_events. */
+static bool uprobes_work(void)
+{
+	char path[256];
+
+	if (access("/sys/bus/event_source/devices/uprobe/type", F_OK) == 0)
+		return true;
+	snprintf(path, sizeof(path), "%s/uprobe_events", tracefs_dir());
+	return access(path, F_OK) == 0;
+}
+
 static void unavailable(struct layer_state *s, const char *fmt, const char *arg)
 {
 	s->active = false;
@@ -192,6 +217,15 @@ void layers_plan(struct layer_plan *plan, unsigned wanted, enum vfs_attach vfs)
 		else
 			unavailable(s, "%sno io_uring submit/complete tracepoints", "");
 	}
+	for (int l = 0; l < LAYER_COUNT; l++) {
+		s = &plan->layer[l];
+		if (!layer_is_library(l) || !s->wanted)
+			continue;
+		if (uprobes_work())
+			s->how = l == LAYER_MARKERS ? "USDT" : "uprobes";
+		else
+			unavailable(s, "%suprobes unavailable (CONFIG_UPROBES off?)", "");
+	}
 	s = &plan->layer[LAYER_VFS];
 	if (s->wanted) {
 		if (vfs != VFS_ATTACH_KPROBE)
@@ -229,7 +263,8 @@ int layer_of_program(const struct bpf_program *prog)
 	} prefixes[] = {
 	    {"dl_enter_", LAYER_SYSCALL}, {"dl_exit_", LAYER_SYSCALL}, {"vfs_", LAYER_VFS},
 	    {"mmap_", LAYER_MMAP},	  {"cache_", LAYER_CACHE},     {"block_", LAYER_BLOCK},
-	    {"uring_", LAYER_URING},
+	    {"uring_", LAYER_URING},	  {"markers_", LAYER_MARKERS}, {"stdio_", LAYER_STDIO},
+	    {"hdf5_", LAYER_HDF5},	  {"mpiio_", LAYER_MPIIO},
 	};
 	const char *name = bpf_program__name(prog);
 

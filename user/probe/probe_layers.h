@@ -3,7 +3,13 @@
  * Capture layers: which groups of BPF programs to load, what the running
  * kernel offers for each, and why a layer is missing.  Programs belong to a
  * layer by the prefix of their name (dl_ for syscalls, mmap_, cache_,
- * block_, uring_, vfs_fentry_/vfs_fexit_ or vfs_kprobe_/vfs_kretprobe_).
+ * block_, uring_, vfs_fentry_/vfs_fexit_ or vfs_kprobe_/vfs_kretprobe_,
+ * markers_, stdio_, hdf5_, mpiio_).
+ *
+ * The library layers (markers, stdio, hdf5, mpiio) are uprobes and USDT
+ * probes on shared libraries: the kernel only says whether uprobes work;
+ * user/probe/library_probes.c finds the libraries and their functions and
+ * attaches them.
  */
 #ifndef PROBE_LAYERS_H
 #define PROBE_LAYERS_H
@@ -19,10 +25,28 @@ enum layer {
 	LAYER_CACHE,
 	LAYER_BLOCK,
 	LAYER_URING,
+	LAYER_MARKERS, /* the job's phases: USDT probes of libdltrace_markers.so */
+	LAYER_STDIO,   /* libc's fopen, fread, fwrite, ...: per traced process */
+	LAYER_HDF5,    /* libhdf5's H5Fopen, H5Dread, ... */
+	LAYER_MPIIO,   /* libmpi's MPI_File_* */
 	LAYER_COUNT,
 };
 
 #define LAYERS_ALL ((1u << LAYER_COUNT) - 1)
+#define LAYERS_LIBRARY                                                                             \
+	((1u << LAYER_MARKERS) | (1u << LAYER_STDIO) | (1u << LAYER_HDF5) | (1u << LAYER_MPIIO))
+/*
+ * The layers on unless --layers says otherwise: those that cost processes
+ * dltrace does not trace nothing measurable.  stdio, hdf5 and mpiio make
+ * every call of the probed functions trap (README, "Library layers").
+ */
+#define LAYERS_DEFAULT                                                                             \
+	(LAYERS_ALL & ~((1u << LAYER_STDIO) | (1u << LAYER_HDF5) | (1u << LAYER_MPIIO)))
+
+static inline bool layer_is_library(int l)
+{
+	return l >= 0 && l < LAYER_COUNT && (LAYERS_LIBRARY & (1u << l));
+}
 
 enum vfs_attach {
 	VFS_ATTACH_AUTO,   /* fentry/fexit, else kprobes */
@@ -43,7 +67,10 @@ struct layer_plan {
 };
 
 const char *layer_name(enum layer l);
-/* Parse "syscall,mmap,..." (or "all") into a bit set; -1 on an unknown name. */
+/*
+ * Parse "syscall,mmap,..." ("all", "default") into a bit set; "+hdf5,-block"
+ * adds to or removes from the default set.  -1 on an unknown name.
+ */
 int layers_parse(const char *list, unsigned *mask, char *err, size_t errlen);
 
 /* Decide, from what the kernel offers, which wanted layers can run. */

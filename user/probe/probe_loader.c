@@ -16,6 +16,8 @@
 
 #include "bpf/dltrace_events.h"
 #include "dltrace.skel.h"
+#include "probe/library_probes.h"
+#include "event/syscall_table.h"
 #include "probe/probe_layers.h"
 #include "probe/system_checks.h"
 
@@ -26,15 +28,57 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 {
 	char line[1024];
 	const char *p;
+	va_list copy;
 
+	va_copy(copy, ap);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	/* libbpf: prog 'NAME': failed to load: -13 */
 	p = strstr(line, "prog '");
 	if (p && strstr(line, "failed to load"))
 		sscanf(p + 6, "%63[^']", failed_prog);
+	/* whole: a verifier log is one message of many lines */
 	if (libbpf_verbose && level != LIBBPF_DEBUG)
-		fputs(line, stderr);
+		vfprintf(stderr, fmt, copy);
+	va_end(copy);
 	return 0;
+}
+
+/*
+ * The shared programs (meta_syscall_probes.bpf.c): one enter and one exit
+ * program for the syscall kinds marked shared, attached to each of their
+ * tracepoints with the kind as the attachment's cookie.
+ */
+bool probe_is_shared(const struct bpf_program *prog)
+{
+	const char *name = bpf_program__name(prog);
+
+	return !strcmp(name, "dl_enter_shared") || !strcmp(name, "dl_exit_shared");
+}
+
+/* The tracepoint of a shared kind: sys_enter_<tp> or sys_exit_<tp>. */
+static void shared_tracepoint(const struct syscall_info *si, bool exit, char *buf, size_t size)
+{
+	snprintf(buf, size, "sys_%s_%s", exit ? "exit" : "enter", si->tracepoint);
+}
+
+/* Name the shared kinds whose tracepoint this kernel lacks (fchmodat2 before 6.6, ...). */
+static void note_missing_shared(struct probes *p)
+{
+	char tp[96];
+
+	for (unsigned k = 0; k < DL_SYS_COUNT; k++) {
+		const struct syscall_info *si = syscall_info(k);
+		size_t n = strlen(p->skipped_names);
+
+		if (!si->shared)
+			continue;
+		shared_tracepoint(si, false, tp, sizeof(tp));
+		if (tracepoint_exists("syscalls", tp))
+			continue;
+		if (p->skipped++ < 8)
+			snprintf(p->skipped_names + n, sizeof(p->skipped_names) - n, "%s%s",
+				 n ? ", " : "", tp);
+	}
 }
 
 /* Open the skeleton with the programs of the plan's active layers. */
@@ -58,10 +102,15 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 		bpf_map__set_max_entries(p->skel->maps.py_procs, 1);
 		bpf_map__set_max_entries(p->skel->maps.py_bins, 1);
 	}
+	/* stdio is attached per process: learn of new processes at once */
+	p->skel->rodata->fork_wakeup = p->plan.layer[LAYER_STDIO].active;
 	bpf_map__set_max_entries(p->skel->maps.events, o->ring_bytes);
 	p->ring_bytes = o->ring_bytes;
 	p->skipped = 0;
 	p->skipped_names[0] = '\0';
+	if (p->plan.layer[LAYER_SYSCALL].active &&
+	    bpf_object__find_program_by_name(p->skel->obj, "dl_enter_shared"))
+		note_missing_shared(p);
 	bpf_object__for_each_program (prog, p->skel->obj) {
 		int layer = layer_of_program(prog);
 
@@ -98,7 +147,10 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 static int budgeted_record(void *ctx, void *data, size_t size)
 {
 	struct probes *p = ctx;
-	int err = p->cb(p->cb_ctx, data, size);
+	int err;
+
+	library_probes_record(p->libs, data, size); /* per-process layers follow forks */
+	err = p->cb(p->cb_ctx, data, size);
 
 	if (err)
 		return err;
@@ -115,6 +167,7 @@ int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sam
 	libbpf_verbose = o->verbose;
 	libbpf_set_print(libbpf_print);
 	layers_plan(&p->plan, o->layers, o->vfs_attach);
+	p->libs = library_probes_plan(&p->plan, o->lib_paths, o->nlib_paths, o->verbose);
 	for (;;) {
 		struct bpf_program *prog;
 		int layer;
@@ -179,12 +232,59 @@ static int attach_rank(const struct bpf_program *prog)
 	if (layer_of_program(prog) < 0)
 		return 0;
 	if (strstr(sec, "/sys_exit_") || !strncmp(sec, "fexit/", 6) ||
-	    !strncmp(sec, "kretprobe/", 10) || (len > 9 && !strcmp(sec + len - 9, "_complete")))
+	    !strncmp(sec, "kretprobe/", 10) || (len > 9 && !strcmp(sec + len - 9, "_complete")) ||
+	    !strcmp(bpf_program__name(prog), "dl_exit_shared"))
 		return 1;
 	return 2;
 }
 
 #define ATTACH_RANKS 3
+
+/* Whether want selects the library layers' programs (attached by library_probes.c). */
+static bool wants_library(const struct probes *p, bool (*want)(const struct bpf_program *))
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program (prog, p->skel->obj)
+		if (layer_is_library(layer_of_program(prog)) && (!want || want(prog)))
+			return true;
+	return false;
+}
+
+static void add_link(struct probes *p, struct bpf_program *prog, int layer, struct bpf_link *link)
+{
+	p->link_layer[p->nlinks] = layer;
+	p->link_prog[p->nlinks] = prog;
+	p->links[p->nlinks++] = link;
+}
+
+/* Attach a shared program to the tracepoint of every shared kind this kernel has. */
+static int attach_shared(struct probes *p, struct bpf_program *prog, int layer, char *err,
+			 size_t errlen)
+{
+	bool exit = !strcmp(bpf_program__name(prog), "dl_exit_shared");
+	char tp[96];
+
+	for (unsigned k = 0; k < DL_SYS_COUNT; k++) {
+		const struct syscall_info *si = syscall_info(k);
+		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = k);
+		struct bpf_link *link;
+
+		if (!si->shared)
+			continue;
+		shared_tracepoint(si, exit, tp, sizeof(tp));
+		if (!tracepoint_exists("syscalls", tp))
+			continue; /* named at load (note_missing_shared) */
+		link = bpf_program__attach_tracepoint_opts(prog, "syscalls", tp, &opts);
+		if (!link) {
+			snprintf(err, errlen, "cannot attach %s to syscalls/%s: %s",
+				 bpf_program__name(prog), tp, strerror(errno));
+			return -1;
+		}
+		add_link(p, prog, layer, link);
+	}
+	return 0;
+}
 
 int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program *), char *err,
 			size_t errlen)
@@ -194,7 +294,7 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 
 	if (!p->links) {
 		bpf_object__for_each_program (prog, p->skel->obj)
-			n++;
+			n += probe_is_shared(prog) ? DL_SYS_COUNT : 1;
 		p->links = calloc(n, sizeof(*p->links));
 		p->link_layer = calloc(n, sizeof(*p->link_layer));
 		p->link_prog = calloc(n, sizeof(*p->link_prog));
@@ -208,12 +308,21 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 			int layer = layer_of_program(prog);
 			struct bpf_link *link;
 
-			/* iterators are not attached: they run on demand */
+			/*
+			 * iterators are not attached: they run on demand; library
+			 * layers are attached to their libraries (library_probes.c)
+			 */
 			if (attach_rank(prog) != rank || !bpf_program__autoload(prog) ||
+			    layer_is_library(layer) ||
 			    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active) ||
 			    (want && !want(prog)) || is_attached(p, prog) ||
 			    !strncmp(bpf_program__section_name(prog), "iter/", 5))
 				continue;
+			if (probe_is_shared(prog)) {
+				if (attach_shared(p, prog, layer, err, errlen))
+					return -1;
+				continue;
+			}
 			link = bpf_program__attach(prog);
 			if (!link) {
 				int e = errno;
@@ -244,10 +353,10 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 				}
 				continue;
 			}
-			p->link_layer[p->nlinks] = layer;
-			p->link_prog[p->nlinks] = prog;
-			p->links[p->nlinks++] = link;
+			add_link(p, prog, layer, link);
 		}
+	if (wants_library(p, want))
+		library_probes_attach(p->libs, p->skel, &p->plan);
 	return 0;
 }
 
@@ -275,13 +384,21 @@ static void *detach_batch(void *arg)
 size_t probes_detach_where_async(struct probes *p, bool (*want)(const struct bpf_program *))
 {
 	struct detach_batch *b = calloc(1, sizeof(*b));
+	struct bpf_link **lib = NULL;
+	size_t kept = 0,
+	       nlib = wants_library(p, want) ? library_probes_take_links(p->libs, &lib) : 0;
 	pthread_t thread;
-	size_t kept = 0;
 
-	if (!b || !(b->links = calloc(p->nlinks ? p->nlinks : 1, sizeof(*b->links)))) {
+	if (!b || !(b->links = calloc(p->nlinks + nlib + 1, sizeof(*b->links)))) {
+		for (size_t i = 0; i < nlib; i++)
+			bpf_link__destroy(lib[i]);
+		free(lib);
 		free(b);
 		return 0;
 	}
+	for (size_t i = 0; i < nlib; i++)
+		b->links[b->n++] = lib[i];
+	free(lib);
 	for (size_t i = 0; i < p->nlinks; i++) {
 		if (want(p->link_prog[i])) {
 			b->links[b->n++] = p->links[i];
@@ -307,6 +424,7 @@ size_t probes_detach_where_async(struct probes *p, bool (*want)(const struct bpf
  */
 void probes_detach(struct probes *p)
 {
+	library_probes_detach(p->libs, false);
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	p->nlinks = 0;
@@ -351,6 +469,8 @@ void probes_release_and_exit_soon(struct probes *p)
 	}
 	waitpid(pid, NULL, 0);
 	p->released = true;
+	/* streams still open on the descriptors closed below lose no buffered bytes */
+	fflush(NULL);
 	close(hold[0]);
 	if (hold[1] > 3)
 		syscall(SYS_close_range, 3, hold[1] - 1, 0);
@@ -362,10 +482,13 @@ void probes_destroy(struct probes *p)
 {
 	if (p->released) {
 		/* the descriptors were handed over and closed: free, do not detach */
+		library_probes_detach(p->libs, true);
 		for (size_t i = 0; i < p->nlinks; i++)
 			bpf_link__disconnect(p->links[i]);
 	}
 	probes_detach(p);
+	library_probes_free(p->libs);
+	p->libs = NULL;
 	free(p->links);
 	free(p->link_layer);
 	free(p->link_prog);
@@ -412,6 +535,7 @@ int probes_add_process(struct probes *p, pid_t tgid, uint32_t slot)
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.seed_tgids), &key, &slot, BPF_ANY))
 		return -errno;
 	__atomic_add_fetch(&p->skel->bss->dl_gen, 1, __ATOMIC_SEQ_CST);
+	library_probes_add_process(p->libs, tgid);
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "probe/probe_layers.h"
 
 struct dltrace_bpf;
+struct library_probes;
 
 struct probe_options {
 	uint64_t ring_bytes; /* ring buffer size, a power of two */
@@ -29,12 +30,15 @@ struct probe_options {
 	bool python_stacks;
 	uint64_t python_kinds;	   /* bit 1 << enum dl_kind */
 	uint32_t pthread_specific; /* glibc struct pthread: specific_1stblock */
+	char *const *lib_paths; /* --lib: libraries of the library layers (real paths) */
+	size_t nlib_paths;
 };
 
 struct probes {
 	struct dltrace_bpf *skel;
-	struct layer_plan plan; /* what is active, and why not */
-	struct bpf_link **links;
+	struct layer_plan plan;	     /* what is active, and why not */
+	struct library_probes *libs; /* the library layers' libraries and links */
+	struct bpf_link **links;     /* a shared program has one link per kind */
 	int *link_layer;		/* layer of each link (-1: core) */
 	struct bpf_program **link_prog; /* the program of each link */
 	ring_buffer_sample_fn cb;	/* the caller's record handler */
@@ -47,6 +51,9 @@ struct probes {
 	unsigned skipped; /* programs not loaded: tracepoint missing on this kernel */
 	char skipped_names[512];
 };
+
+/* dl_enter_shared, dl_exit_shared: attached once per shared syscall kind (cookie: the kind). */
+bool probe_is_shared(const struct bpf_program *prog);
 
 /* Open, configure and load. Records reach cb(ctx, data, size). */
 int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sample_fn cb,

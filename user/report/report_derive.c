@@ -37,6 +37,13 @@ uint64_t rs_proc_io(const struct rs_proc *p)
 	return sum;
 }
 
+double rs_cache_hit_ratio(uint64_t miss, uint64_t read_bytes)
+{
+	if (!read_bytes)
+		return -1;
+	return miss >= read_bytes ? 0 : 1 - (double)miss / (double)read_bytes;
+}
+
 struct sort_ctx {
 	double (*key)(const struct report_stats *, uint32_t);
 	const struct report_stats *st;
@@ -514,6 +521,7 @@ void rs_derive(struct report_stats *st)
 	derive_groups(st);
 	derive_mounts(st);
 	derive_job(st);
+	rs_phases_derive(st);
 }
 
 void rs_timeline_range(const struct report_stats *st, uint32_t *first, uint32_t *n)

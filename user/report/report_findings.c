@@ -27,7 +27,8 @@
  *                                less than 1 MiB written per sync
  *   checkpoint_stall             the training thread is blocked in write
  *                                bursts (>= 1 MiB) for >= 5% of its time and
- *                                >= 50 ms; high >= 20%
+ *                                >= 50 ms, and the bursts repeat (>= 2, other
+ *                                work between them); high >= 20%
  *   failed_syscalls              >= 1000 failed calls (all files) that are
  *                                >= 10% of all calls
  *   low_read_parallelism         one thread reads >= 90% of the bytes
@@ -35,6 +36,11 @@
  *                                reading, while other threads of the job,
  *                                alive for half its lifetime, read nothing
  *                                and spend < 10% of that time in I/O
+ *   data_stall                   a training loop (dltrace markers: step
+ *                                regions) waits for its batches (fetch
+ *                                regions; without them, reads of pipes and
+ *                                sockets) >= 20% of its iterations' time,
+ *                                over >= 3 steps and >= 50 ms; high >= 50%
  */
 #define _GNU_SOURCE
 #include "report/report_findings.h"
@@ -73,6 +79,7 @@
 #define STALL_SHARE	    0.05
 #define STALL_HIGH_SHARE    0.20
 #define STALL_MIN_NS	    50000000ull
+#define STALL_MIN_BURSTS    2 /* a checkpoint repeats: one burst is a file made once */
 #define FAILED_MIN	    1000
 #define FAILED_SHARE	    0.10
 #define PARALLEL_SHARE	    0.90
@@ -80,6 +87,10 @@
 #define PARALLEL_READ_SHARE 0.20
 #define PARALLEL_IDLE	    0.50
 #define PARALLEL_BUSY	    0.10
+#define DATA_STALL_SHARE    0.20
+#define DATA_STALL_HIGH	    0.50
+#define DATA_STALL_STEPS    3
+#define DATA_STALL_MIN_NS   50000000ull
 
 const char *finding_level_name(enum finding_level l)
 {
@@ -646,16 +657,24 @@ static void checkpoint_stall(const struct report_stats *st, struct findings *out
 	t = &st->threads[st->training_thread];
 	wall = rs_thread_wall(st, t);
 	share = ratio(t->burst_blocked_ns, wall);
-	if (t->burst_blocked_ns < STALL_MIN_NS || share < STALL_SHARE)
+	/*
+	 * Evidence of checkpoints: bursts that repeat, each >= 1 s after the
+	 * last (else they would be one burst), so other work (compute, reads)
+	 * separates them.  A single burst is a file written once (a dataset
+	 * made at the start, an output at the end), whatever share it takes.
+	 */
+	if (t->bursts < STALL_MIN_BURSTS || t->burst_blocked_ns < STALL_MIN_NS ||
+	    share < STALL_SHARE)
 		return;
 	f = add(out, "checkpoint_stall", share >= STALL_HIGH_SHARE ? LEVEL_HIGH : LEVEL_WARN,
 		"Checkpoint writes stall the training thread");
 	if (!f)
 		return;
 	rule(f,
-	     "the training thread is blocked in write bursts (writes and syncs less than 1 s "
-	     "apart, >= 1 MiB) for >= %.0f%% of its time and >= 100 ms; high >= %.0f%%",
-	     STALL_SHARE * 100, STALL_HIGH_SHARE * 100);
+	     "the training thread is blocked in repeated write bursts (>= %d bursts: writes and "
+	     "syncs less than 1 s apart, >= 1 MiB, with other work between the bursts) for "
+	     ">= %.0f%% of its time and >= 50 ms; high >= %.0f%%",
+	     STALL_MIN_BURSTS, STALL_SHARE * 100, STALL_HIGH_SHARE * 100);
 	evidence(f, "training thread %u: %llu bursts wrote %s and blocked it %s, %s of its %s",
 		 t->tid, (unsigned long long)t->bursts, human_bytes(a, t->burst_bytes),
 		 human_ns(b, t->burst_blocked_ns), human_pct(c, share), human_ns(d, wall));
@@ -827,6 +846,123 @@ static void low_read_parallelism(const struct report_stats *st, struct findings 
 		  "serializes storage latency.");
 }
 
+/* "epoch 1 step 3" (what the step's arguments say, else its rank in the loop) */
+static const char *step_label(const struct report_stats *st, const struct rs_step *s, char *buf,
+			      size_t size)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	if (s->epoch != NONE32)
+		o = snprintf(buf, size, "epoch %lld ",
+			     (long long)st->phases.epochs[s->epoch].index);
+	if (s->index >= 0)
+		snprintf(buf + o, size - o, "step %lld", (long long)s->index);
+	else
+		snprintf(buf + o, size - o, "step at %.3f s", s->end / 1e9);
+	return buf;
+}
+
+/* What was behind a slow step: its files and the time in each level. */
+static void slow_step(const struct report_stats *st, struct finding *f, const struct rs_owner *o,
+		      const struct rs_slow *sl)
+{
+	const struct rs_step *s = &st->phases.steps[sl->step];
+	char line[FINDING_LINE], label[64], a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX];
+	char name[320];
+	uint32_t best[3] = {NONE32, NONE32, NONE32};
+	size_t n;
+
+	(void)o;
+	n = snprintf(line, sizeof(line), "%s: %s, %s waiting for the batch (%s)",
+		     step_label(st, s, label, sizeof(label)), human_ns(a, rs_step_iter_ns(s)),
+		     human_ns(b, s->stall_ns), human_pct(c, rs_step_stall_share(s)));
+	for (int l = 0; l < LV_COUNT && n < sizeof(line); l++)
+		if (s->io.level_ns[l])
+			n += snprintf(line + n, sizeof(line) - n, "; %s %s", rs_level_names[l],
+				      human_ns(a, s->io.level_ns[l]));
+	for (uint32_t k = 0; k < sl->nfiles; k++)
+		for (int j = 0; j < 3; j++)
+			if (best[j] == NONE32 || sl->files[k].io_ns > sl->files[best[j]].io_ns) {
+				memmove(best + j + 1, best + j, (2 - j) * sizeof(best[0]));
+				best[j] = k;
+				break;
+			}
+	for (int j = 0; j < 3 && best[j] != NONE32 && n < sizeof(line); j++)
+		n +=
+		    snprintf(line + n, sizeof(line) - n, "%s %s (%s, %s)", j ? ";" : "; files:",
+			     fname(st, st->files[sl->files[best[j]].file].name, name, sizeof(name)),
+			     human_bytes(a, sl->files[best[j]].bytes),
+			     human_ns(b, sl->files[best[j]].io_ns));
+	evidence(f, "%s", line);
+}
+
+static void data_stall(const struct report_stats *st, struct findings *out)
+{
+	const struct rs_phases *ph = &st->phases;
+	const struct rs_owner *o = NULL;
+	uint32_t loops = 0;
+	double share = 0;
+	struct finding *f;
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], g[HUMAN_MAX];
+	uint32_t order[SLOW_KEEP];
+
+	for (uint32_t i = 0; i < ph->nowners; i++) {
+		const struct rs_owner *w = &ph->owners[i];
+		double sh = ratio(w->sum.stall_ns, w->sum.iter_ns);
+
+		if (w->steps < DATA_STALL_STEPS || w->sum.stall_ns < DATA_STALL_MIN_NS ||
+		    sh < DATA_STALL_SHARE)
+			continue;
+		loops++;
+		if (!o || sh > share) {
+			o = w;
+			share = sh;
+		}
+	}
+	if (!o)
+		return;
+	f = add(out, "data_stall", share >= DATA_STALL_HIGH ? LEVEL_HIGH : LEVEL_WARN,
+		"The training loop waits for its data");
+	if (!f)
+		return;
+	rule(f,
+	     "a training loop (step regions of dltrace's markers) waits for its batches (fetch "
+	     "regions; without them, reads of pipes and sockets) >= %.0f%% of its iterations' "
+	     "time (a step and the fetches before it), over >= %d steps and >= 50 ms; high "
+	     ">= %.0f%%",
+	     DATA_STALL_SHARE * 100, DATA_STALL_STEPS, DATA_STALL_HIGH * 100);
+	evidence(f, "thread %u (pid %u) waited %s for batches in %u steps of %s (%s)%s",
+		 st->threads[o->thread].tid, st->procs[o->proc].pid, human_ns(a, o->sum.stall_ns),
+		 o->steps, human_ns(b, o->sum.iter_ns), human_pct(c, share),
+		 o->fetch_seen ? ""
+			       : ", measured as reads of pipes and sockets (no fetch regions)");
+	evidence(f, "per step: median %s waiting of %s (%s), p99 %s of %s, worst share %s",
+		 human_ns(a, o->sum.stall_p50), human_ns(b, o->sum.iter_p50),
+		 human_pct(c, o->sum.share_p50), human_ns(d, o->sum.stall_p99),
+		 human_ns(e, o->sum.iter_p99), human_pct(g, o->sum.share_max));
+	if (loops > 1)
+		evidence(f, "%u training loops stall this much; the worst is shown", loops);
+	rs_slow_order(st, o, order);
+	for (uint32_t k = 0; k < o->nslow && k < 3; k++)
+		slow_step(st, f, o, &o->slow[order[k]]);
+	metric(f, "steps", o->steps);
+	metric(f, "stall_ns", o->sum.stall_ns);
+	metric(f, "iteration_ns", o->sum.iter_ns);
+	metric(f, "share", share);
+	metric(f, "stall_median_ns", o->sum.stall_p50);
+	metric(f, "stall_p99_ns", o->sum.stall_p99);
+	metric(f, "tid", st->threads[o->thread].tid);
+	recommend(f, "Feed the loop faster than it trains: more loader processes "
+		     "(DataLoader(num_workers=N), up to the cores free) and a deeper prefetch "
+		     "(prefetch_factor), persistent_workers=True so that workers survive epochs, "
+		     "pin_memory for the copy to the GPU; make each sample cheaper to read (the "
+		     "read findings: larger requests, packed shards, a local copy or page-cache "
+		     "warm-up) and to decode (move augmentation off the critical path).  The slow "
+		     "steps above say which files and which levels (HDF5, stdio, syscalls) the "
+		     "waits were spent on.");
+}
+
 static int by_level(const void *a, const void *b)
 {
 	const struct finding *x = a, *y = b;
@@ -851,6 +987,7 @@ void report_findings(const struct report_stats *st, const struct finding_options
 	checkpoint_stall(st, out);
 	failed_syscalls(st, out);
 	low_read_parallelism(st, out);
+	data_stall(st, out);
 	/* stable: by level, then in rule order */
 	for (int i = 1; i < out->n; i++) {
 		struct finding tmp = out->items[i];

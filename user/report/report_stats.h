@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The figures of `dltrace report`, accumulated event by event while the
- * trace streams past (report_stats.c) and completed once at the end
+ * trace streams past (report_events.c hands each event to report_tables.c,
+ * report_access.c and report_timeline.c) and completed once at the end
  * (report_derive.c).  Memory is bounded by the number of distinct traces,
  * processes, threads, files, (process, file) pairs and directories, never
  * by the number of events: distributions are kept as fixed histograms or
@@ -29,8 +30,8 @@
 #include "report/path_scope.h"
 #include "lib/quantile_sketch.h"
 #include "lib/string_index.h"
-#include "event/trace_event.h"
-#include "format/chrome/trace_reader.h"
+#include "event/event.h"
+#include "format/trace_status.h"
 #include "lib/u64_index.h"
 
 #define NONE32 UINT32_MAX
@@ -45,6 +46,7 @@
 #define BURST_MIN     (1u << 20)    /* bursts that moved less are not kept */
 
 enum { IO_DIR_READ, IO_DIR_WRITE };
+/* the time classes; hint calls (fadvise64, readahead, madvise) count as CLS_META */
 enum { CLS_DATA, CLS_META, CLS_SYNC, CLS_COUNT };
 
 struct rs_trace {
@@ -61,6 +63,7 @@ struct rs_trace {
 
 struct rs_proc {
 	uint32_t trace, pid, ppid; /* ppid 0: not known (not forked inside the trace) */
+	uint32_t owner, owner_gen; /* the training loop its I/O counts for (report_phases.c) */
 	uint32_t name;		   /* command line (string id) or NONE32 */
 	uint32_t parent;	   /* index, set by report_derive */
 	uint64_t first_ns, last_ns;
@@ -96,6 +99,7 @@ struct rs_file {
 	uint64_t seq_reads, consec_reads, seq_writes, consec_writes;
 	uint64_t random_reads, random_writes, small_reads, small_writes;
 	uint64_t seeks, rw_switches, opens, stats, meta_ops, syncs, mmaps, calls;
+	uint64_t hints; /* fadvise64, readahead, madvise (also in meta_ops) */
 	int64_t max_byte_read, max_byte_written; /* -1: none */
 	uint64_t file_size;			 /* largest size seen at an open */
 	uint64_t reread_within_open;		 /* bytes read again while the file stayed open */
@@ -156,6 +160,7 @@ struct rs_totals { /* one scope */
 	uint64_t seq_reads, consec_reads, seq_writes, consec_writes, random_reads, random_writes;
 	uint64_t small_reads, small_writes, seeks, rw_switches, opens, stats, meta_ops, syncs;
 	uint64_t mmaps, no_offset;
+	uint64_t hints; /* fadvise64, readahead, madvise (also in meta_ops) */
 	uint64_t io_ns[CLS_COUNT], read_ns, write_ns;
 };
 
@@ -208,6 +213,158 @@ struct rs_layers {
 	uint64_t uring_requests, vfs_events;
 };
 
+/*
+ * Levels above the syscalls (report_levels.c): the library calls of the
+ * stdio, hdf5 and mpiio layers, per function, and what they caused below
+ * (the syscalls each call encloses on its thread, from its args).
+ */
+enum { LV_SYSCALL, LV_STDIO, LV_HDF5, LV_MPIIO, LV_COUNT };
+enum { LV_DIR_READ, LV_DIR_WRITE, LV_DIR_FLUSH, LV_DIR_OTHER };
+#define LEVEL_FN_MAX 64
+
+struct rs_level_fn {
+	uint8_t level,
+	    dir;       /* LV_*, LV_DIR_* (flush: calls that write what earlier calls buffered) */
+	uint32_t name; /* string id */
+	uint64_t calls, failed, time_ns;
+	uint64_t bytes_requested, requested_calls; /* calls whose args give the bytes asked */
+	uint64_t syscalls, sys_reads, sys_read_bytes, sys_writes, sys_write_bytes, partial;
+	struct quantile_sketch lat;
+};
+
+struct rs_levels {
+	struct rs_level_fn fn[LEVEL_FN_MAX];
+	uint32_t nfn;
+	uint64_t calls[LV_COUNT], time_ns[LV_COUNT];
+	uint64_t unknown; /* calls of functions beyond LEVEL_FN_MAX */
+};
+
+/*
+ * Phases (report_phases.c): the job's own regions (dltrace markers).  A
+ * thread with "step" or "epoch" regions is a training loop (an owner); the
+ * I/O of its process and of the processes it started (DataLoader workers)
+ * counts for its phases by the time each call began:
+ *
+ *   owner's thread:  [fetch][ step 0 ][fetch][ step 1 ] ...  (epoch 0) [fetch][ step 5 ]
+ *   timeline:        |--iteration 0---|-gap-|--iteration 1-|  tail  |  gap  |iteration 5
+ *
+ * An iteration runs from the batch fetches before its step (fetch
+ * regions; without any, from the previous step's end) to the step's end;
+ * its data stall is the time in those fetches (without fetch regions: the
+ * thread's reads of pipes and sockets in it).  Regions arrive when they
+ * end, after the calls inside them: calls that began after the owner's
+ * last step or epoch end wait (bounded) until the next one arrives.
+ */
+struct rs_phase_io {					  /* calls that began in a phase */
+	uint64_t bytes_read, bytes_written, calls, io_ns; /* syscalls on application files */
+	uint64_t level_ns[LV_COUNT]; /* time in calls of each level (syscalls: application files) */
+};
+
+#define SLOW_KEEP  5 /* slowest iterations kept per owner, with their files */
+#define SLOW_FILES 8
+
+struct rs_slow_file {
+	uint32_t file;
+	uint64_t bytes, io_ns;
+};
+
+struct rs_slow {
+	uint32_t step;
+	uint32_t nfiles;
+	struct rs_slow_file files[SLOW_FILES];
+};
+
+struct rs_step {
+	uint32_t owner, epoch; /* epoch: index in phases.epochs, NONE32 */
+	int64_t index;	       /* its "step" argument (-1: none) */
+	uint64_t start, end;   /* the step region, report time */
+	uint64_t istart;       /* its iteration's start */
+	uint64_t stall_ns;
+	bool fetched;  /* stall from fetch regions (else from pipe and socket reads) */
+	uint32_t slow; /* its entry in the owner's slow[], NONE32 */
+	struct rs_phase_io io, gap;
+};
+
+struct rs_epoch {
+	uint32_t owner;
+	int64_t index;
+	uint64_t start, end;
+	struct rs_phase_io tail; /* after its last step, to its end */
+	/* report_phases' derive */
+	uint32_t steps;
+	uint64_t iter_ns, stall_ns, step_max_ns;
+	struct rs_phase_io io;
+};
+
+struct rs_mark { /* a step's or an epoch's end on its owner's timeline */
+	uint64_t end;
+	uint32_t index;
+	bool epoch;
+};
+
+struct rs_item { /* a call waiting for the phase it began in */
+	uint64_t start, dur, bytes_read, bytes_written;
+	uint32_t proc, thread, file; /* file: application file (NONE32: none) */
+	uint8_t level;
+	bool wait; /* a read of a pipe or socket */
+};
+
+#define FETCH_KEEP 64
+
+struct rs_owner {
+	uint32_t thread, proc;
+	struct rs_mark *marks;
+	uint32_t nmarks, cap_marks;
+	uint64_t boundary; /* the last mark's end */
+	struct {
+		uint64_t start, end;
+	} fetch[FETCH_KEEP]; /* fetch regions since the last mark */
+	uint32_t nfetch;
+	bool fetch_seen; /* fetch regions mark the batch waits */
+	struct rs_item *pend;
+	uint32_t npend, cap_pend;
+	uint64_t dropped; /* calls that did not fit in pend (counted in after) */
+	uint32_t steps, epochs, nested;
+	/* calls outside its iterations, gaps and epochs: before its first mark, */
+	/* between an epoch's end and the next mark's phase, after its last mark */
+	struct rs_phase_io before, between, after;
+	struct rs_slow slow[SLOW_KEEP];
+	uint32_t nslow;
+	/* rs_phases_derive: over its steps (iterations: fetch + step) */
+	struct {
+		uint64_t iter_ns, stall_ns, bytes_read, bytes_written;
+		uint64_t iter_p50, iter_p99, iter_max, step_p50, step_p99, step_max;
+		uint64_t stall_p50, stall_p99, stall_max, read_p50, read_p99, read_max;
+		double share_p50, share_p99, share_max;
+		uint32_t worst; /* the step of the longest iteration, NONE32 */
+	} sum;
+};
+
+#define REGION_KEEP 64
+
+struct rs_region { /* marker regions by name */
+	uint32_t name;
+	uint64_t count, time_ns;
+	struct quantile_sketch dur;
+};
+
+struct rs_phases {
+	struct rs_owner *owners;
+	uint32_t nowners, cap_owners;
+	struct u64_index owner_ix; /* thread index -> owner */
+	uint32_t gen;		   /* owners changed: process -> owner caches are stale */
+	struct rs_step *steps;
+	uint32_t nsteps, cap_steps;
+	struct rs_epoch *epochs;
+	uint32_t nepochs, cap_epochs;
+	struct rs_item *orphans; /* a ring: calls of processes with no owner (yet) */
+	uint32_t norphans, orphan_head, cap_orphans;
+	struct rs_phase_io unowned; /* calls no owner claimed */
+	struct rs_region regions[REGION_KEEP];
+	uint32_t nregions;
+	uint64_t other_regions, instants, counters;
+};
+
 struct report_stats {
 	struct string_index strings;
 	struct rs_trace *traces;
@@ -224,6 +381,7 @@ struct report_stats {
 	uint32_t nprocs, nthreads, nfiles, npairs, ndirs, nmounts;
 	uint32_t cap_procs, cap_threads, cap_files, cap_pairs, cap_dirs, cap_mounts;
 	struct u64_index proc_ix, thread_ix, pair_ix, file_ix, dir_ix, mount_ix;
+	struct u64_index device_ix; /* trace << 32 | pid of block devices' tracks: not processes */
 	uint32_t *file_of_string; /* string id -> file index (NONE32) */
 	uint32_t file_of_string_cap;
 
@@ -241,6 +399,8 @@ struct report_stats {
 
 	uint64_t events, syscalls, unknown_syscalls, process_events;
 	struct rs_layers layers;
+	struct rs_levels levels;
+	struct rs_phases phases;
 	uint64_t last_ns; /* latest event end, report time */
 
 	/* timeline of application bytes (report time: ns since the origin) */
@@ -253,6 +413,10 @@ struct report_stats {
 
 	/* lookup caches */
 	uint64_t cache_thread_key;
+	/* the scope of the last path classified (most events repeat their file) */
+	char scope_path[256];
+	uint32_t scope_len; /* 0: none */
+	uint8_t scope, scope_env;
 	uint32_t cache_thread;
 
 	/* report_derive */
@@ -275,6 +439,7 @@ struct report_stats {
 	uint32_t files_read, files_written, files_read_once, files_reread;
 	uint32_t size_bins_files[SIZE_BINS]; /* application files by extent */
 	bool oom;
+	struct event_consumer consumer; /* rs_consumer() */
 };
 
 void rs_init(struct report_stats *st);
@@ -283,7 +448,9 @@ void rs_free(struct report_stats *st);
 void rs_set_origin(struct report_stats *st, int64_t wall_ns);
 /* Start a new trace file; events follow through rs_event. */
 int rs_begin_trace(struct report_stats *st, const char *file);
-void rs_event(void *st, const struct trace_event *ev); /* a trace_event_fn */
+void rs_event(struct report_stats *st, const struct event *e);
+/* The report as a consumer of the event stream (delivers to rs_event). */
+struct event_consumer *rs_consumer(struct report_stats *st);
 void rs_end_trace(struct report_stats *st, const struct trace_read_status *status);
 
 /* Darshan's size bin of a byte count. */
@@ -297,6 +464,37 @@ void rs_derive(struct report_stats *st);
 void rs_finish_input(struct report_stats *st);
 /* End the open-file session of a (process, file) pair: count bytes read twice. */
 void rs_session_end(struct report_stats *st, struct rs_pair *p);
+
+/* report_phases.c: per epoch figures and the steps' epochs (called by rs_derive). */
+void rs_phases_derive(struct report_stats *st);
+/* The data stall of a step: its share of the step's iteration. */
+double rs_step_stall_share(const struct rs_step *s);
+static inline uint64_t rs_step_iter_ns(const struct rs_step *s)
+{
+	return s->end > s->istart ? s->end - s->istart : 0;
+}
+/* An owner's steps in time order, grouped into at most max bars of consecutive steps. */
+struct rs_stall_bar {
+	uint32_t first, steps;	    /* the bar's first step (index in phases.steps), how many */
+	uint64_t iter_ns, stall_ns; /* sums */
+};
+uint32_t rs_stall_bars(const struct report_stats *st, uint32_t owner, struct rs_stall_bar *bars,
+		       uint32_t max);
+/* The owner's slow[] entries, slowest iteration first; returns how many. */
+uint32_t rs_slow_order(const struct report_stats *st, const struct rs_owner *o,
+		       uint32_t order[SLOW_KEEP]);
+/* The owners worth reporting (with steps or epochs), most steps first; caller frees. */
+uint32_t *rs_phase_owners(const struct report_stats *st, uint32_t *n);
+/* A level's reads or writes (flushes count with the writes) against the syscalls they made. */
+struct rs_level_dir {
+	uint64_t calls, time_ns;
+	uint64_t requested, requested_calls; /* bytes asked, by the calls whose args say */
+	uint64_t syscalls, sys_bytes;	     /* read (write) syscalls inside them, their bytes */
+};
+void rs_level_dirs(const struct report_stats *st, int level, struct rs_level_dir *read,
+		   struct rs_level_dir *write);
+/* Level names: "syscall", "stdio", "hdf5", "mpiio". */
+extern const char *const rs_level_names[LV_COUNT];
 
 /* The timeline bins that cover the job: tl_*[first .. first + n). */
 void rs_timeline_range(const struct report_stats *st, uint32_t *first, uint32_t *n);

@@ -2,351 +2,396 @@
 #define _GNU_SOURCE
 #include "format/chrome/chrome_writer.h"
 
-#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "format/chrome/chrome_format.h"
-#include "lib/fs_names.h"
-#include "lib/json_string.h"
+#include "bpf/dltrace_events.h"
+#include "event/event_args.h"
 #include "event/syscall_table.h"
+#include "format/chrome/chrome_format.h"
+#include "lib/json_string.h"
+#include "lib/path_table.h"
 
-/* Largest line: two escaped paths with their hex, plus the fixed fields. */
-#define LINE_MAX_BYTES (2 * (JSON_ESCAPED_MAX(DL_PATH_MAX) + 2 * DL_PATH_MAX + 64) + 1024)
+#define TAIL_MAX 4096 /* the summary line and the closing bracket */
+#define HEAD_MAX 64   /* {"name":"...","cat":"...","ph":"X","ts": of a syscall */
 
-static char *fmt_wall(char *p, int64_t wall_ns)
+struct chrome_writer {
+	struct event_consumer consumer;
+	struct output_sink *sink;
+	uint64_t size_cap;
+	uint64_t events; /* lines written */
+	uint64_t capped;
+	char tail[TAIL_MAX];
+	size_t tail_len;
+	/* the start of each syscall's line, made once */
+	char heads[DL_SYS_COUNT][HEAD_MAX];
+	uint8_t head_len[DL_SYS_COUNT];
+	/* ,"pid":..,"tid":.. of the last line (most lines are of the thread before) */
+	char ids[48];
+	uint8_t ids_len;
+	uint32_t ids_pid, ids_tid;
+};
+
+/*
+ * "key": (keys are short: a loop beats a call to memcpy).  The keys
+ * event_args() writes are plain ASCII; a span's may be anything a trace
+ * held, and those are escaped.
+ */
+static inline char *put_key(char *p, struct ev_str k)
 {
-	time_t sec = wall_ns / 1000000000;
-	struct tm tm;
-
-	gmtime_r(&sec, &tm);
-	p += strftime(p, 32, "%Y-%m-%dT%H:%M:%S", &tm);
-	p += sprintf(p, ".%09lldZ", (long long)(wall_ns % 1000000000));
-	return p;
-}
-
-void cw_begin(struct chrome_writer *w, struct output_sink *sink, const struct trace_meta *m)
-{
-	char *start, *p;
-
-	w->sink = sink;
-	w->t0 = m->start_mono_ns;
-	w->events = 0;
-	w->next_flow = 1;
-	w->page_size = sysconf(_SC_PAGESIZE);
-	start = p = sink_space(sink, LINE_MAX_BYTES);
-	PUT(p, "[{\"name\":\"dltrace\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"format\":"
-	       "\"dltrace-chrome-1\"");
-	p = put_key_str(p, "version", m->version);
-	p = put_key_str(p, "kernel", m->kernel);
-	p = put_key_str(p, "hostname", m->hostname);
-	p = put_key_str(p, "target", m->target);
-	p = put_key_str(p, "layers", m->layers ? m->layers : "syscall");
-	if (m->layers_off && *m->layers_off)
-		p = put_key_str(p, "layers_unavailable", m->layers_off);
-	p = put_key_str(p, "clock", "CLOCK_MONOTONIC");
-	p = put_key_u64(p, "start_mono_ns", m->start_mono_ns);
-	p = put_key_i64(p, "start_wall_ns", m->start_wall_ns);
-	PUT(p, ",\"start_wall\":\"");
-	p = fmt_wall(p, m->start_wall_ns);
 	*p++ = '"';
-	p = put_key_u64(p, "tracer_pid", m->tracer_pid);
-	PUT(p, "}}");
-	line_end(w, start, p);
+	for (uint32_t i = 0; i < k.len; i++) {
+		unsigned char c = k.s[i];
+
+		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) {
+			p = fmt_str(p - 1, k.s, k.len);
+			*p++ = ':';
+			return p;
+		}
+		p[i] = c;
+	}
+	p += k.len;
+	*p++ = '"';
+	*p++ = ':';
+	return p;
 }
 
-static char *put_file_identity(char *p, const struct dl_path *rec)
+static char *put_ids(struct chrome_writer *w, char *p, uint32_t pid, uint32_t tid)
 {
-	if (!rec->dev && !rec->ino)
-		return p;
-	p = put_identity(p, rec->ino, rec->dev, rec->fs_magic);
-	return put_key_u64(p, "file_size", rec->file_size);
+	if (!w->ids_len || w->ids_pid != pid || w->ids_tid != tid) {
+		char *q = w->ids;
+
+		PUT(q, ",\"pid\":");
+		q = fmt_u64(q, pid);
+		PUT(q, ",\"tid\":");
+		q = fmt_u64(q, tid);
+		w->ids_len = q - w->ids;
+		w->ids_pid = pid;
+		w->ids_tid = tid;
+	}
+	memcpy(p, w->ids, sizeof(w->ids));
+	return p + w->ids_len;
 }
 
-static char *put_kind_args(char *p, const struct dl_io *io, const struct dl_path *rec)
+/* Largest number of bytes one argument's value can take as JSON. */
+static size_t arg_bytes(const struct ev_arg *a)
 {
-	char buf[256];
-	uint32_t lo = io->arg & 0xffffffff, hi = io->arg >> 32;
-
-	switch (io->h.kind) {
-	case DL_SYS_OPEN:
-	case DL_SYS_OPENAT:
-	case DL_SYS_OPENAT2:
-	case DL_SYS_CREAT:
-		format_open_flags(lo, buf, sizeof(buf));
-		p = put_key_str(p, "flags", buf);
-		if ((lo & O_CREAT) || (lo & O_TMPFILE) == O_TMPFILE) {
-			snprintf(buf, sizeof(buf), "0%o", hi);
-			p = put_key_str(p, "mode", buf);
-		}
-		if (rec && io->ret >= 0)
-			p = put_file_identity(p, rec);
-		break;
-	case DL_SYS_LSEEK:
-		p = put_key_i64(p, "offset", (int64_t)io->offset);
-		format_whence(lo, buf, sizeof(buf));
-		p = put_key_str(p, "whence", buf);
-		break;
-	case DL_SYS_MMAP:
-		format_mmap_prot(lo, buf, sizeof(buf));
-		p = put_key_str(p, "prot", buf);
-		format_mmap_flags(hi, buf, sizeof(buf));
-		p = put_key_str(p, "flags", buf);
-		break;
-	case DL_SYS_CLOSE_RANGE:
-		p = put_key_u64(p, "last", lo);
-		if (hi)
-			p = put_key_u64(p, "flags", hi);
-		break;
-	case DL_SYS_DUP2:
-	case DL_SYS_DUP3:
-		p = put_key_u64(p, "newfd", lo);
-		if (io->h.kind == DL_SYS_DUP3 && hi)
-			p = put_key_str(p, "flags", "O_CLOEXEC");
-		break;
-	case DL_SYS_FCNTL:
-		p = put_key_str(p, "cmd", lo == F_DUPFD ? "F_DUPFD" : "F_DUPFD_CLOEXEC");
-		p = put_key_u64(p, "minfd", hi);
-		break;
-	case DL_SYS_SENDFILE:
-	case DL_SYS_COPY_FILE_RANGE:
-		p = put_key_u64(p, "out_fd", lo);
-		break;
-	case DL_SYS_FALLOCATE:
-	case DL_SYS_SYNC_FILE_RANGE:
-		if (io->arg)
-			p = put_key_u64(p, io->h.kind == DL_SYS_FALLOCATE ? "mode" : "flags",
-					io->arg);
-		break;
-	case DL_SYS_MKDIR:
-	case DL_SYS_MKDIRAT:
-		snprintf(buf, sizeof(buf), "0%o", hi);
-		p = put_key_str(p, "mode", buf);
-		break;
-	case DL_SYS_NEWFSTATAT:
-	case DL_SYS_STATX:
-	case DL_SYS_UNLINKAT:
-	case DL_SYS_RENAMEAT2:
-		if (rec && rec->flags) {
-			snprintf(buf, sizeof(buf), "0x%x", rec->flags);
-			p = put_key_str(p, "flags", buf);
-		}
-		break;
+	switch (a->type) {
+	case EV_ARG_STR:
+	case EV_ARG_SYMBOL:
+		return JSON_ESCAPED_MAX(a->s.len) + 2;
+	case EV_ARG_PATH:
+		if (a->path->ref)
+			return path_json_max(a->path->ref, "path_hex") + a->key.len;
+		return JSON_ESCAPED_MAX(a->path->name.len) + 2 * a->path->name.len +
+		       2 * a->key.len + 16;
+	case EV_ARG_LOST_KINDS:
+		return DL_LOST_KINDS * 48 + 2;
 	default:
-		break;
+		return 32;
+	}
+}
+
+/* "key":"name" (and "key_hex":"..." when the name is not valid UTF-8) */
+static char *put_path_arg(char *p, const struct ev_arg *a)
+{
+	const struct ev_path *path = a->path;
+	bool lossy = false;
+
+	if (path->ref && path->ref->len == path->name.len) {
+		char key[64];
+
+		if (a->key.len < sizeof(key)) {
+			memcpy(key, a->key.s, a->key.len);
+			key[a->key.len] = '\0';
+			return p + path_json(path->ref, key, p);
+		}
+	}
+	*p++ = '"';
+	memcpy(p, a->key.s, a->key.len);
+	p += a->key.len;
+	PUT(p, "\":\"");
+	p += json_escape(p, path->name.s, path->name.len, &lossy);
+	*p++ = '"';
+	if (lossy) {
+		PUT(p, ",\"");
+		memcpy(p, a->key.s, a->key.len);
+		p += a->key.len;
+		PUT(p, "_hex\":\"");
+		p += json_hex(p, path->name.s, path->name.len);
+		*p++ = '"';
 	}
 	return p;
 }
 
-/* Kinds whose h.fd is a file descriptor worth showing. */
-static bool shows_fd(const struct dl_io *io)
+static char *put_lost_kinds(char *p, const struct lost_counts *c)
 {
-	switch (io->h.kind) {
-	case DL_SYS_OPEN:
-	case DL_SYS_CREAT:
-	case DL_SYS_STAT:
-	case DL_SYS_LSTAT:
-	case DL_SYS_UNLINK:
-	case DL_SYS_RENAME:
-	case DL_SYS_MKDIR:
-	case DL_SYS_RMDIR:
-		return false;
-	case DL_SYS_OPENAT:
-	case DL_SYS_OPENAT2:
-	case DL_SYS_NEWFSTATAT:
-	case DL_SYS_STATX:
-	case DL_SYS_UNLINKAT:
-	case DL_SYS_RENAMEAT:
-	case DL_SYS_RENAMEAT2:
-	case DL_SYS_MKDIRAT:
-		return io->h.fd != -100; /* AT_FDCWD */
-	default:
-		return true;
+	bool first = true;
+	const char *name;
+	uint64_t count;
+
+	*p++ = '{';
+	for (unsigned i = 0; lost_counts_next(c, &i, &name, &count);) {
+		if (!first)
+			*p++ = ',';
+		first = false;
+		p = fmt_str(p, name, strlen(name));
+		*p++ = ':';
+		p = fmt_u64(p, count);
 	}
+	*p++ = '}';
+	return p;
 }
 
-void cw_syscall(struct chrome_writer *w, const struct dl_io *io, const struct io_names *names,
-		const struct dl_path *rec)
+/* ,"args":{...} */
+static char *put_args(char *p, const struct ev_arg *args, unsigned n)
 {
-	const struct syscall_info *si = syscall_info(io->h.kind);
-	const bool opens = si->opens;
-	char *start, *p;
-
-	static char heads[DL_SYS_COUNT][64];
-	static uint8_t head_len[DL_SYS_COUNT];
-
-	if (!head_len[io->h.kind])
-		head_len[io->h.kind] =
-		    line_head(heads[io->h.kind], si->name, io_class_name(si->io_class), 'X');
-	start = p = sink_space(w->sink, LINE_MAX_BYTES);
-	p = line_begin_head(w, p, heads[io->h.kind], head_len[io->h.kind], io->h.ts, io->h.tgid,
-			    io->h.tid);
-	PUT(p, ",\"dur\":");
-	p = fmt_us(p, io->dur);
 	PUT(p, ",\"args\":{");
-	p = put_errno_or_ret(p, io->ret);
-	if (opens && io->ret >= 0)
-		p = put_key_i64(p, "fd", io->ret);
-	else if (shows_fd(io))
-		p = put_key_i64(p, rec ? "dirfd" : "fd", io->h.fd);
-	p = put_path(p, "path", names->path);
-	p = put_path(p,
-		     io->h.kind == DL_SYS_SENDFILE || io->h.kind == DL_SYS_COPY_FILE_RANGE
-			 ? "out_path"
-			 : "new_path",
-		     names->path2);
-	if ((io->h.flags & DL_F_OFFSET) && io->h.kind != DL_SYS_LSEEK)
-		p = put_key_u64(p, io->h.kind == DL_SYS_FTRUNCATE ? "length" : "offset",
-				io->offset);
-	if (si->reads || si->writes || io->h.kind == DL_SYS_MMAP ||
-	    io->h.kind == DL_SYS_GETDENTS64 || io->h.kind == DL_SYS_FALLOCATE ||
-	    io->h.kind == DL_SYS_SYNC_FILE_RANGE)
-		p = put_key_u64(p, "size", io->size);
-	if (io->h.flags & DL_F_CACHE)
-		p = put_key_u64(p, "cache_miss_bytes", io->arg * w->page_size);
-	if (io->h.flags & DL_F_IOV_TRUNC)
-		PUT(p, ",\"size_partial\":true");
-	p = put_kind_args(p, io, rec);
-	if (io->h.kind == DL_SYS_MMAP && io->ret >= 0) {
-		char addr[24];
+	for (unsigned i = 0; i < n; i++) {
+		const struct ev_arg *a = &args[i];
 
-		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)io->ret);
-		p = put_key_str(p, "addr", addr);
+		if (i)
+			*p++ = ',';
+		if (a->type == EV_ARG_PATH) {
+			p = put_path_arg(p, a);
+			continue;
+		}
+		p = put_key(p, a->key);
+		switch (a->type) {
+		case EV_ARG_U64:
+			p = fmt_u64(p, a->u);
+			break;
+		case EV_ARG_I64:
+			p = fmt_i64(p, a->i);
+			break;
+		case EV_ARG_STR:
+			p = fmt_str(p, a->s.s, a->s.len);
+			break;
+		case EV_ARG_SYMBOL:
+			*p++ = '"';
+			memcpy(p, a->s.s, a->s.len);
+			p += a->s.len;
+			*p++ = '"';
+			break;
+		case EV_ARG_BOOL:
+			if (a->b)
+				PUT(p, "true");
+			else
+				PUT(p, "false");
+			break;
+		case EV_ARG_DOUBLE:
+			p += sprintf(p, "%.3f", a->d);
+			break;
+		case EV_ARG_US:
+			p = fmt_us(p, a->u);
+			break;
+		case EV_ARG_LOST_KINDS:
+			p = put_lost_kinds(p, a->lost);
+			break;
+		case EV_ARG_HEX:
+			PUT(p, "\"0x");
+			p = hex_u64(p, a->u);
+			*p++ = '"';
+			break;
+		}
 	}
 	PUT(p, "}}");
-	line_end(w, start, p);
+	return p;
 }
 
-void cw_fork(struct chrome_writer *w, uint64_t ts, uint32_t ppid, uint32_t ptid, uint32_t pid,
-	     bool thread)
+/* {"name":..,"cat":..,"ph":..,"ts": */
+static char *put_head(char *p, const struct ev_head *h)
 {
-	char *start, *p;
-	uint64_t id = w->next_flow++;
-
-	start = p = sink_space(w->sink, 1024);
-	p = line_begin(w, p, thread ? "thread_create" : "fork", "process", 'X', ts, ppid, ptid);
-	PUT(p, ",\"dur\":0.000,\"bind_id\":");
-	p = fmt_u64(p, id);
-	PUT(p, ",\"flow_out\":true,\"args\":{");
-	p = stpcpy(p, thread ? "\"child_tid\":" : "\"child_pid\":");
-	p = fmt_u64(p, pid);
-	PUT(p, "}}");
-	line_end(w, start, p);
-
-	start = p = sink_space(w->sink, 1024);
-	p = line_begin(w, p, thread ? "thread_start" : "process_start", "process", 'X', ts,
-		       thread ? ppid : pid, pid);
-	PUT(p, ",\"dur\":0.000,\"bind_id\":");
-	p = fmt_u64(p, id);
-	PUT(p, ",\"flow_in\":true,\"args\":{");
-	p = stpcpy(p, thread ? "\"creator_tid\":" : "\"parent_pid\":");
-	p = fmt_u64(p, thread ? ptid : ppid);
-	PUT(p, "}}");
-	line_end(w, start, p);
-}
-
-void cw_exec(struct chrome_writer *w, uint64_t ts, uint32_t pid, uint32_t tid, const char *file,
-	     size_t file_len, const char *cmdline)
-{
-	char *start, *p;
-	size_t n = cmdline ? strlen(cmdline) : 0;
-
-	start = p = sink_space(w->sink, JSON_ESCAPED_MAX(file_len + n) + 1024);
-	p = line_begin(w, p, "exec", "process", 'i', ts, pid, tid);
-	PUT(p, ",\"s\":\"t\",\"args\":{\"file\":");
-	p = fmt_str(p, file, file_len);
-	if (cmdline) {
-		PUT(p, ",\"cmdline\":");
-		p = fmt_str(p, cmdline, n);
+	PUT(p, "{\"name\":");
+	p = fmt_str(p, h->name.s, h->name.len);
+	if (h->cat.len) {
+		PUT(p, ",\"cat\":");
+		p = fmt_str(p, h->cat.s, h->cat.len);
 	}
-	PUT(p, "}}");
-	line_end(w, start, p);
+	PUT(p, ",\"ph\":\"");
+	*p++ = h->ph;
+	*p++ = '"';
+	if (h->ph == 'M')
+		return p;
+	PUT(p, ",\"ts\":");
+	return p;
 }
 
-void cw_exit(struct chrome_writer *w, uint64_t ts, uint32_t pid, uint32_t tid, int status,
-	     bool group_dead)
+static char *put_syscall_head(struct chrome_writer *w, char *p, unsigned sys)
 {
-	char *start, *p;
+	if (!w->head_len[sys]) {
+		const struct syscall_info *si = syscall_info(sys);
 
-	start = p = sink_space(w->sink, 1024);
-	p = line_begin(w, p, group_dead ? "process_exit" : "thread_exit", "process", 'i', ts, pid,
-		       tid);
-	PUT(p, ",\"s\":\"t\",\"args\":{");
-	if ((status & 0x7f) == 0) {
-		PUT(p, "\"exit_code\":");
-		p = fmt_u64(p, (status >> 8) & 0xff);
-	} else {
-		PUT(p, "\"signal\":");
-		p = fmt_u64(p, status & 0x7f);
+		w->head_len[sys] = snprintf(w->heads[sys], HEAD_MAX,
+					    "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":",
+					    si->name, io_class_name(si->io_class));
 	}
-	PUT(p, "}}");
-	line_end(w, start, p);
+	memcpy(p, w->heads[sys], w->head_len[sys]);
+	return p + w->head_len[sys];
 }
 
-static void name_event(struct chrome_writer *w, const char *kind, uint32_t pid, uint32_t tid,
-		       const char *name)
+/* The fields between the ids and the args, by kind of line. */
+static char *put_phase_fields(char *p, const struct event *e, char ph)
 {
-	size_t n = strlen(name);
-	char *start, *p;
+	switch (ph) {
+	case 'X':
+		PUT(p, ",\"dur\":");
+		switch (e->type) {
+		case EV_SYSCALL:
+			return fmt_us(p, e->sys.dur);
+		case EV_VFS:
+			return fmt_us(p, e->vfs.dur);
+		case EV_SPAN:
+			return fmt_us(p, e->span.dur);
+		case EV_FORK:
+		case EV_START:
+			PUT(p, "0.000,\"bind_id\":");
+			p = fmt_u64(p, e->fork.flow);
+			if (e->type == EV_FORK)
+				PUT(p, ",\"flow_out\":true");
+			else
+				PUT(p, ",\"flow_in\":true");
+			return p;
+		default:
+			PUT(p, "0.000");
+			return p;
+		}
+	case 'i':
+		PUT(p, ",\"s\":\"t\"");
+		return p;
+	case 'b':
+	case 'e':
+		PUT(p, ",\"id2\":{\"local\":\"0x");
+		p += sprintf(p, "%llx", (unsigned long long)(e->type == EV_BLOCK ? e->block.seq
+										: e->uring.seq));
+		PUT(p, "\"}");
+		return p;
+	default:
+		return p;
+	}
+}
 
-	if (!n)
+static bool over_cap(struct chrome_writer *w, const struct event *e)
+{
+	if (!w->size_cap || w->sink->bytes_in < w->size_cap)
+		return false;
+	/* the names of processes and threads still label the events written */
+	if (e->type == EV_PROCESS_NAME || e->type == EV_THREAD_NAME)
+		return false;
+	w->capped++;
+	return true;
+}
+
+static void write_event(struct event_consumer *c, const struct event *e)
+{
+	struct chrome_writer *w = container_of(c, struct chrome_writer, consumer);
+	struct ev_arg args[EV_ARGS_MAX];
+	char scratch[EV_SCRATCH], name[32];
+	struct ev_head h;
+	size_t need = 512;
+	char *start, *p;
+	unsigned n;
+
+	if (over_cap(w, e))
 		return;
-	if (w->map_ids)
-		w->map_ids(w->map_ctx, &pid, &tid);
-	start = p = sink_space(w->sink, JSON_ESCAPED_MAX(n) + 256);
+	if (e->type == EV_OTHER && e->raw.len) {
+		/* a line of no known kind, read from a trace: as it was */
+		start = p = sink_space(w->sink, e->raw.len + 2);
+		if (w->events)
+			PUT(p, "\n,");
+		else
+			*p++ = '[';
+		memcpy(p, e->raw.s, e->raw.len);
+		sink_advance(w->sink, p + e->raw.len - start);
+		w->events++;
+		return;
+	}
+	n = event_args(e, args, scratch);
+	for (unsigned i = 0; i < n; i++)
+		need += JSON_ESCAPED_MAX(args[i].key.len) + arg_bytes(&args[i]);
+	if (e->type == EV_SYSCALL) {
+		h.ph = 'X';
+	} else {
+		event_head(e, &h, name);
+		need += JSON_ESCAPED_MAX(h.name.len) + JSON_ESCAPED_MAX(h.cat.len);
+	}
+	start = p = sink_space(w->sink, need);
 	if (w->events)
 		PUT(p, "\n,");
-	PUT(p, "{\"name\":\"");
-	p = stpcpy(p, kind);
-	PUT(p, "\",\"ph\":\"M\",\"pid\":");
-	p = fmt_u64(p, pid);
-	PUT(p, ",\"tid\":");
-	p = fmt_u64(p, tid);
-	PUT(p, ",\"args\":{\"name\":");
-	p = fmt_str(p, name, n);
-	PUT(p, "}}");
-	line_end(w, start, p);
+	else
+		*p++ = '[';
+	if (e->type == EV_SYSCALL)
+		p = put_syscall_head(w, p, e->sys.sys);
+	else
+		p = put_head(p, &h);
+	if (h.ph != 'M')
+		p = fmt_us(p, e->ts);
+	p = put_ids(w, p, e->pid, e->tid);
+	p = put_phase_fields(p, e, h.ph);
+	p = put_args(p, args, n);
+	sink_advance(w->sink, p - start);
+	w->events++;
 }
 
-void cw_process_name(struct chrome_writer *w, uint32_t pid, const char *name)
+/* The summary: the writer's own counts of what the file holds. */
+static void write_end(struct event_consumer *c, const struct event *e)
 {
-	name_event(w, "process_name", pid, pid, name);
+	struct chrome_writer *w = container_of(c, struct chrome_writer, consumer);
+	struct event end = *e;
+	struct ev_arg args[EV_ARGS_MAX];
+	char scratch[EV_SCRATCH];
+	char *p = w->tail;
+	unsigned n;
+
+	end.end.events = w->events + 1;
+	/* a trace read back keeps what its own cap left out */
+	end.end.capped_events += w->capped;
+	end.end.truncated = end.end.truncated || w->sink->error;
+	n = event_args(&end, args, scratch);
+	PUT(p, "\n,{\"name\":\"dltrace_summary\",\"ph\":\"M\",\"pid\":0,\"tid\":0");
+	p = put_args(p, args, n);
+	PUT(p, "\n]\n");
+	w->tail_len = p - w->tail;
+	w->events++;
 }
 
-void cw_thread_name(struct chrome_writer *w, uint32_t pid, uint32_t tid, const char *name)
+struct chrome_writer *chrome_writer__new(struct output_sink *sink, uint64_t size_cap)
 {
-	name_event(w, "thread_name", pid, tid, name);
+	struct chrome_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->sink = sink;
+	w->size_cap = size_cap;
+	event_consumer_init(&w->consumer);
+	w->consumer.trace_end = write_end;
+	event_consumer_fill(&w->consumer, write_event);
+	return w;
 }
 
-void cw_end(struct chrome_writer *w, const struct trace_summary *s, char *tail, size_t *tail_len,
-	    size_t tail_cap)
+void chrome_writer__free(struct chrome_writer *w)
 {
-	char *p = tail;
+	free(w);
+}
 
-	if (tail_cap < CW_TAIL_MAX) {
-		*tail_len = 0;
-		return;
-	}
-	PUT(p, "\n,{\"name\":\"dltrace_summary\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{");
-	PUT(p, "\"events\":");
-	p = fmt_u64(p, w->events + 1);
-	p = put_key_u64(p, "lost_events", s->lost.events);
-	p = put_key_u64(p, "lost_bytes", s->lost.bytes);
-	if (s->lost.events) {
-		PUT(p, ",\"lost_by_kind\":{");
-		p = lost_counts_json(&s->lost, p);
-		*p++ = '}';
-	}
-	p = put_key_u64(p, "duration_ns", s->end_mono_ns > w->t0 ? s->end_mono_ns - w->t0 : 0);
-	p = put_key_i64(p, "end_wall_ns", s->end_wall_ns);
-	if (s->stop_reason)
-		p = put_key_str(p, "stop_reason", s->stop_reason);
-	if (s->capped_events)
-		p = put_key_u64(p, "capped_events", s->capped_events);
-	if (s->output_error)
-		PUT(p, ",\"truncated\":true");
-	PUT(p, "}}\n]\n");
-	*tail_len = p - tail;
+struct event_consumer *chrome_writer__consumer(struct chrome_writer *w)
+{
+	return &w->consumer;
+}
+
+const char *chrome_writer__tail(const struct chrome_writer *w, size_t *len)
+{
+	*len = w->tail_len;
+	return w->tail;
+}
+
+uint64_t chrome_writer__events(const struct chrome_writer *w)
+{
+	return w->events;
+}
+
+uint64_t chrome_writer__capped(const struct chrome_writer *w)
+{
+	return w->capped;
 }

@@ -409,6 +409,23 @@ static int str_value(struct cursor *c, struct trace_str *out)
 	return skip_value(c, 1);
 }
 
+/* An arg the tokenizer does not interpret: keep its key and raw value (for chrome_events.c). */
+static int extra_value(struct cursor *c, const struct trace_str *k, struct trace_event *ev)
+{
+	const char *start;
+
+	skip_ws(c);
+	start = c->p;
+	if (skip_value(c, 1))
+		return -1;
+	if (ev->nextra < TRACE_EXTRA_MAX) {
+		ev->extra[ev->nextra].key = *k;
+		ev->extra[ev->nextra].value = (struct trace_str){start, c->p - start};
+		ev->nextra++;
+	}
+	return 0;
+}
+
 struct hex_fields {
 	struct trace_str path, path2; /* path_hex, new_path_hex / out_path_hex */
 };
@@ -465,8 +482,12 @@ static int parse_arg(struct cursor *c, const struct trace_str *k, struct trace_e
 	case 'f':
 		if (KEY(k, "fd"))
 			NUM(TE_FD, fd, n.i);
-		if (KEY(k, "flags"))
-			return str_value(c, &ev->flags);
+		if (KEY(k, "flags")) {
+			skip_ws(c);
+			if (c->p < c->end && *c->p == '"')
+				return parse_string(c, &ev->flags);
+			return extra_value(c, k, ev);
+		}
 		if (KEY(k, "fs"))
 			return str_value(c, &ev->fs);
 		if (KEY(k, "file_size"))
@@ -554,7 +575,50 @@ static int parse_arg(struct cursor *c, const struct trace_str *k, struct trace_e
 		break;
 	}
 #undef NUM
-	return skip_value(c, 1);
+	return extra_value(c, k, ev);
+}
+
+/* "id2":{"local":"0x.."} (async events) */
+static int parse_id2(struct cursor *c, struct trace_event *ev)
+{
+	struct trace_str k, v;
+
+	skip_ws(c);
+	if (c->p >= c->end || *c->p != '{')
+		return skip_value(c, 1);
+	c->p++;
+	for (;;) {
+		skip_ws(c);
+		if (c->p < c->end && *c->p == '}') {
+			c->p++;
+			return 0;
+		}
+		if (parse_string(c, &k) || expect(c, ':'))
+			return -1;
+		if (KEY(&k, "local")) {
+			v.len = 0;
+			if (str_value(c, &v))
+				return -1;
+			if (v.len > 2 && v.s[0] == '0' && v.s[1] == 'x') {
+				uint64_t id = 0;
+				uint32_t i;
+
+				for (i = 2; i < v.len && i < 18 && hex_value(v.s[i]) >= 0; i++)
+					id = id << 4 | hex_value(v.s[i]);
+				if (i == v.len) {
+					ev->id2 = id;
+					ev->has |= TE_ID2;
+				}
+			}
+		} else if (skip_value(c, 1)) {
+			return -1;
+		}
+		skip_ws(c);
+		if (c->p < c->end && *c->p == ',')
+			c->p++;
+		else if (c->p >= c->end || *c->p != '}')
+			return fail(c, "expected ',' or '}'");
+	}
 }
 
 static int parse_args(struct cursor *c, struct trace_event *ev, struct hex_fields *hx)
@@ -590,50 +654,6 @@ static int parse_args(struct cursor *c, struct trace_event *ev, struct hex_field
 }
 
 /* Name → kind, by a small open-addressing table built on first use. */
-#define KIND_SLOTS 128
-static signed char kind_slot[KIND_SLOTS];
-static bool kind_ready;
-
-static uint32_t name_hash(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
-static void kind_table_init(void)
-{
-	memset(kind_slot, -1, sizeof(kind_slot));
-	for (int k = 0; k < DL_SYS_COUNT; k++) {
-		const char *nm = syscall_info(k)->name;
-		uint32_t h = name_hash(nm, strlen(nm)) % KIND_SLOTS;
-
-		while (kind_slot[h] >= 0)
-			h = (h + 1) % KIND_SLOTS;
-		kind_slot[h] = k;
-	}
-	kind_ready = true;
-}
-
-int trace_syscall_kind(const char *name, size_t len)
-{
-	uint32_t h;
-
-	if (!kind_ready)
-		kind_table_init();
-	h = name_hash(name, len) % KIND_SLOTS;
-	while (kind_slot[h] >= 0) {
-		const char *nm = syscall_info(kind_slot[h])->name;
-
-		if (strlen(nm) == len && !memcmp(nm, name, len))
-			return kind_slot[h];
-		h = (h + 1) % KIND_SLOTS;
-	}
-	return -1;
-}
-
 static enum trace_event_type classify(const struct trace_str *nm, char cat, char ph)
 {
 	if (ph == 'M') {
@@ -647,7 +667,7 @@ static enum trace_event_type classify(const struct trace_str *nm, char cat, char
 			return TEV_THREAD_NAME;
 		return TEV_OTHER;
 	}
-	if (cat == 'd' || cat == 'm' || cat == 's')
+	if (cat == 'd' || cat == 'm' || cat == 's' || cat == 'h')
 		return ph == 'X' ? TEV_SYSCALL : TEV_OTHER;
 	if (cat && cat != 'p')
 		return TEV_LAYER;
@@ -678,6 +698,8 @@ static char category(const struct trace_str *cat)
 		return 'm';
 	if (KEY(cat, "sync"))
 		return 's';
+	if (KEY(cat, "hint"))
+		return 'h';
 	if (KEY(cat, "process"))
 		return 'p';
 	if (KEY(cat, "mmap"))
@@ -757,6 +779,16 @@ int trace_parse_first_event(const char *text, size_t len, char *scratch, struct 
 		} else if (KEY(&k, "args")) {
 			if (parse_args(&c, ev, &hx))
 				goto bad;
+		} else if (KEY(&k, "bind_id")) {
+			if (num_value(&c, &n, &isnum))
+				goto bad;
+			if (isnum && !n.neg) {
+				ev->bind_id = n.u;
+				ev->has |= TE_BIND_ID;
+			}
+		} else if (KEY(&k, "id2")) {
+			if (parse_id2(&c, ev))
+				goto bad;
 		} else if (skip_value(&c, 1)) {
 			goto bad;
 		}
@@ -789,11 +821,12 @@ done:
 	if (hx.path2.len)
 		decode_hex(&c, &hx.path2, &ev->path2);
 	ev->cat = category(&cat);
+	ev->category = cat;
 	ev->ph = ph.len == 1 ? ph.s[0] : 0;
 	ev->type = classify(&name, ev->cat, ev->ph);
 	ev->event_name = name;
 	if (ev->type == TEV_SYSCALL)
-		ev->sys = trace_syscall_kind(name.s, name.len);
+		ev->sys = syscall_kind(name.s, name.len);
 	return 0;
 bad:
 	if (why)
@@ -832,4 +865,47 @@ int trace_object_members(const char *text, size_t len, char *scratch,
 			return 0;
 		return -1;
 	}
+}
+
+/* ---- values kept raw (trace_event.extra) ---- */
+
+int trace_json_number(const struct trace_str *v, int64_t *i, uint64_t *u, bool *neg)
+{
+	struct cursor c = {v->s, v->s + v->len, NULL, NULL};
+	struct number n;
+
+	if (!v->len || parse_number(&c, &n) || (skip_ws(&c), c.p != c.end) || !n.integer)
+		return -1;
+	if (i)
+		*i = n.i;
+	if (u)
+		*u = n.u;
+	if (neg)
+		*neg = n.neg;
+	return 0;
+}
+
+int trace_json_double(const struct trace_str *v, double *out)
+{
+	char buf[64];
+	char *end;
+
+	if (!v->len || v->len >= sizeof(buf))
+		return -1;
+	memcpy(buf, v->s, v->len);
+	buf[v->len] = '\0';
+	*out = strtod(buf, &end);
+	return *end || end == buf ? -1 : 0;
+}
+
+int trace_json_string(const struct trace_str *v, char *scratch, struct trace_str *out)
+{
+	struct cursor c = {v->s, v->s + v->len, scratch, NULL};
+
+	return parse_string(&c, out);
+}
+
+bool trace_json_true(const struct trace_str *v)
+{
+	return v->len == 4 && !memcmp(v->s, "true", 4);
 }

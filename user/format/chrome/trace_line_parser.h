@@ -9,9 +9,11 @@
 #ifndef TRACE_LINE_PARSER_H
 #define TRACE_LINE_PARSER_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-#include "event/trace_event.h"
+#include "format/chrome/trace_event.h"
 
 /*
  * Parse the object at text[0..len) (the line without its leading '[' or ','
@@ -45,7 +47,14 @@ struct json_member {
 int trace_object_members(const char *text, size_t len, char *scratch,
 			 int (*fn)(void *ctx, const struct json_member *m), void *ctx);
 
-/* DL_SYS_* of a syscall name as written in traces, or -1. */
-int trace_syscall_kind(const char *name, size_t len);
+/*
+ * Raw JSON values (trace_event.extra): an integer (-1 if it is not one),
+ * a number, a string (unescaped into scratch when it has escapes; scratch
+ * needs TRACE_SCRATCH(v->len) bytes), the literal true.
+ */
+int trace_json_number(const struct trace_str *v, int64_t *i, uint64_t *u, bool *neg);
+int trace_json_double(const struct trace_str *v, double *out);
+int trace_json_string(const struct trace_str *v, char *scratch, struct trace_str *out);
+bool trace_json_true(const struct trace_str *v);
 
 #endif

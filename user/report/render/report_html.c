@@ -898,6 +898,265 @@ static void environment(FILE *f, const struct report_view *v)
 	fprintf(f, "</section>\n");
 }
 
+/* ---- levels above the syscalls, and phases ---- */
+
+static void levels(FILE *f, const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	const struct rs_levels *lv = &st->levels;
+	char a[HUMAN_MAX];
+
+	if (!lv->calls[LV_STDIO] && !lv->calls[LV_HDF5] && !lv->calls[LV_MPIIO])
+		return;
+	fprintf(f, "<section id=\"levels\"><h2>Library calls (the levels above the syscalls)"
+		   "</h2><div class=\"scroll\"><table class=\"sortable\"><thead><tr>"
+		   "<th class=\"l\">level</th><th class=\"l\">function</th><th>calls</th>"
+		   "<th>failed</th><th>time</th><th>p50</th><th>p99</th><th>max</th>"
+		   "<th>bytes asked</th><th>syscalls</th><th>read syscalls</th><th>read</th>"
+		   "<th>write syscalls</th><th>written</th></tr></thead><tbody>");
+	for (uint32_t i = 0; i < lv->nfn; i++) {
+		const struct rs_level_fn *fn = &lv->fn[i];
+
+		fprintf(f, "<tr><td class=\"l\">%s</td><td class=\"l\">",
+			rs_level_names[fn->level]);
+		esc_id(f, st, fn->name);
+		fprintf(f, "</td>");
+		td_num(f, fn->calls, human_count(a, fn->calls));
+		td_num(f, fn->failed, human_count(a, fn->failed));
+		td_num(f, fn->time_ns, human_ns(a, fn->time_ns));
+		td_num(f, sketch_quantile(&fn->lat, 0.5),
+		       human_ns(a, sketch_quantile(&fn->lat, 0.5)));
+		td_num(f, sketch_quantile(&fn->lat, 0.99),
+		       human_ns(a, sketch_quantile(&fn->lat, 0.99)));
+		td_num(f, fn->lat.max, human_ns(a, fn->lat.max));
+		td_num(f, fn->bytes_requested,
+		       fn->requested_calls ? human_bytes(a, fn->bytes_requested) : "-");
+		td_num(f, fn->syscalls, human_count(a, fn->syscalls));
+		td_num(f, fn->sys_reads, human_count(a, fn->sys_reads));
+		td_num(f, fn->sys_read_bytes, human_bytes(a, fn->sys_read_bytes));
+		td_num(f, fn->sys_writes, human_count(a, fn->sys_writes));
+		td_num(f, fn->sys_write_bytes, human_bytes(a, fn->sys_write_bytes));
+		fprintf(f, "</tr>");
+	}
+	fprintf(f, "</tbody></table></div><ul>");
+	for (int l = LV_STDIO; l < LV_COUNT; l++) {
+		struct rs_level_dir d[2];
+
+		rs_level_dirs(st, l, &d[0], &d[1]);
+		for (int w = 0; w < 2; w++) {
+			char b[HUMAN_MAX], c[HUMAN_MAX];
+			bool known = d[w].calls && d[w].requested_calls == d[w].calls;
+
+			if (!d[w].calls)
+				continue;
+			fprintf(f, "<li>%s %s: %s calls", rs_level_names[l], w ? "writes" : "reads",
+				human_count(a, d[w].calls));
+			if (known)
+				fprintf(f, " asking %s", human_bytes(b, d[w].requested));
+			fprintf(f, " &rarr; %s %s syscalls (%.2f per call) that %s %s",
+				human_count(c, d[w].syscalls), w ? "write" : "read",
+				(double)d[w].syscalls / (double)d[w].calls, w ? "wrote" : "read",
+				human_bytes(a, d[w].sys_bytes));
+			if (known && d[w].requested)
+				fprintf(f, " (%.2fx the bytes asked)",
+					(double)d[w].sys_bytes / (double)d[w].requested);
+			fprintf(f, "</li>");
+		}
+	}
+	fprintf(f, "</ul></section>\n");
+}
+
+static void step_label(const struct report_stats *st, const struct rs_step *s, char *buf,
+		       size_t size)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	if (s->epoch != NONE32)
+		o = snprintf(buf, size, "epoch %lld ",
+			     (long long)st->phases.epochs[s->epoch].index);
+	if (s->index >= 0)
+		snprintf(buf + o, size - o, "step %lld", (long long)s->index);
+	else
+		snprintf(buf + o, size - o, "step at %.3f s", rs_since_job(st, s->end) / 1e9);
+}
+
+#define STALL_BARS 200
+
+/* Per step (or group of steps): the wait for the batch under the rest of the iteration. */
+static void stall_chart(FILE *f, const struct report_stats *st, uint32_t oi)
+{
+	const int x0 = 80, y0 = 10, w = CHART_W - x0 - 10, h = CHART_H - 40;
+	struct rs_stall_bar bars[STALL_BARS];
+	uint32_t n = rs_stall_bars(st, oi, bars, STALL_BARS);
+	double max = 0, gw = (double)w / (n ? n : 1);
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], label[64];
+
+	for (uint32_t k = 0; k < n; k++)
+		if ((double)bars[k].iter_ns / bars[k].steps > max)
+			max = (double)bars[k].iter_ns / bars[k].steps;
+	max = nice_max(max);
+	fprintf(f,
+		"<svg data-chart=\"stall\" viewBox=\"0 0 %d %d\" role=\"img\" "
+		"aria-label=\"data stall per step\">",
+		CHART_W, CHART_H);
+	axis_y(f, max, x0, y0, h, label_ns);
+	for (uint32_t k = 0; k < n; k++) {
+		double iter = (double)bars[k].iter_ns / bars[k].steps,
+		       stall = (double)bars[k].stall_ns / bars[k].steps;
+		double bw = gw * 0.8, bx = x0 + k * gw + gw * 0.1;
+		double hs = h * stall / max, hi = h * iter / max;
+
+		step_label(st, &st->phases.steps[bars[k].first], label, sizeof(label));
+		for (int part = 0; part < 2; part++) {
+			double y = part ? y0 + h - hi : y0 + h - hs, bh = part ? hi - hs : hs;
+
+			fprintf(f,
+				"<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				"height=\"%.1f\" fill=\"%s\"><title>",
+				bx, y, bw > 1 ? bw - 1 : bw, bh > 0 ? bh : 0,
+				part ? "#2f74c0" : "#d9822b");
+			esc(f, label);
+			if (bars[k].steps > 1)
+				fprintf(f, " and the next %u (mean)", bars[k].steps - 1);
+			fprintf(f, ": %s, %s waiting for the batch (%s)</title></rect>",
+				human_ns(a, (uint64_t)iter), human_ns(b, (uint64_t)stall),
+				human_pct(c, iter > 0 ? stall / iter : 0));
+		}
+	}
+	for (int i = 0; i <= 4 && n; i++) {
+		uint32_t k = i == 4 ? n - 1 : n * i / 4;
+
+		step_label(st, &st->phases.steps[bars[k].first], label, sizeof(label));
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x0 + (k + 0.5) * gw,
+			CHART_H - 12);
+		esc(f, label);
+		fprintf(f, "</text>");
+	}
+	fprintf(f,
+		"</svg><div class=\"legend\"><span><i style=\"background:#d9822b\"></i>"
+		"waiting for the batch (data stall)</span><span><i style=\"background:#2f74c0"
+		"\"></i>rest of the iteration (the step)</span>%s</div>",
+		n && bars[0].steps > 1 ? "<span>bars: consecutive steps, mean</span>" : "");
+}
+
+static void loop_html(FILE *f, const struct report_view *v, uint32_t oi)
+{
+	const struct report_stats *st = v->st;
+	const struct rs_phases *ph = &st->phases;
+	const struct rs_owner *o = &ph->owners[oi];
+	const struct rs_thread *th = &st->threads[o->thread];
+	char a[HUMAN_MAX], b[HUMAN_MAX], label[64];
+
+	fprintf(f, "<h3>Training loop: thread %u (pid %u, ", th->tid, st->procs[th->proc].pid);
+	esc_id(f, st, th->comm);
+	fprintf(f, ")</h3><div class=\"cards\">");
+	card(f, human_count(a, o->steps), "steps");
+	card(f, human_count(a, o->epochs), "epochs");
+	card(f, human_pct(a, frac(o->sum.stall_ns, o->sum.iter_ns)),
+	     o->fetch_seen ? "data stall (fetch regions)" : "data stall (pipe and socket reads)");
+	card(f, human_ns(a, o->sum.iter_p50), "median iteration (fetch + step)");
+	card(f, human_ns(a, o->sum.iter_p99), "p99 iteration");
+	card(f, human_ns(a, o->sum.iter_max), "worst iteration");
+	card(f, human_ns(a, o->sum.stall_p50), "median wait per step");
+	card(f, human_bytes(a, o->sum.read_p50), "median bytes read per iteration (the job's)");
+	fprintf(f, "</div>");
+	if (o->steps)
+		stall_chart(f, st, oi);
+	if (o->epochs) {
+		fprintf(f, "<div class=\"scroll\"><table class=\"sortable\"><thead><tr>"
+			   "<th>epoch</th><th>steps</th><th>time</th><th>data stall</th>"
+			   "<th>share</th><th>read</th><th>written</th><th>I/O time</th>"
+			   "<th>worst iteration</th></tr></thead><tbody>");
+		for (uint32_t k = 0; k < ph->nepochs; k++) {
+			const struct rs_epoch *ep = &ph->epochs[k];
+
+			if (ep->owner != oi)
+				continue;
+			fprintf(f, "<tr><td>%lld</td><td>%u</td>", (long long)ep->index, ep->steps);
+			td_num(f, ep->end - ep->start, human_ns(a, ep->end - ep->start));
+			td_num(f, ep->stall_ns, human_ns(a, ep->stall_ns));
+			fprintf(f, "<td>%s</td>", human_pct(b, frac(ep->stall_ns, ep->iter_ns)));
+			td_num(f, ep->io.bytes_read, human_bytes(a, ep->io.bytes_read));
+			td_num(f, ep->io.bytes_written, human_bytes(a, ep->io.bytes_written));
+			td_num(f, ep->io.io_ns, human_ns(a, ep->io.io_ns));
+			td_num(f, ep->step_max_ns, human_ns(a, ep->step_max_ns));
+			fprintf(f, "</tr>");
+		}
+		fprintf(f, "</tbody></table></div>");
+	}
+	if (o->nslow) {
+		fprintf(f,
+			"<h3>Slowest iterations and what was behind them</h3><div "
+			"class=\"scroll\"><table class=\"sortable\"><thead><tr><th class=\"l\">"
+			"step</th><th>iteration</th><th>waiting</th><th>read</th><th>syscall</th>"
+			"<th>stdio</th><th>hdf5</th><th>mpiio</th><th class=\"l\">files "
+			"(bytes, I/O time)</th></tr></thead><tbody>");
+		uint32_t order[SLOW_KEEP];
+
+		rs_slow_order(st, o, order);
+		for (uint32_t k = 0; k < o->nslow; k++) {
+			const struct rs_slow *sl = &o->slow[order[k]];
+			const struct rs_step *s = &ph->steps[sl->step];
+
+			step_label(st, s, label, sizeof(label));
+			fprintf(f, "<tr><td class=\"l\">");
+			esc(f, label);
+			fprintf(f, "</td>");
+			td_num(f, rs_step_iter_ns(s), human_ns(a, rs_step_iter_ns(s)));
+			td_num(f, s->stall_ns, human_ns(a, s->stall_ns));
+			td_num(f, s->io.bytes_read, human_bytes(a, s->io.bytes_read));
+			for (int l = 0; l < LV_COUNT; l++)
+				td_num(f, s->io.level_ns[l], human_ns(a, s->io.level_ns[l]));
+			fprintf(f, "<td class=\"path\">");
+			for (uint32_t i = 0; i < sl->nfiles; i++) {
+				esc_id(f, st, st->files[sl->files[i].file].name);
+				fprintf(f, " (%s, %s)%s", human_bytes(a, sl->files[i].bytes),
+					human_ns(b, sl->files[i].io_ns),
+					i + 1 < sl->nfiles ? "<br>" : "");
+			}
+			fprintf(f, "</td></tr>");
+		}
+		fprintf(f, "</tbody></table></div>");
+	}
+}
+
+static void phases(FILE *f, const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	const struct rs_phases *ph = &st->phases;
+	char a[HUMAN_MAX];
+	uint32_t n, *order;
+
+	if (!ph->nregions)
+		return;
+	fprintf(f, "<section id=\"phases\"><h2>Phases (dltrace markers)</h2><div "
+		   "class=\"scroll\"><table class=\"sortable\"><thead><tr><th class=\"l\">"
+		   "region</th><th>count</th><th>time</th><th>p50</th><th>p99</th><th>max</th>"
+		   "</tr></thead><tbody>");
+	for (uint32_t k = 0; k < ph->nregions; k++) {
+		const struct rs_region *r = &ph->regions[k];
+
+		fprintf(f, "<tr><td class=\"l\">");
+		esc_id(f, st, r->name);
+		fprintf(f, "</td>");
+		td_num(f, r->count, human_count(a, r->count));
+		td_num(f, r->time_ns, human_ns(a, r->time_ns));
+		td_num(f, sketch_quantile(&r->dur, 0.5),
+		       human_ns(a, sketch_quantile(&r->dur, 0.5)));
+		td_num(f, sketch_quantile(&r->dur, 0.99),
+		       human_ns(a, sketch_quantile(&r->dur, 0.99)));
+		td_num(f, r->dur.max, human_ns(a, r->dur.max));
+		fprintf(f, "</tr>");
+	}
+	fprintf(f, "</tbody></table></div>");
+	order = rs_phase_owners(st, &n);
+	for (uint32_t k = 0; order && k < n && k < 4; k++)
+		loop_html(f, v, order[k]);
+	free(order);
+	fprintf(f, "</section>\n");
+}
+
 void report_html(FILE *f, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
@@ -920,11 +1179,13 @@ void report_html(FILE *f, const struct report_view *v)
 	fprintf(f, " &middot; wall %s</p></header><main>\n", human_ns(a, st->wall_ns));
 	summary(f, v);
 	findings(f, v);
+	phases(f, v);
 	timeline(f, v);
 	time_section(f, v);
 	application(f, v);
 	files(f, v);
 	balance(f, v);
+	levels(f, v);
 	environment(f, v);
 	fprintf(f, "<footer>");
 	esc(f, v->generator);

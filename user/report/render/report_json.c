@@ -31,11 +31,11 @@
  *   pattern      reads, writes, bytes_read, bytes_written, seq_reads,
  *                consec_reads, seq_writes, consec_writes, random_reads,
  *                random_writes, small_reads, small_writes, seeks, rw_switches,
- *                opens, stats, metadata_calls, syncs, mmaps, no_offset
+ *                opens, stats, metadata_calls, syncs, mmaps, no_offset, hints
  *   files        count, read, written, read_once, reread, redundant_bytes,
  *                reread_within_open_bytes, concurrent_duplicate_bytes,
  *                dataset_bytes, size_bins[10], list[]{path,path_hex?,bytes_read,
- *                bytes_written,reads,writes,opens,stats,seeks,syncs,seq_reads,
+ *                bytes_written,reads,writes,opens,stats,seeks,syncs,hints,seq_reads,
  *                consec_reads,seq_writes,consec_writes,random_reads,random_writes,
  *                rw_switches,processes,readers,first_ns,last_ns,max_byte_read,
  *                max_byte_written,size,extent,passes,reread_within_open,
@@ -64,191 +64,181 @@
  *                reads_with_cache_info, cache_miss_bytes{application,environment,
  *                other}, cache_hit_ratio{application,environment,other} (share of
  *                the bytes read served by the page cache, or null),
- * block{reads,writes,other,read_bytes,write_bytes, latency_ns{p50,p99,max}}, uring_requests,
- * vfs_events (what the other capture layers saw; zeros without them) errors[]     errno, count,
- * application, environment, other findings[]   id, level, title, rule, evidence[], metrics{},
- * recommendation
+ *                block{reads,writes,other,read_bytes,write_bytes,
+ *                latency_ns{p50,p99,max}}, uring_requests, vfs_events (what the
+ *                other capture layers saw; zeros without them)
+ *   levels       {stdio,hdf5,mpiio}{calls,time_ns,functions[]{name,calls,failed,
+ *                time_ns,latency_ns{p50,p99,max},bytes_requested,syscalls,sys_reads,
+ *                sys_read_bytes,sys_writes,sys_write_bytes,partial},read{calls,time_ns,
+ *                bytes_requested,syscalls,syscall_bytes,syscalls_per_call,bytes_ratio},
+ *                write{...}}, unknown_calls
+ *   phases       regions[]{name,count,time_ns,dur_ns{p50,p99,max}}, other_regions,
+ *                instants, counters, loops[]{pid,tid,host,name,steps,epochs,
+ *                stall_from,nested_steps,iteration_ns{median,p99,max,total},step_ns{},
+ *                stall_ns{...,total},stall_share,stall_share_per_step{},
+ *                bytes_read_per_step{},bytes_read,bytes_written,worst_step{},
+ *                epoch_list[],step_list[] (first --top),slowest[]{...,files[]},
+ *                stall_chart{steps_per_bar,iteration_ns[],stall_ns[]},outside_steps{}},
+ *                unowned{} (see README "JSON keys")
+ *   errors[]     errno, count, application, environment, other
+ *   findings[]   id, level, title, rule, evidence[], metrics{}, recommendation
+ *
+ * json-c builds and escapes every value.  The lists can be long (--top up to
+ * a million files), so the report is never one tree in memory: each small
+ * section, and each entry of a long list, is a json-c object that is written
+ * out and freed before the next is built; struct jstream writes the frame
+ * around them (the top-level object and the sections that hold long lists).
+ * Strings go to json-c as valid UTF-8: bytes that are not become U+FFFD, as
+ * in the traces, and file names keep their exact bytes in path_hex.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/json_string.h"
+#include "lib/json_value.h"
 #include "report/render/report_output.h"
 #include "report/report_warnings.h"
 #include "event/syscall_table.h"
 
-struct jw {
-	FILE *f;
-	int depth;
-	bool first[32];
-	char *buf;
-	size_t cap;
-};
+#define JS_DEPTH 4
 
-static void sep(struct jw *w)
+/* ---- values: json-c objects (NULL is null) ---- */
+
+static struct json_object *j_u64(uint64_t v)
 {
-	if (!w->first[w->depth])
-		fputc(',', w->f);
-	w->first[w->depth] = false;
+	return json_object_new_uint64(v);
 }
 
-static void put_string(struct jw *w, const char *s, size_t len)
+static struct json_object *j_i64(int64_t v)
 {
-	size_t need = JSON_ESCAPED_MAX(len) + 2;
-	bool lossy = false;
-	size_t n;
-
-	if (need > w->cap) {
-		char *b = realloc(w->buf, need);
-
-		if (!b) {
-			fputs("\"\"", w->f);
-			return;
-		}
-		w->buf = b;
-		w->cap = need;
-	}
-	n = json_escape(w->buf, s, len, &lossy);
-	fputc('"', w->f);
-	fwrite(w->buf, 1, n, w->f);
-	fputc('"', w->f);
+	return json_object_new_int64(v);
 }
 
-static void key(struct jw *w, const char *k)
+/* A number: integral values without a fraction, the others with 17 digits. */
+static struct json_object *j_num(double v)
 {
-	sep(w);
-	if (k)
-		fprintf(w->f, "\"%s\":", k);
-}
+	char text[32];
 
-static void open_(struct jw *w, const char *k, char ch)
-{
-	key(w, k);
-	fputc(ch, w->f);
-	if (w->depth < 31)
-		w->depth++;
-	w->first[w->depth] = true;
-}
-#define OBJ(w, k) open_((w), (k), '{')
-#define ARR(w, k) open_((w), (k), '[')
-
-static void close_(struct jw *w, char ch)
-{
-	fputc(ch, w->f);
-	if (w->depth)
-		w->depth--;
-}
-#define END_OBJ(w) close_((w), '}')
-#define END_ARR(w) close_((w), ']')
-
-static void u64(struct jw *w, const char *k, uint64_t v)
-{
-	key(w, k);
-	fprintf(w->f, "%llu", (unsigned long long)v);
-}
-
-static void i64(struct jw *w, const char *k, int64_t v)
-{
-	key(w, k);
-	fprintf(w->f, "%lld", (long long)v);
-}
-
-static void num(struct jw *w, const char *k, double v)
-{
-	key(w, k);
 	if (!isfinite(v))
 		v = 0;
 	if (v == floor(v) && fabs(v) < 9e15)
-		fprintf(w->f, "%.0f", v);
+		snprintf(text, sizeof(text), "%.0f", v);
 	else
-		fprintf(w->f, "%.17g", v);
+		snprintf(text, sizeof(text), "%.17g", v);
+	return json_object_new_double_s(v, text);
 }
 
 /* a ratio in [0, 1], or null when it is negative (not known) */
-static void ratio_or_null(struct jw *w, const char *k, double v)
+static struct json_object *j_ratio(double v)
 {
-	if (v < 0) {
-		key(w, k);
-		fputs("null", w->f);
-		return;
-	}
-	num(w, k, v);
+	return v < 0 ? NULL : j_num(v);
 }
 
-static void str(struct jw *w, const char *k, const char *s, size_t len)
+static struct json_object *j_bool(bool v)
 {
-	key(w, k);
-	put_string(w, s, len);
-}
-#define STR(w, k, s) str((w), (k), (s), strlen(s))
-
-static void sid(struct jw *w, const char *k, const struct report_stats *st, uint32_t id)
-{
-	if (id == NONE32) {
-		key(w, k);
-		fputs("null", w->f);
-		return;
-	}
-	str(w, k, rs_str(st, id), rs_strlen(st, id));
+	return json_object_new_boolean(v);
 }
 
-static void boolean(struct jw *w, const char *k, bool v)
+static struct json_object *j_str(const char *s)
 {
-	key(w, k);
-	fputs(v ? "true" : "false", w->f);
+	return jv_string(s, strlen(s));
 }
 
-static bool valid_utf8(const char *s, size_t len)
+/* an interned string, or null */
+static struct json_object *j_sid(const struct report_stats *st, uint32_t id)
 {
-	for (size_t i = 0; i < len;) {
-		size_t n = utf8_sequence_length((const unsigned char *)s + i, len - i);
-
-		if (!n)
-			return false;
-		i += n;
-	}
-	return true;
+	return id == NONE32 ? NULL : jv_string(rs_str(st, id), rs_strlen(st, id));
 }
 
-static void traces(struct jw *w, const struct report_stats *st)
+/* ---- the frame: written as it goes ---- */
+
+struct jstream {
+	FILE *f;
+	int depth;
+	bool first[JS_DEPTH];
+};
+
+/* The comma and "key": of the next member (key NULL: an array element). */
+static void js_key(struct jstream *s, const char *key)
+{
+	if (!s->first[s->depth])
+		fputc(',', s->f);
+	s->first[s->depth] = false;
+	if (key)
+		fprintf(s->f, "\"%s\":", key); /* this file's own keys: plain ASCII */
+}
+
+/* Write v as the next member and free it. */
+static void js_put(struct jstream *s, const char *key, struct json_object *v)
+{
+	size_t len = 0;
+	const char *text = json_object_to_json_string_length(v, JV_TO_STRING, &len);
+
+	js_key(s, key);
+	if (text)
+		fwrite(text, 1, len, s->f);
+	else
+		fputs("null", s->f); /* out of memory */
+	json_object_put(v);
+}
+
+/* Open an object ('{') or array ('[') whose members follow one by one. */
+static void js_open(struct jstream *s, const char *key, char brace)
+{
+	js_key(s, key);
+	fputc(brace, s->f);
+	if (s->depth < JS_DEPTH - 1)
+		s->depth++;
+	s->first[s->depth] = true;
+}
+
+static void js_close(struct jstream *s, char brace)
+{
+	fputc(brace, s->f);
+	if (s->depth)
+		s->depth--;
+}
+
+static void traces(struct jstream *s, const struct report_stats *st)
 {
 	char lines[WARNING_MAX][WARNING_LINE];
 
-	ARR(w, "traces");
+	js_open(s, "traces", '[');
 	for (uint32_t t = 0; t < st->ntraces; t++) {
 		const struct rs_trace *tr = &st->traces[t];
 		int n = report_trace_warnings(st, t, lines);
+		struct json_object *o = json_object_new_object(),
+				   *warnings = json_object_new_array();
 
-		OBJ(w, NULL);
-		STR(w, "file", tr->file ? tr->file : "");
-		sid(w, "hostname", st, tr->hostname);
-		sid(w, "kernel", st, tr->kernel);
-		sid(w, "target", st, tr->target);
-		sid(w, "start_wall", st, tr->start_wall);
-		i64(w, "start_wall_ns", tr->start_wall_ns);
-		u64(w, "duration_ns",
-		    tr->duration_ns ? tr->duration_ns : tr->end_ns - (uint64_t)tr->offset_ns);
-		u64(w, "events", tr->events);
-		u64(w, "lost_events", tr->lost_events);
-		u64(w, "lost_bytes", tr->lost_bytes);
-		sid(w, "stop_reason", st, tr->stop_reason);
-		boolean(w, "complete", !trace_read_truncated(&tr->status));
-		ARR(w, "warnings");
+		jv_add(o, "file", j_str(tr->file ? tr->file : ""));
+		jv_add(o, "hostname", j_sid(st, tr->hostname));
+		jv_add(o, "kernel", j_sid(st, tr->kernel));
+		jv_add(o, "target", j_sid(st, tr->target));
+		jv_add(o, "start_wall", j_sid(st, tr->start_wall));
+		jv_add(o, "start_wall_ns", j_i64(tr->start_wall_ns));
+		jv_add(o, "duration_ns",
+		       j_u64(tr->duration_ns ? tr->duration_ns
+					     : tr->end_ns - (uint64_t)tr->offset_ns));
+		jv_add(o, "events", j_u64(tr->events));
+		jv_add(o, "lost_events", j_u64(tr->lost_events));
+		jv_add(o, "lost_bytes", j_u64(tr->lost_bytes));
+		jv_add(o, "stop_reason", j_sid(st, tr->stop_reason));
+		jv_add(o, "complete", j_bool(!trace_read_truncated(&tr->status)));
 		for (int i = 0; i < n; i++)
-			STR(w, NULL, lines[i]);
-		END_ARR(w);
-		END_OBJ(w);
+			jv_push(warnings, j_str(lines[i]));
+		jv_add(o, "warnings", warnings);
+		js_put(s, NULL, o);
 	}
-	END_ARR(w);
+	js_close(s, ']');
 }
 
-static void job(struct jw *w, const struct report_stats *st)
+static struct json_object *job(const struct report_stats *st)
 {
+	struct json_object *o = json_object_new_object(), *commands = json_object_new_array(),
+			   *hosts = json_object_new_array();
 	uint64_t lost = 0, failed = 0;
 
-	OBJ(w, "job");
-	ARR(w, "commands");
 	for (uint32_t t = 0; t < st->ntraces; t++) {
 		bool dup = false;
 
@@ -256,10 +246,9 @@ static void job(struct jw *w, const struct report_stats *st)
 			if (st->traces[u].target == st->traces[t].target)
 				dup = true;
 		if (!dup && st->traces[t].target != NONE32)
-			sid(w, NULL, st, st->traces[t].target);
+			jv_push(commands, j_sid(st, st->traces[t].target));
 	}
-	END_ARR(w);
-	ARR(w, "hosts");
+	jv_add(o, "commands", commands);
 	for (uint32_t t = 0; t < st->ntraces; t++) {
 		bool dup = false;
 
@@ -267,639 +256,927 @@ static void job(struct jw *w, const struct report_stats *st)
 			if (st->traces[u].hostname == st->traces[t].hostname)
 				dup = true;
 		if (!dup)
-			sid(w, NULL, st, st->traces[t].hostname);
+			jv_push(hosts, j_sid(st, st->traces[t].hostname));
 	}
-	END_ARR(w);
+	jv_add(o, "hosts", hosts);
 	for (uint32_t t = 0; t < st->ntraces; t++)
 		lost += st->traces[t].lost_events;
 	for (int s = 0; s < SCOPE_COUNT; s++)
 		failed += st->tot[s].failed;
-	u64(w, "start_ns", st->job_start_ns);
-	u64(w, "wall_ns", st->wall_ns);
-	u64(w, "processes", st->nprocs_active);
-	u64(w, "threads", st->nthreads);
-	u64(w, "events", st->events);
-	u64(w, "lost_events", lost);
-	u64(w, "syscalls", st->syscalls);
-	u64(w, "failed_syscalls", failed);
-	END_OBJ(w);
+	jv_add(o, "start_ns", j_u64(st->job_start_ns));
+	jv_add(o, "wall_ns", j_u64(st->wall_ns));
+	jv_add(o, "processes", j_u64(st->nprocs_active));
+	jv_add(o, "threads", j_u64(st->nthreads));
+	jv_add(o, "events", j_u64(st->events));
+	jv_add(o, "lost_events", j_u64(lost));
+	jv_add(o, "syscalls", j_u64(st->syscalls));
+	jv_add(o, "failed_syscalls", j_u64(failed));
+	return o;
 }
 
-static void proc_time(struct jw *w, const struct report_stats *st, uint32_t i)
+static struct json_object *proc_time(const struct report_stats *st, uint32_t i)
 {
 	const struct rs_proc *p = &st->procs[i];
 	uint64_t cls[CLS_COUNT] = {0}, io = rs_proc_io(p), wall = rs_proc_wall(st, p);
+	struct json_object *o = json_object_new_object();
 
 	for (int s = 0; s < SCOPE_COUNT; s++)
 		for (int c = 0; c < CLS_COUNT; c++)
 			cls[c] += p->io_ns[s][c];
-	OBJ(w, NULL);
-	u64(w, "pid", p->pid);
-	u64(w, "ppid", p->ppid);
-	sid(w, "host", st, st->traces[p->trace].hostname);
-	sid(w, "command", st, p->name);
-	u64(w, "threads", p->threads);
-	u64(w, "wall_ns", wall);
-	u64(w, "io_ns", io);
-	u64(w, "data_ns", cls[CLS_DATA]);
-	u64(w, "metadata_ns", cls[CLS_META]);
-	u64(w, "sync_ns", cls[CLS_SYNC]);
-	num(w, "io_share", wall ? (double)io / wall : 0);
-	u64(w, "app_io_ns",
-	    p->io_ns[SCOPE_APP][CLS_DATA] + p->io_ns[SCOPE_APP][CLS_META] +
-		p->io_ns[SCOPE_APP][CLS_SYNC]);
-	u64(w, "env_io_ns",
-	    p->io_ns[SCOPE_ENV][CLS_DATA] + p->io_ns[SCOPE_ENV][CLS_META] +
-		p->io_ns[SCOPE_ENV][CLS_SYNC]);
-	u64(w, "calls", p->calls);
-	u64(w, "failed", p->failed);
-	u64(w, "app_bytes_read", p->app_bytes_read);
-	u64(w, "app_bytes_written", p->app_bytes_written);
-	END_OBJ(w);
+	jv_add(o, "pid", j_u64(p->pid));
+	jv_add(o, "ppid", j_u64(p->ppid));
+	jv_add(o, "host", j_sid(st, st->traces[p->trace].hostname));
+	jv_add(o, "command", j_sid(st, p->name));
+	jv_add(o, "threads", j_u64(p->threads));
+	jv_add(o, "wall_ns", j_u64(wall));
+	jv_add(o, "io_ns", j_u64(io));
+	jv_add(o, "data_ns", j_u64(cls[CLS_DATA]));
+	jv_add(o, "metadata_ns", j_u64(cls[CLS_META]));
+	jv_add(o, "sync_ns", j_u64(cls[CLS_SYNC]));
+	jv_add(o, "io_share", j_num(wall ? (double)io / wall : 0));
+	jv_add(o, "app_io_ns",
+	       j_u64(p->io_ns[SCOPE_APP][CLS_DATA] + p->io_ns[SCOPE_APP][CLS_META] +
+		     p->io_ns[SCOPE_APP][CLS_SYNC]));
+	jv_add(o, "env_io_ns",
+	       j_u64(p->io_ns[SCOPE_ENV][CLS_DATA] + p->io_ns[SCOPE_ENV][CLS_META] +
+		     p->io_ns[SCOPE_ENV][CLS_SYNC]));
+	jv_add(o, "calls", j_u64(p->calls));
+	jv_add(o, "failed", j_u64(p->failed));
+	jv_add(o, "app_bytes_read", j_u64(p->app_bytes_read));
+	jv_add(o, "app_bytes_written", j_u64(p->app_bytes_written));
+	return o;
 }
 
-static void thread_fields(struct jw *w, const struct report_stats *st, const struct rs_thread *t)
+/* A thread's pid .. io_share, as a new object. */
+static struct json_object *thread_fields(const struct report_stats *st, const struct rs_thread *t)
 {
 	uint64_t wall = rs_thread_wall(st, t), io = rs_thread_io(t);
+	struct json_object *o = json_object_new_object();
 
-	u64(w, "pid", st->procs[t->proc].pid);
-	u64(w, "tid", t->tid);
-	sid(w, "name", st, t->comm);
-	u64(w, "wall_ns", wall);
-	u64(w, "io_ns", io);
-	u64(w, "data_ns", t->io_ns[CLS_DATA]);
-	u64(w, "metadata_ns", t->io_ns[CLS_META]);
-	u64(w, "sync_ns", t->io_ns[CLS_SYNC]);
-	num(w, "io_share", wall ? (double)io / wall : 0);
+	jv_add(o, "pid", j_u64(st->procs[t->proc].pid));
+	jv_add(o, "tid", j_u64(t->tid));
+	jv_add(o, "name", j_sid(st, t->comm));
+	jv_add(o, "wall_ns", j_u64(wall));
+	jv_add(o, "io_ns", j_u64(io));
+	jv_add(o, "data_ns", j_u64(t->io_ns[CLS_DATA]));
+	jv_add(o, "metadata_ns", j_u64(t->io_ns[CLS_META]));
+	jv_add(o, "sync_ns", j_u64(t->io_ns[CLS_SYNC]));
+	jv_add(o, "io_share", j_num(wall ? (double)io / wall : 0));
+	return o;
 }
 
-static void time_section(struct jw *w, const struct report_view *v)
+static struct json_object *training_thread(const struct report_stats *st)
+{
+	const struct rs_thread *t;
+	struct json_object *o;
+
+	if (st->training_thread == NONE32)
+		return NULL;
+	t = &st->threads[st->training_thread];
+	o = thread_fields(st, t);
+	jv_add(o, "app_io_ns", j_u64(t->scope_ns[SCOPE_APP]));
+	jv_add(o, "env_io_ns", j_u64(t->scope_ns[SCOPE_ENV]));
+	jv_add(o, "other_io_ns", j_u64(t->scope_ns[SCOPE_OTHER]));
+	jv_add(o, "app_read_ns", j_u64(t->app_read_ns));
+	jv_add(o, "burst_blocked_ns", j_u64(t->burst_blocked_ns));
+	return o;
+}
+
+static void time_section(struct jstream *s, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
 	uint64_t cls[CLS_COUNT] = {0};
+	struct json_object *io = json_object_new_object();
 	uint32_t *order;
 
-	for (int s = 0; s < SCOPE_COUNT; s++)
+	for (int sc = 0; sc < SCOPE_COUNT; sc++)
 		for (int c = 0; c < CLS_COUNT; c++)
-			cls[c] += st->tot[s].io_ns[c];
-	OBJ(w, "time");
-	OBJ(w, "io_ns");
-	u64(w, "data", cls[CLS_DATA]);
-	u64(w, "metadata", cls[CLS_META]);
-	u64(w, "sync", cls[CLS_SYNC]);
-	u64(w, "total", cls[CLS_DATA] + cls[CLS_META] + cls[CLS_SYNC]);
-	END_OBJ(w);
-	if (st->training_thread == NONE32) {
-		key(w, "training_thread");
-		fputs("null", w->f);
-	} else {
-		const struct rs_thread *t = &st->threads[st->training_thread];
-
-		OBJ(w, "training_thread");
-		thread_fields(w, st, t);
-		u64(w, "app_io_ns", t->scope_ns[SCOPE_APP]);
-		u64(w, "env_io_ns", t->scope_ns[SCOPE_ENV]);
-		u64(w, "other_io_ns", t->scope_ns[SCOPE_OTHER]);
-		u64(w, "app_read_ns", t->app_read_ns);
-		u64(w, "burst_blocked_ns", t->burst_blocked_ns);
-		END_OBJ(w);
-	}
-	ARR(w, "processes");
+			cls[c] += st->tot[sc].io_ns[c];
+	js_open(s, "time", '{');
+	jv_add(io, "data", j_u64(cls[CLS_DATA]));
+	jv_add(io, "metadata", j_u64(cls[CLS_META]));
+	jv_add(io, "sync", j_u64(cls[CLS_SYNC]));
+	jv_add(io, "total", j_u64(cls[CLS_DATA] + cls[CLS_META] + cls[CLS_SYNC]));
+	js_put(s, "io_ns", io);
+	js_put(s, "training_thread", training_thread(st));
+	js_open(s, "processes", '[');
 	order = rs_sorted(st->nprocs, key_proc_io, st);
 	for (uint32_t k = 0; order && k < st->nprocs && k < v->top; k++)
-		proc_time(w, st, order[k]);
+		js_put(s, NULL, proc_time(st, order[k]));
 	free(order);
-	END_ARR(w);
-	ARR(w, "threads");
+	js_close(s, ']');
+	js_open(s, "threads", '[');
 	order = rs_sorted(st->nthreads, key_thread_io, st);
 	for (uint32_t k = 0; order && k < st->nthreads && k < v->top; k++) {
-		OBJ(w, NULL);
-		thread_fields(w, st, &st->threads[order[k]]);
-		u64(w, "app_bytes_read", st->threads[order[k]].app_bytes_read);
-		END_OBJ(w);
+		const struct rs_thread *t = &st->threads[order[k]];
+		struct json_object *o = thread_fields(st, t);
+
+		jv_add(o, "app_bytes_read", j_u64(t->app_bytes_read));
+		js_put(s, NULL, o);
 	}
 	free(order);
-	END_ARR(w);
-	END_OBJ(w);
+	js_close(s, ']');
+	js_close(s, '}');
 }
 
-static void syscalls(struct jw *w, const struct report_stats *st)
+static const char *const scope_names[SCOPE_COUNT] = {"application", "environment", "other"};
+
+static struct json_object *syscall_entry(const struct rs_syscall *sc, int k)
 {
-	static const char *const names[SCOPE_COUNT] = {"application", "environment", "other"};
+	const struct syscall_info *si = syscall_info(k);
+	struct json_object *o = json_object_new_object(), *size = json_object_new_object(),
+			   *lat = json_object_new_object();
 
-	OBJ(w, "syscalls");
-	for (int s = 0; s < SCOPE_COUNT; s++) {
-		ARR(w, names[s]);
-		for (int k = 0; k < DL_SYS_COUNT; k++) {
-			const struct rs_syscall *sc = &st->sys[s][k];
-			const struct syscall_info *si = syscall_info(k);
-
-			if (!sc->calls)
-				continue;
-			OBJ(w, NULL);
-			STR(w, "name", si->name);
-			STR(w, "class", io_class_name(si->io_class));
-			u64(w, "calls", sc->calls);
-			u64(w, "failed", sc->failed);
-			u64(w, "bytes", sc->bytes);
-			OBJ(w, "size");
-			u64(w, "count", sc->size.n);
-			u64(w, "min", sc->size.min);
-			u64(w, "p25", sketch_quantile(&sc->size, 0.25));
-			u64(w, "median", sketch_quantile(&sc->size, 0.5));
-			num(w, "mean", sc->size.n ? (double)sc->size.sum / sc->size.n : 0);
-			u64(w, "p75", sketch_quantile(&sc->size, 0.75));
-			u64(w, "max", sc->size.max);
-			END_OBJ(w);
-			OBJ(w, "latency_ns");
-			num(w, "mean", sc->calls ? (double)sc->lat_sum / sc->calls : 0);
-			u64(w, "p50", sketch_quantile(&sc->lat, 0.5));
-			u64(w, "p99", sketch_quantile(&sc->lat, 0.99));
-			u64(w, "max", sc->lat.max);
-			END_OBJ(w);
-			END_OBJ(w);
-		}
-		END_ARR(w);
-	}
-	END_OBJ(w);
+	jv_add(o, "name", j_str(si->name));
+	jv_add(o, "class", j_str(io_class_name(si->io_class)));
+	jv_add(o, "calls", j_u64(sc->calls));
+	jv_add(o, "failed", j_u64(sc->failed));
+	jv_add(o, "bytes", j_u64(sc->bytes));
+	jv_add(size, "count", j_u64(sc->size.n));
+	jv_add(size, "min", j_u64(sc->size.min));
+	jv_add(size, "p25", j_u64(sketch_quantile(&sc->size, 0.25)));
+	jv_add(size, "median", j_u64(sketch_quantile(&sc->size, 0.5)));
+	jv_add(size, "mean", j_num(sc->size.n ? (double)sc->size.sum / sc->size.n : 0));
+	jv_add(size, "p75", j_u64(sketch_quantile(&sc->size, 0.75)));
+	jv_add(size, "max", j_u64(sc->size.max));
+	jv_add(o, "size", size);
+	jv_add(lat, "mean", j_num(sc->calls ? (double)sc->lat_sum / sc->calls : 0));
+	jv_add(lat, "p50", j_u64(sketch_quantile(&sc->lat, 0.5)));
+	jv_add(lat, "p99", j_u64(sketch_quantile(&sc->lat, 0.99)));
+	jv_add(lat, "max", j_u64(sc->lat.max));
+	jv_add(o, "latency_ns", lat);
+	return o;
 }
 
-static void size_list(struct jw *w, const char *k, const struct report_stats *st, int dir)
+static struct json_object *syscalls(const struct report_stats *st)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int s = 0; s < SCOPE_COUNT; s++) {
+		struct json_object *list = json_object_new_array();
+
+		for (int k = 0; k < DL_SYS_COUNT; k++)
+			if (st->sys[s][k].calls)
+				jv_push(list, syscall_entry(&st->sys[s][k], k));
+		jv_add(o, scope_names[s], list);
+	}
+	return o;
+}
+
+static struct json_object *size_list(const struct report_stats *st, int dir)
 {
 	uint64_t size[4], count[4];
 	int n = common_sizes(st, dir, size, count);
+	struct json_object *list = json_object_new_array();
 
-	ARR(w, k);
 	for (int i = 0; i < n; i++) {
-		OBJ(w, NULL);
-		u64(w, "size", size[i]);
-		u64(w, "count", count[i]);
-		END_OBJ(w);
+		struct json_object *o = json_object_new_object();
+
+		jv_add(o, "size", j_u64(size[i]));
+		jv_add(o, "count", j_u64(count[i]));
+		jv_push(list, o);
 	}
-	END_ARR(w);
+	return list;
 }
 
-static void access_sizes(struct jw *w, const struct report_stats *st)
+static struct json_object *u64_array(const uint64_t *v, uint32_t n)
 {
-	OBJ(w, "access_sizes");
-	ARR(w, "bins");
-	for (int b = 0; b < SIZE_BINS; b++)
-		STR(w, NULL, rs_size_bin_names[b]);
-	END_ARR(w);
-	for (int d = 0; d < 2; d++) {
-		ARR(w, d ? "write" : "read");
-		for (int b = 0; b < SIZE_BINS; b++)
-			u64(w, NULL, st->hist[d][b]);
-		END_ARR(w);
-	}
-	size_list(w, "common", st, -1);
-	size_list(w, "common_read", st, IO_DIR_READ);
-	size_list(w, "common_write", st, IO_DIR_WRITE);
-	boolean(w, "exact", !st->sizes_uncounted);
-	END_OBJ(w);
+	struct json_object *a = json_object_new_array_ext(n ? (int)n : 1);
+
+	for (uint32_t i = 0; i < n; i++)
+		jv_push(a, j_u64(v[i]));
+	return a;
 }
 
-static void pattern(struct jw *w, const struct report_stats *st)
+static struct json_object *access_sizes(const struct report_stats *st)
+{
+	struct json_object *o = json_object_new_object(), *bins = json_object_new_array();
+
+	for (int b = 0; b < SIZE_BINS; b++)
+		jv_push(bins, j_str(rs_size_bin_names[b]));
+	jv_add(o, "bins", bins);
+	jv_add(o, "read", u64_array(st->hist[IO_DIR_READ], SIZE_BINS));
+	jv_add(o, "write", u64_array(st->hist[IO_DIR_WRITE], SIZE_BINS));
+	jv_add(o, "common", size_list(st, -1));
+	jv_add(o, "common_read", size_list(st, IO_DIR_READ));
+	jv_add(o, "common_write", size_list(st, IO_DIR_WRITE));
+	jv_add(o, "exact", j_bool(!st->sizes_uncounted));
+	return o;
+}
+
+static struct json_object *pattern(const struct report_stats *st)
 {
 	const struct rs_totals *t = &st->tot[SCOPE_APP];
+	struct json_object *o = json_object_new_object();
 
-	OBJ(w, "pattern");
-	u64(w, "reads", t->reads);
-	u64(w, "writes", t->writes);
-	u64(w, "bytes_read", t->bytes_read);
-	u64(w, "bytes_written", t->bytes_written);
-	u64(w, "seq_reads", t->seq_reads);
-	u64(w, "consec_reads", t->consec_reads);
-	u64(w, "seq_writes", t->seq_writes);
-	u64(w, "consec_writes", t->consec_writes);
-	u64(w, "random_reads", t->random_reads);
-	u64(w, "random_writes", t->random_writes);
-	u64(w, "small_reads", t->small_reads);
-	u64(w, "small_writes", t->small_writes);
-	u64(w, "seeks", t->seeks);
-	u64(w, "rw_switches", t->rw_switches);
-	u64(w, "opens", t->opens);
-	u64(w, "stats", t->stats);
-	u64(w, "metadata_calls", t->meta_ops);
-	u64(w, "syncs", t->syncs);
-	u64(w, "mmaps", t->mmaps);
-	u64(w, "no_offset", t->no_offset);
-	END_OBJ(w);
+	jv_add(o, "reads", j_u64(t->reads));
+	jv_add(o, "writes", j_u64(t->writes));
+	jv_add(o, "bytes_read", j_u64(t->bytes_read));
+	jv_add(o, "bytes_written", j_u64(t->bytes_written));
+	jv_add(o, "seq_reads", j_u64(t->seq_reads));
+	jv_add(o, "consec_reads", j_u64(t->consec_reads));
+	jv_add(o, "seq_writes", j_u64(t->seq_writes));
+	jv_add(o, "consec_writes", j_u64(t->consec_writes));
+	jv_add(o, "random_reads", j_u64(t->random_reads));
+	jv_add(o, "random_writes", j_u64(t->random_writes));
+	jv_add(o, "small_reads", j_u64(t->small_reads));
+	jv_add(o, "small_writes", j_u64(t->small_writes));
+	jv_add(o, "seeks", j_u64(t->seeks));
+	jv_add(o, "rw_switches", j_u64(t->rw_switches));
+	jv_add(o, "opens", j_u64(t->opens));
+	jv_add(o, "stats", j_u64(t->stats));
+	jv_add(o, "metadata_calls", j_u64(t->meta_ops));
+	jv_add(o, "syncs", j_u64(t->syncs));
+	jv_add(o, "mmaps", j_u64(t->mmaps));
+	jv_add(o, "no_offset", j_u64(t->no_offset));
+	jv_add(o, "hints", j_u64(t->hints));
+	return o;
 }
 
-static void file_entry(struct jw *w, const struct report_stats *st, const struct rs_file *f)
+static struct json_object *file_entry(const struct report_stats *st, const struct rs_file *f)
 {
 	const char *name = rs_str(st, f->name);
 	uint32_t len = rs_strlen(st, f->name);
+	uint32_t dev = NONE32, fs = NONE32;
+	struct json_object *o = json_object_new_object();
 
-	OBJ(w, NULL);
-	str(w, "path", name, len);
-	if (!valid_utf8(name, len)) {
+	jv_add(o, "path", jv_string(name, len));
+	if (!utf8_valid(name, len)) {
 		char *hex = malloc(2 * (size_t)len + 1);
 
 		if (hex) {
-			json_hex(hex, name, len);
-			str(w, "path_hex", hex, 2 * (size_t)len);
+			jv_add(o, "path_hex", jv_string(hex, json_hex(hex, name, len)));
 			free(hex);
 		}
 	}
-	u64(w, "bytes_read", f->bytes_read);
-	u64(w, "bytes_written", f->bytes_written);
-	u64(w, "reads", f->reads);
-	u64(w, "writes", f->writes);
-	u64(w, "opens", f->opens);
-	u64(w, "stats", f->stats);
-	u64(w, "seeks", f->seeks);
-	u64(w, "syncs", f->syncs);
-	u64(w, "seq_reads", f->seq_reads);
-	u64(w, "consec_reads", f->consec_reads);
-	u64(w, "seq_writes", f->seq_writes);
-	u64(w, "consec_writes", f->consec_writes);
-	u64(w, "random_reads", f->random_reads);
-	u64(w, "random_writes", f->random_writes);
-	u64(w, "rw_switches", f->rw_switches);
-	u64(w, "processes", f->procs);
-	u64(w, "readers", f->readers);
-	u64(w, "first_ns", f->first_ns);
-	u64(w, "last_ns", f->last_ns);
-	i64(w, "max_byte_read", f->max_byte_read);
-	i64(w, "max_byte_written", f->max_byte_written);
-	u64(w, "size", f->file_size);
-	u64(w, "extent", f->extent);
-	num(w, "passes", f->passes);
-	u64(w, "reread_within_open", f->reread_within_open);
-	u64(w, "concurrent_duplicate_bytes", f->concurrent_dup_bytes);
-	u64(w, "page_faults", f->faults);
-	u64(w, "cache_miss_bytes", f->cache_miss);
-	ratio_or_null(w, "cache_hit_ratio", rs_cache_hit_ratio(f->cache_miss, f->cache_read_bytes));
-	u64(w, "read_ns", f->read_ns);
-	u64(w, "write_ns", f->write_ns);
-	u64(w, "metadata_ns", f->io_ns[CLS_META]);
-	u64(w, "sync_ns", f->io_ns[CLS_SYNC]);
+	jv_add(o, "bytes_read", j_u64(f->bytes_read));
+	jv_add(o, "bytes_written", j_u64(f->bytes_written));
+	jv_add(o, "reads", j_u64(f->reads));
+	jv_add(o, "writes", j_u64(f->writes));
+	jv_add(o, "opens", j_u64(f->opens));
+	jv_add(o, "stats", j_u64(f->stats));
+	jv_add(o, "seeks", j_u64(f->seeks));
+	jv_add(o, "syncs", j_u64(f->syncs));
+	jv_add(o, "hints", j_u64(f->hints));
+	jv_add(o, "seq_reads", j_u64(f->seq_reads));
+	jv_add(o, "consec_reads", j_u64(f->consec_reads));
+	jv_add(o, "seq_writes", j_u64(f->seq_writes));
+	jv_add(o, "consec_writes", j_u64(f->consec_writes));
+	jv_add(o, "random_reads", j_u64(f->random_reads));
+	jv_add(o, "random_writes", j_u64(f->random_writes));
+	jv_add(o, "rw_switches", j_u64(f->rw_switches));
+	jv_add(o, "processes", j_u64(f->procs));
+	jv_add(o, "readers", j_u64(f->readers));
+	jv_add(o, "first_ns", j_u64(f->first_ns));
+	jv_add(o, "last_ns", j_u64(f->last_ns));
+	jv_add(o, "max_byte_read", j_i64(f->max_byte_read));
+	jv_add(o, "max_byte_written", j_i64(f->max_byte_written));
+	jv_add(o, "size", j_u64(f->file_size));
+	jv_add(o, "extent", j_u64(f->extent));
+	jv_add(o, "passes", j_num(f->passes));
+	jv_add(o, "reread_within_open", j_u64(f->reread_within_open));
+	jv_add(o, "concurrent_duplicate_bytes", j_u64(f->concurrent_dup_bytes));
+	jv_add(o, "page_faults", j_u64(f->faults));
+	jv_add(o, "cache_miss_bytes", j_u64(f->cache_miss));
+	jv_add(o, "cache_hit_ratio",
+	       j_ratio(rs_cache_hit_ratio(f->cache_miss, f->cache_read_bytes)));
+	jv_add(o, "read_ns", j_u64(f->read_ns));
+	jv_add(o, "write_ns", j_u64(f->write_ns));
+	jv_add(o, "metadata_ns", j_u64(f->io_ns[CLS_META]));
+	jv_add(o, "sync_ns", j_u64(f->io_ns[CLS_SYNC]));
 	if (f->mount != NONE32) {
-		sid(w, "dev", st, st->mounts[f->mount].dev);
-		sid(w, "fs", st, st->mounts[f->mount].fs);
-	} else {
-		sid(w, "dev", st, NONE32);
-		sid(w, "fs", st, NONE32);
+		dev = st->mounts[f->mount].dev;
+		fs = st->mounts[f->mount].fs;
 	}
-	END_OBJ(w);
+	jv_add(o, "dev", j_sid(st, dev));
+	jv_add(o, "fs", j_sid(st, fs));
+	return o;
 }
 
-static void files(struct jw *w, const struct report_view *v)
+static void files(struct jstream *s, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
 	uint32_t *order = rs_sorted(st->nfiles, key_file_bytes, st), count = 0;
+	struct json_object *bins;
 
 	for (uint32_t i = 0; i < st->nfiles; i++)
 		if (st->files[i].scope == SCOPE_APP)
 			count++;
-	OBJ(w, "files");
-	u64(w, "count", count);
-	u64(w, "read", st->files_read);
-	u64(w, "written", st->files_written);
-	u64(w, "read_once", st->files_read_once);
-	u64(w, "reread", st->files_reread);
-	u64(w, "redundant_bytes", st->redundant_in_open + st->concurrent_dup);
-	u64(w, "reread_within_open_bytes", st->redundant_in_open);
-	u64(w, "concurrent_duplicate_bytes", st->concurrent_dup);
-	u64(w, "dataset_bytes", st->dataset_bytes);
-	ARR(w, "size_bins");
+	js_open(s, "files", '{');
+	js_put(s, "count", j_u64(count));
+	js_put(s, "read", j_u64(st->files_read));
+	js_put(s, "written", j_u64(st->files_written));
+	js_put(s, "read_once", j_u64(st->files_read_once));
+	js_put(s, "reread", j_u64(st->files_reread));
+	js_put(s, "redundant_bytes", j_u64(st->redundant_in_open + st->concurrent_dup));
+	js_put(s, "reread_within_open_bytes", j_u64(st->redundant_in_open));
+	js_put(s, "concurrent_duplicate_bytes", j_u64(st->concurrent_dup));
+	js_put(s, "dataset_bytes", j_u64(st->dataset_bytes));
+	bins = json_object_new_array_ext(SIZE_BINS);
 	for (int b = 0; b < SIZE_BINS; b++)
-		u64(w, NULL, st->size_bins_files[b]);
-	END_ARR(w);
-	ARR(w, "list");
+		jv_push(bins, j_u64(st->size_bins_files[b]));
+	js_put(s, "size_bins", bins);
+	js_open(s, "list", '[');
 	for (uint32_t k = 0, shown = 0; order && k < st->nfiles && shown < v->top; k++) {
 		if (st->files[order[k]].scope != SCOPE_APP)
 			break;
-		file_entry(w, st, &st->files[order[k]]);
+		js_put(s, NULL, file_entry(st, &st->files[order[k]]));
 		shown++;
 	}
-	END_ARR(w);
-	END_OBJ(w);
+	js_close(s, ']');
+	js_close(s, '}');
 	free(order);
 }
 
-static void directories(struct jw *w, const struct report_view *v)
+static void directories(struct jstream *s, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
 	uint32_t *order = rs_sorted(st->ndirs, key_dir_bytes, st);
 
-	ARR(w, "directories");
+	js_open(s, "directories", '[');
 	for (uint32_t k = 0; order && k < st->ndirs && k < v->top; k++) {
 		const struct rs_dir *d = &st->dirs[order[k]];
+		struct json_object *o;
 
 		if (d->scope != SCOPE_APP)
 			break;
-		OBJ(w, NULL);
-		sid(w, "path", st, d->name);
-		u64(w, "files", d->files);
-		u64(w, "bytes_read", d->bytes_read);
-		u64(w, "bytes_written", d->bytes_written);
-		u64(w, "reads", d->reads);
-		u64(w, "writes", d->writes);
-		u64(w, "metadata_calls", d->meta_ops);
-		u64(w, "failed", d->failed);
-		u64(w, "io_ns", d->io_ns);
-		END_OBJ(w);
+		o = json_object_new_object();
+		jv_add(o, "path", j_sid(st, d->name));
+		jv_add(o, "files", j_u64(d->files));
+		jv_add(o, "bytes_read", j_u64(d->bytes_read));
+		jv_add(o, "bytes_written", j_u64(d->bytes_written));
+		jv_add(o, "reads", j_u64(d->reads));
+		jv_add(o, "writes", j_u64(d->writes));
+		jv_add(o, "metadata_calls", j_u64(d->meta_ops));
+		jv_add(o, "failed", j_u64(d->failed));
+		jv_add(o, "io_ns", j_u64(d->io_ns));
+		js_put(s, NULL, o);
 	}
-	END_ARR(w);
+	js_close(s, ']');
 	free(order);
 }
 
-static void filesystems(struct jw *w, const struct report_view *v)
+static void filesystems(struct jstream *s, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
 	uint32_t *order = rs_sorted(st->nmounts, key_mount_bytes, st);
 
-	ARR(w, "filesystems");
+	js_open(s, "filesystems", '[');
 	for (uint32_t k = 0; order && k < st->nmounts && k < v->top; k++) {
 		const struct rs_mount *m = &st->mounts[order[k]];
+		struct json_object *o = json_object_new_object();
 
-		OBJ(w, NULL);
-		sid(w, "dev", st, m->dev);
-		sid(w, "fs", st, m->fs);
-		sid(w, "mount_prefix", st, m->prefix);
-		u64(w, "files", m->files);
-		u64(w, "bytes_read", m->bytes_read);
-		u64(w, "bytes_written", m->bytes_written);
-		u64(w, "io_ns", m->io_ns);
-		END_OBJ(w);
+		jv_add(o, "dev", j_sid(st, m->dev));
+		jv_add(o, "fs", j_sid(st, m->fs));
+		jv_add(o, "mount_prefix", j_sid(st, m->prefix));
+		jv_add(o, "files", j_u64(m->files));
+		jv_add(o, "bytes_read", j_u64(m->bytes_read));
+		jv_add(o, "bytes_written", j_u64(m->bytes_written));
+		jv_add(o, "io_ns", j_u64(m->io_ns));
+		js_put(s, NULL, o);
 	}
-	END_ARR(w);
+	js_close(s, ']');
 	free(order);
 }
 
 /* bytes_min .. time_imbalance of a group of peers */
-static void spread(struct jw *w, const struct rs_spread *s)
+static void add_spread(struct json_object *o, const struct rs_spread *s)
 {
-	u64(w, "bytes_min", s->bytes_min);
-	u64(w, "bytes_max", s->bytes_max);
-	num(w, "bytes_imbalance", s->bytes_imbalance);
-	u64(w, "io_ns_min", s->io_min);
-	u64(w, "io_ns_max", s->io_max);
-	num(w, "time_imbalance", s->time_imbalance);
+	jv_add(o, "bytes_min", j_u64(s->bytes_min));
+	jv_add(o, "bytes_max", j_u64(s->bytes_max));
+	jv_add(o, "bytes_imbalance", j_num(s->bytes_imbalance));
+	jv_add(o, "io_ns_min", j_u64(s->io_min));
+	jv_add(o, "io_ns_max", j_u64(s->io_max));
+	jv_add(o, "time_imbalance", j_num(s->time_imbalance));
 }
 
-static void across_hosts(struct jw *w, const struct report_stats *st)
+static struct json_object *group_entry(const struct report_stats *st, const struct rs_group *x)
+{
+	struct json_object *o = json_object_new_object();
+
+	jv_add(o, "parent_pid", j_u64(x->parent != NONE32 ? st->procs[x->parent].pid : 0));
+	jv_add(o, "command", j_sid(st, x->name));
+	jv_add(o, "members", j_u64(x->members));
+	add_spread(o, &x->spread);
+	jv_add(o, "most_pid", j_u64(st->procs[x->spread.most].pid));
+	jv_add(o, "least_pid", j_u64(st->procs[x->spread.least].pid));
+	jv_add(o, "slowest_pid", j_u64(st->procs[x->spread.slowest].pid));
+	jv_add(o, "fastest_pid", j_u64(st->procs[x->spread.fastest].pid));
+	return o;
+}
+
+static struct json_object *host_entry(const struct report_stats *st, const struct rs_host *x)
+{
+	struct json_object *o = json_object_new_object();
+
+	jv_add(o, "hostname", j_sid(st, x->hostname));
+	jv_add(o, "bytes", j_u64(x->bytes_read + x->bytes_written));
+	jv_add(o, "io_ns", j_u64(x->io_ns));
+	jv_add(o, "processes", j_u64(x->procs));
+	jv_add(o, "traces", j_u64(x->traces));
+	jv_add(o, "threads", j_u64(x->threads));
+	jv_add(o, "bytes_read", j_u64(x->bytes_read));
+	jv_add(o, "bytes_written", j_u64(x->bytes_written));
+	jv_add(o, "calls", j_u64(x->calls));
+	jv_add(o, "failed", j_u64(x->failed));
+	jv_add(o, "start_ns", j_u64(x->first_ns));
+	jv_add(o, "wall_ns", j_u64(x->last_ns - x->first_ns));
+	jv_add(o, "events", j_u64(x->events));
+	jv_add(o, "lost_events", j_u64(x->lost_events));
+	return o;
+}
+
+static struct json_object *across_hosts(const struct report_stats *st)
 {
 	const struct rs_spread *s = &st->host_spread;
+	struct json_object *o = json_object_new_object();
 
-	OBJ(w, "across_hosts");
-	u64(w, "hosts", st->nhosts);
-	spread(w, s);
+	jv_add(o, "hosts", j_u64(st->nhosts));
+	add_spread(o, s);
 	if (st->nhosts) {
-		sid(w, "most", st, st->hosts[s->most].hostname);
-		sid(w, "least", st, st->hosts[s->least].hostname);
-		sid(w, "slowest", st, st->hosts[s->slowest].hostname);
-		sid(w, "fastest", st, st->hosts[s->fastest].hostname);
+		jv_add(o, "most", j_sid(st, st->hosts[s->most].hostname));
+		jv_add(o, "least", j_sid(st, st->hosts[s->least].hostname));
+		jv_add(o, "slowest", j_sid(st, st->hosts[s->slowest].hostname));
+		jv_add(o, "fastest", j_sid(st, st->hosts[s->fastest].hostname));
 	}
-	END_OBJ(w);
+	return o;
 }
 
-static void balance(struct jw *w, const struct report_view *v)
+static void balance(struct jstream *s, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
 
-	OBJ(w, "balance");
-	ARR(w, "groups");
-	for (uint32_t g = 0; g < st->ngroups && g < v->top; g++) {
-		const struct rs_group *x = &st->groups[g];
-
-		OBJ(w, NULL);
-		u64(w, "parent_pid", x->parent != NONE32 ? st->procs[x->parent].pid : 0);
-		sid(w, "command", st, x->name);
-		u64(w, "members", x->members);
-		spread(w, &x->spread);
-		u64(w, "most_pid", st->procs[x->spread.most].pid);
-		u64(w, "least_pid", st->procs[x->spread.least].pid);
-		u64(w, "slowest_pid", st->procs[x->spread.slowest].pid);
-		u64(w, "fastest_pid", st->procs[x->spread.fastest].pid);
-		END_OBJ(w);
-	}
-	END_ARR(w);
-	ARR(w, "hosts");
-	for (uint32_t h = 0; h < st->nhosts; h++) {
-		const struct rs_host *x = &st->hosts[h];
-
-		OBJ(w, NULL);
-		sid(w, "hostname", st, x->hostname);
-		u64(w, "bytes", x->bytes_read + x->bytes_written);
-		u64(w, "io_ns", x->io_ns);
-		u64(w, "processes", x->procs);
-		u64(w, "traces", x->traces);
-		u64(w, "threads", x->threads);
-		u64(w, "bytes_read", x->bytes_read);
-		u64(w, "bytes_written", x->bytes_written);
-		u64(w, "calls", x->calls);
-		u64(w, "failed", x->failed);
-		u64(w, "start_ns", x->first_ns);
-		u64(w, "wall_ns", x->last_ns - x->first_ns);
-		u64(w, "events", x->events);
-		u64(w, "lost_events", x->lost_events);
-		END_OBJ(w);
-	}
-	END_ARR(w);
-	across_hosts(w, st);
-	END_OBJ(w);
+	js_open(s, "balance", '{');
+	js_open(s, "groups", '[');
+	for (uint32_t g = 0; g < st->ngroups && g < v->top; g++)
+		js_put(s, NULL, group_entry(st, &st->groups[g]));
+	js_close(s, ']');
+	js_open(s, "hosts", '[');
+	for (uint32_t h = 0; h < st->nhosts; h++)
+		js_put(s, NULL, host_entry(st, &st->hosts[h]));
+	js_close(s, ']');
+	js_put(s, "across_hosts", across_hosts(st));
+	js_close(s, '}');
 }
 
-static void timeline(struct jw *w, const struct report_stats *st)
+static struct json_object *timeline(const struct report_stats *st)
 {
+	struct json_object *o = json_object_new_object();
 	uint32_t first, n;
 
 	rs_timeline_range(st, &first, &n);
-	OBJ(w, "timeline");
-	u64(w, "start_ns", (uint64_t)first * st->tl_width);
-	u64(w, "bin_ns", st->tl_width);
-	ARR(w, "read_bytes");
-	for (uint32_t i = first; i < first + n; i++)
-		u64(w, NULL, st->tl_read[i]);
-	END_ARR(w);
-	ARR(w, "write_bytes");
-	for (uint32_t i = first; i < first + n; i++)
-		u64(w, NULL, st->tl_write[i]);
-	END_ARR(w);
-	ARR(w, "metadata_calls");
-	for (uint32_t i = first; i < first + n; i++)
-		u64(w, NULL, st->tl_meta[i]);
-	END_ARR(w);
-	END_OBJ(w);
+	jv_add(o, "start_ns", j_u64((uint64_t)first * st->tl_width));
+	jv_add(o, "bin_ns", j_u64(st->tl_width));
+	jv_add(o, "read_bytes", u64_array(st->tl_read + first, n));
+	jv_add(o, "write_bytes", u64_array(st->tl_write + first, n));
+	jv_add(o, "metadata_calls", u64_array(st->tl_meta + first, n));
+	return o;
 }
 
-static void bursts(struct jw *w, const struct report_stats *st)
+static struct json_object *bursts(const struct report_stats *st)
 {
-	OBJ(w, "bursts");
-	u64(w, "count", st->bursts);
-	u64(w, "bytes", st->burst_bytes);
-	u64(w, "blocked_ns", st->burst_blocked_ns);
-	ARR(w, "list");
+	struct json_object *o = json_object_new_object(), *list = json_object_new_array();
+
+	jv_add(o, "count", j_u64(st->bursts));
+	jv_add(o, "bytes", j_u64(st->burst_bytes));
+	jv_add(o, "blocked_ns", j_u64(st->burst_blocked_ns));
 	for (uint32_t k = 0; k < st->nbursts_kept; k++) {
 		const struct rs_burst *b = &st->top_bursts[k];
 		const struct rs_thread *t = &st->threads[b->thread];
+		struct json_object *e = json_object_new_object();
 
-		OBJ(w, NULL);
-		u64(w, "pid", st->procs[t->proc].pid);
-		u64(w, "tid", t->tid);
-		u64(w, "start_ns", b->start_ns);
-		u64(w, "end_ns", b->end_ns);
-		u64(w, "bytes", b->bytes);
-		u64(w, "blocked_ns", b->blocked_ns);
-		u64(w, "ops", b->ops);
-		sid(w, "path", st, b->file != NONE32 ? st->files[b->file].name : NONE32);
-		boolean(w, "training_thread", b->thread == st->training_thread);
-		END_OBJ(w);
+		jv_add(e, "pid", j_u64(st->procs[t->proc].pid));
+		jv_add(e, "tid", j_u64(t->tid));
+		jv_add(e, "start_ns", j_u64(b->start_ns));
+		jv_add(e, "end_ns", j_u64(b->end_ns));
+		jv_add(e, "bytes", j_u64(b->bytes));
+		jv_add(e, "blocked_ns", j_u64(b->blocked_ns));
+		jv_add(e, "ops", j_u64(b->ops));
+		jv_add(e, "path", j_sid(st, b->file != NONE32 ? st->files[b->file].name : NONE32));
+		jv_add(e, "training_thread", j_bool(b->thread == st->training_thread));
+		jv_push(list, e);
 	}
-	END_ARR(w);
-	END_OBJ(w);
+	jv_add(o, "list", list);
+	return o;
 }
 
-static void scope_totals(struct jw *w, const struct rs_totals *t)
+/* calls .. io_ns of one scope, as a new object */
+static struct json_object *scope_totals(const struct rs_totals *t)
 {
-	u64(w, "calls", t->calls);
-	u64(w, "failed", t->failed);
-	u64(w, "bytes_read", t->bytes_read);
-	u64(w, "bytes_written", t->bytes_written);
-	u64(w, "io_ns", t->io_ns[CLS_DATA] + t->io_ns[CLS_META] + t->io_ns[CLS_SYNC]);
+	struct json_object *o = json_object_new_object();
+
+	jv_add(o, "calls", j_u64(t->calls));
+	jv_add(o, "failed", j_u64(t->failed));
+	jv_add(o, "bytes_read", j_u64(t->bytes_read));
+	jv_add(o, "bytes_written", j_u64(t->bytes_written));
+	jv_add(o, "io_ns", j_u64(t->io_ns[CLS_DATA] + t->io_ns[CLS_META] + t->io_ns[CLS_SYNC]));
+	return o;
 }
 
-static void environment(struct jw *w, const struct report_stats *st)
+static struct json_object *environment(const struct report_stats *st)
 {
+	struct json_object *o = scope_totals(&st->tot[SCOPE_ENV]), *kinds = json_object_new_array();
 	uint32_t files = 0;
 
 	for (int k = 1; k < ENV_COUNT; k++)
 		files += st->env[k].files;
-	OBJ(w, "environment");
-	scope_totals(w, &st->tot[SCOPE_ENV]);
-	u64(w, "files", files);
-	ARR(w, "kinds");
+	jv_add(o, "files", j_u64(files));
 	for (int k = 1; k < ENV_COUNT; k++) {
 		const struct rs_env_kind *e = &st->env[k];
+		struct json_object *x;
 
 		if (!e->calls)
 			continue;
-		OBJ(w, NULL);
-		STR(w, "kind", env_kind_name(k));
-		u64(w, "calls", e->calls);
-		u64(w, "failed", e->failed);
-		u64(w, "bytes_read", e->bytes_read);
-		u64(w, "bytes_written", e->bytes_written);
-		u64(w, "io_ns", e->io_ns);
-		u64(w, "files", e->files);
-		END_OBJ(w);
+		x = json_object_new_object();
+		jv_add(x, "kind", j_str(env_kind_name(k)));
+		jv_add(x, "calls", j_u64(e->calls));
+		jv_add(x, "failed", j_u64(e->failed));
+		jv_add(x, "bytes_read", j_u64(e->bytes_read));
+		jv_add(x, "bytes_written", j_u64(e->bytes_written));
+		jv_add(x, "io_ns", j_u64(e->io_ns));
+		jv_add(x, "files", j_u64(e->files));
+		jv_push(kinds, x);
 	}
-	END_ARR(w);
-	END_OBJ(w);
-	OBJ(w, "other");
-	scope_totals(w, &st->tot[SCOPE_OTHER]);
-	END_OBJ(w);
+	jv_add(o, "kinds", kinds);
+	return o;
 }
 
-static void layers(struct jw *w, const struct report_stats *st)
+/* {application, environment, other} of per-scope counts */
+static struct json_object *by_scope(const uint64_t v[SCOPE_COUNT])
 {
-	static const char *const scopes[SCOPE_COUNT] = {"application", "environment", "other"};
+	struct json_object *o = json_object_new_object();
+
+	for (int s = 0; s < SCOPE_COUNT; s++)
+		jv_add(o, scope_names[s], j_u64(v[s]));
+	return o;
+}
+
+static struct json_object *layers(const struct report_stats *st)
+{
 	const struct rs_layers *l = &st->layers;
+	struct json_object *o = json_object_new_object(), *ratio = json_object_new_object(),
+			   *block = json_object_new_object(), *lat = json_object_new_object();
 
-	OBJ(w, "layers");
-	sid(w, "active", st, l->active);
-	OBJ(w, "page_faults");
+	jv_add(o, "active", j_sid(st, l->active));
+	jv_add(o, "page_faults", by_scope(l->faults));
+	jv_add(o, "reads_with_cache_info", j_u64(l->cache_reads));
+	jv_add(o, "cache_miss_bytes", by_scope(l->cache_miss));
 	for (int s = 0; s < SCOPE_COUNT; s++)
-		u64(w, scopes[s], l->faults[s]);
-	END_OBJ(w);
-	u64(w, "reads_with_cache_info", l->cache_reads);
-	OBJ(w, "cache_miss_bytes");
-	for (int s = 0; s < SCOPE_COUNT; s++)
-		u64(w, scopes[s], l->cache_miss[s]);
-	END_OBJ(w);
-	OBJ(w, "cache_hit_ratio");
-	for (int s = 0; s < SCOPE_COUNT; s++)
-		ratio_or_null(w, scopes[s],
-			      rs_cache_hit_ratio(l->cache_miss[s], l->cache_read_bytes[s]));
-	END_OBJ(w);
-	OBJ(w, "block");
-	u64(w, "reads", l->block_requests[0]);
-	u64(w, "writes", l->block_requests[1]);
-	u64(w, "other", l->block_requests[2]);
-	u64(w, "read_bytes", l->block_bytes[0]);
-	u64(w, "write_bytes", l->block_bytes[1]);
-	OBJ(w, "latency_ns");
-	u64(w, "p50", sketch_quantile(&l->block_lat, 0.5));
-	u64(w, "p99", sketch_quantile(&l->block_lat, 0.99));
-	u64(w, "max", l->block_lat.max);
-	END_OBJ(w);
-	END_OBJ(w);
-	u64(w, "uring_requests", l->uring_requests);
-	u64(w, "vfs_events", l->vfs_events);
-	END_OBJ(w);
+		jv_add(ratio, scope_names[s],
+		       j_ratio(rs_cache_hit_ratio(l->cache_miss[s], l->cache_read_bytes[s])));
+	jv_add(o, "cache_hit_ratio", ratio);
+	jv_add(block, "reads", j_u64(l->block_requests[0]));
+	jv_add(block, "writes", j_u64(l->block_requests[1]));
+	jv_add(block, "other", j_u64(l->block_requests[2]));
+	jv_add(block, "read_bytes", j_u64(l->block_bytes[0]));
+	jv_add(block, "write_bytes", j_u64(l->block_bytes[1]));
+	jv_add(lat, "p50", j_u64(sketch_quantile(&l->block_lat, 0.5)));
+	jv_add(lat, "p99", j_u64(sketch_quantile(&l->block_lat, 0.99)));
+	jv_add(lat, "max", j_u64(l->block_lat.max));
+	jv_add(block, "latency_ns", lat);
+	jv_add(o, "block", block);
+	jv_add(o, "uring_requests", j_u64(l->uring_requests));
+	jv_add(o, "vfs_events", j_u64(l->vfs_events));
+	return o;
 }
 
-static void errors(struct jw *w, const struct report_stats *st)
+/* ---- levels and phases ---- */
+
+static struct json_object *latency(const struct quantile_sketch *q)
 {
-	ARR(w, "errors");
+	struct json_object *o = json_object_new_object();
+
+	jv_add(o, "p50", j_u64(sketch_quantile(q, 0.5)));
+	jv_add(o, "p99", j_u64(sketch_quantile(q, 0.99)));
+	jv_add(o, "max", j_u64(q->max));
+	return o;
+}
+
+static struct json_object *level_dir(const struct rs_level_dir *d)
+{
+	struct json_object *o = json_object_new_object();
+	bool known = d->calls && d->requested_calls == d->calls;
+
+	jv_add(o, "calls", j_u64(d->calls));
+	jv_add(o, "time_ns", j_u64(d->time_ns));
+	jv_add(o, "bytes_requested", known ? j_u64(d->requested) : NULL);
+	jv_add(o, "syscalls", j_u64(d->syscalls));
+	jv_add(o, "syscall_bytes", j_u64(d->sys_bytes));
+	jv_add(o, "syscalls_per_call", d->calls ? j_num((double)d->syscalls / d->calls) : NULL);
+	jv_add(o, "bytes_ratio",
+	       known && d->requested ? j_num((double)d->sys_bytes / d->requested) : NULL);
+	return o;
+}
+
+static struct json_object *levels(const struct report_stats *st)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int l = LV_STDIO; l < LV_COUNT; l++) {
+		struct json_object *lv = json_object_new_object(), *fns = json_object_new_array();
+		struct rs_level_dir rd, wr;
+
+		jv_add(lv, "calls", j_u64(st->levels.calls[l]));
+		jv_add(lv, "time_ns", j_u64(st->levels.time_ns[l]));
+		for (uint32_t i = 0; i < st->levels.nfn; i++) {
+			const struct rs_level_fn *f = &st->levels.fn[i];
+			struct json_object *x;
+
+			if (f->level != l)
+				continue;
+			x = json_object_new_object();
+			jv_add(x, "name", j_sid(st, f->name));
+			jv_add(x, "calls", j_u64(f->calls));
+			jv_add(x, "failed", j_u64(f->failed));
+			jv_add(x, "time_ns", j_u64(f->time_ns));
+			jv_add(x, "latency_ns", latency(&f->lat));
+			jv_add(x, "bytes_requested",
+			       f->requested_calls ? j_u64(f->bytes_requested) : NULL);
+			jv_add(x, "syscalls", j_u64(f->syscalls));
+			jv_add(x, "sys_reads", j_u64(f->sys_reads));
+			jv_add(x, "sys_read_bytes", j_u64(f->sys_read_bytes));
+			jv_add(x, "sys_writes", j_u64(f->sys_writes));
+			jv_add(x, "sys_write_bytes", j_u64(f->sys_write_bytes));
+			jv_add(x, "partial", j_u64(f->partial));
+			jv_push(fns, x);
+		}
+		jv_add(lv, "functions", fns);
+		rs_level_dirs(st, l, &rd, &wr);
+		jv_add(lv, "read", level_dir(&rd));
+		jv_add(lv, "write", level_dir(&wr));
+		jv_add(o, rs_level_names[l], lv);
+	}
+	jv_add(o, "unknown_calls", j_u64(st->levels.unknown));
+	return o;
+}
+
+static struct json_object *levels_ns(const uint64_t v[LV_COUNT])
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int l = 0; l < LV_COUNT; l++)
+		jv_add(o, rs_level_names[l], j_u64(v[l]));
+	return o;
+}
+
+static struct json_object *phase_io(const struct rs_phase_io *io)
+{
+	struct json_object *o = json_object_new_object();
+
+	jv_add(o, "bytes_read", j_u64(io->bytes_read));
+	jv_add(o, "bytes_written", j_u64(io->bytes_written));
+	jv_add(o, "calls", j_u64(io->calls));
+	jv_add(o, "io_ns", j_u64(io->io_ns));
+	jv_add(o, "levels_ns", levels_ns(io->level_ns));
+	return o;
+}
+
+static struct json_object *epoch_of(const struct report_stats *st, const struct rs_step *s)
+{
+	return s->epoch == NONE32 ? NULL : j_i64(st->phases.epochs[s->epoch].index);
+}
+
+/* A step: its epoch and index, times, stall, and the I/O of its iteration. */
+static struct json_object *step_entry(const struct report_stats *st, const struct rs_step *s)
+{
+	struct json_object *o = json_object_new_object();
+
+	jv_add(o, "epoch", epoch_of(st, s));
+	jv_add(o, "step", s->index >= 0 ? j_i64(s->index) : NULL);
+	jv_add(o, "start_ns", j_u64(s->istart));
+	jv_add(o, "iteration_ns", j_u64(rs_step_iter_ns(s)));
+	jv_add(o, "step_ns", j_u64(s->end - s->start));
+	jv_add(o, "stall_ns", j_u64(s->stall_ns));
+	jv_add(o, "stall_share", j_num(rs_step_stall_share(s)));
+	jv_add(o, "bytes_read", j_u64(s->io.bytes_read));
+	jv_add(o, "bytes_written", j_u64(s->io.bytes_written));
+	jv_add(o, "calls", j_u64(s->io.calls));
+	jv_add(o, "io_ns", j_u64(s->io.io_ns));
+	jv_add(o, "levels_ns", levels_ns(s->io.level_ns));
+	return o;
+}
+
+static struct json_object *quantiles3(uint64_t p50, uint64_t p99, uint64_t max)
+{
+	struct json_object *o = json_object_new_object();
+
+	jv_add(o, "median", j_u64(p50));
+	jv_add(o, "p99", j_u64(p99));
+	jv_add(o, "max", j_u64(max));
+	return o;
+}
+
+#define STALL_BARS 200
+
+static struct json_object *loop_entry(const struct report_stats *st, uint32_t oi, unsigned top)
+{
+	const struct rs_phases *ph = &st->phases;
+	const struct rs_owner *w = &ph->owners[oi];
+	const struct rs_thread *t = &st->threads[w->thread];
+	struct json_object *o = json_object_new_object(), *x, *list, *a, *b;
+	struct rs_stall_bar bars[STALL_BARS];
+	uint32_t nbars, shown = 0;
+
+	jv_add(o, "pid", j_u64(st->procs[t->proc].pid));
+	jv_add(o, "tid", j_u64(t->tid));
+	jv_add(o, "host", j_sid(st, st->traces[st->procs[t->proc].trace].hostname));
+	jv_add(o, "name", j_sid(st, t->comm));
+	jv_add(o, "steps", j_u64(w->steps));
+	jv_add(o, "epochs", j_u64(w->epochs));
+	jv_add(o, "stall_from", j_str(w->fetch_seen ? "fetch" : "pipe_reads"));
+	jv_add(o, "nested_steps", j_u64(w->nested));
+	x = quantiles3(w->sum.iter_p50, w->sum.iter_p99, w->sum.iter_max);
+	jv_add(x, "total", j_u64(w->sum.iter_ns));
+	jv_add(o, "iteration_ns", x);
+	jv_add(o, "step_ns", quantiles3(w->sum.step_p50, w->sum.step_p99, w->sum.step_max));
+	x = quantiles3(w->sum.stall_p50, w->sum.stall_p99, w->sum.stall_max);
+	jv_add(x, "total", j_u64(w->sum.stall_ns));
+	jv_add(o, "stall_ns", x);
+	jv_add(o, "stall_share",
+	       j_num(w->sum.iter_ns ? (double)w->sum.stall_ns / w->sum.iter_ns : 0));
+	x = json_object_new_object();
+	jv_add(x, "median", j_num(w->sum.share_p50));
+	jv_add(x, "p99", j_num(w->sum.share_p99));
+	jv_add(x, "max", j_num(w->sum.share_max));
+	jv_add(o, "stall_share_per_step", x);
+	jv_add(o, "bytes_read_per_step",
+	       quantiles3(w->sum.read_p50, w->sum.read_p99, w->sum.read_max));
+	jv_add(o, "bytes_read", j_u64(w->sum.bytes_read));
+	jv_add(o, "bytes_written", j_u64(w->sum.bytes_written));
+	jv_add(o, "worst_step",
+	       w->sum.worst == NONE32 ? NULL : step_entry(st, &ph->steps[w->sum.worst]));
+	list = json_object_new_array();
+	for (uint32_t e = 0; e < ph->nepochs; e++) {
+		const struct rs_epoch *ep = &ph->epochs[e];
+
+		if (ep->owner != oi)
+			continue;
+		x = phase_io(&ep->io);
+		jv_add(x, "epoch", j_i64(ep->index));
+		jv_add(x, "start_ns", j_u64(ep->start));
+		jv_add(x, "dur_ns", j_u64(ep->end - ep->start));
+		jv_add(x, "steps", j_u64(ep->steps));
+		jv_add(x, "iteration_ns", j_u64(ep->iter_ns));
+		jv_add(x, "stall_ns", j_u64(ep->stall_ns));
+		jv_add(x, "stall_share",
+		       j_num(ep->iter_ns ? (double)ep->stall_ns / ep->iter_ns : 0));
+		jv_add(x, "step_max_ns", j_u64(ep->step_max_ns));
+		jv_push(list, x);
+	}
+	jv_add(o, "epoch_list", list);
+	list = json_object_new_array();
+	for (uint32_t k = 0; k < w->nmarks && shown < top; k++)
+		if (!w->marks[k].epoch) {
+			jv_push(list, step_entry(st, &ph->steps[w->marks[k].index]));
+			shown++;
+		}
+	jv_add(o, "step_list", list);
+	list = json_object_new_array();
+	{
+		uint32_t order[SLOW_KEEP], n = rs_slow_order(st, w, order);
+
+		for (uint32_t k = 0; k < n; k++) {
+			const struct rs_slow *sl = &w->slow[order[k]];
+			struct json_object *files = json_object_new_array();
+
+			x = step_entry(st, &ph->steps[sl->step]);
+			for (uint32_t f = 0; f < sl->nfiles; f++) {
+				struct json_object *y = json_object_new_object();
+				const struct rs_file *file = &st->files[sl->files[f].file];
+
+				jv_add(y, "path", j_sid(st, file->name));
+				jv_add(y, "bytes", j_u64(sl->files[f].bytes));
+				jv_add(y, "io_ns", j_u64(sl->files[f].io_ns));
+				jv_push(files, y);
+			}
+			jv_add(x, "files", files);
+			jv_push(list, x);
+		}
+	}
+	jv_add(o, "slowest", list);
+	nbars = rs_stall_bars(st, oi, bars, STALL_BARS);
+	x = json_object_new_object();
+	a = json_object_new_array();
+	b = json_object_new_array();
+	for (uint32_t k = 0; k < nbars; k++) {
+		jv_push(a, j_u64(bars[k].iter_ns));
+		jv_push(b, j_u64(bars[k].stall_ns));
+	}
+	jv_add(x, "steps_per_bar", j_u64(nbars ? bars[0].steps : 0));
+	jv_add(x, "iteration_ns", a);
+	jv_add(x, "stall_ns", b);
+	jv_add(o, "stall_chart", x);
+	x = json_object_new_object();
+	jv_add(x, "before_first_step", phase_io(&w->before));
+	jv_add(x, "between_epochs", phase_io(&w->between));
+	jv_add(x, "after_last_step", phase_io(&w->after));
+	jv_add(x, "dropped_calls", j_u64(w->dropped));
+	jv_add(o, "outside_steps", x);
+	return o;
+}
+
+static void phases(struct jstream *s, const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	const struct rs_phases *ph = &st->phases;
+	struct json_object *list = json_object_new_array();
+	uint32_t n, *order = rs_phase_owners(st, &n);
+
+	js_open(s, "phases", '{');
+	for (uint32_t k = 0; k < ph->nregions; k++) {
+		const struct rs_region *r = &ph->regions[k];
+		struct json_object *o = json_object_new_object();
+
+		jv_add(o, "name", j_sid(st, r->name));
+		jv_add(o, "count", j_u64(r->count));
+		jv_add(o, "time_ns", j_u64(r->time_ns));
+		jv_add(o, "dur_ns", latency(&r->dur));
+		jv_push(list, o);
+	}
+	js_put(s, "regions", list);
+	js_put(s, "other_regions", j_u64(ph->other_regions));
+	js_put(s, "instants", j_u64(ph->instants));
+	js_put(s, "counters", j_u64(ph->counters));
+	js_open(s, "loops", '[');
+	for (uint32_t k = 0; order && k < n && k < v->top; k++)
+		js_put(s, NULL, loop_entry(st, order[k], v->top));
+	js_close(s, ']');
+	js_put(s, "unowned", phase_io(&ph->unowned));
+	js_close(s, '}');
+	free(order);
+}
+
+static struct json_object *errors(const struct report_stats *st)
+{
+	struct json_object *list = json_object_new_array();
+
 	for (uint32_t i = 0; i < st->nerrnos; i++) {
 		const struct rs_errno *e = &st->errnos[i];
+		struct json_object *o = json_object_new_object();
 
-		OBJ(w, NULL);
-		STR(w, "errno", e->name);
-		u64(w, "count", e->count[0] + e->count[1] + e->count[2]);
-		u64(w, "application", e->count[SCOPE_APP]);
-		u64(w, "environment", e->count[SCOPE_ENV]);
-		u64(w, "other", e->count[SCOPE_OTHER]);
-		END_OBJ(w);
+		jv_add(o, "errno", j_str(e->name));
+		jv_add(o, "count", j_u64(e->count[0] + e->count[1] + e->count[2]));
+		jv_add(o, "application", j_u64(e->count[SCOPE_APP]));
+		jv_add(o, "environment", j_u64(e->count[SCOPE_ENV]));
+		jv_add(o, "other", j_u64(e->count[SCOPE_OTHER]));
+		jv_push(list, o);
 	}
-	END_ARR(w);
+	return list;
 }
 
-static void findings(struct jw *w, const struct findings *fi)
+static struct json_object *findings(const struct findings *fi)
 {
-	ARR(w, "findings");
+	struct json_object *list = json_object_new_array();
+
 	for (int i = 0; i < fi->n; i++) {
 		const struct finding *f = &fi->items[i];
+		struct json_object *o = json_object_new_object(),
+				   *evidence = json_object_new_array(),
+				   *metrics = json_object_new_object();
 
-		OBJ(w, NULL);
-		STR(w, "id", f->id);
-		STR(w, "level", finding_level_name(f->level));
-		STR(w, "title", f->title);
-		STR(w, "rule", f->rule);
-		ARR(w, "evidence");
+		jv_add(o, "id", j_str(f->id));
+		jv_add(o, "level", j_str(finding_level_name(f->level)));
+		jv_add(o, "title", j_str(f->title));
+		jv_add(o, "rule", j_str(f->rule));
 		for (int k = 0; k < f->nevidence; k++)
-			STR(w, NULL, f->evidence[k]);
-		END_ARR(w);
-		OBJ(w, "metrics");
+			jv_push(evidence, j_str(f->evidence[k]));
+		jv_add(o, "evidence", evidence);
 		for (int k = 0; k < f->nmetrics; k++)
-			num(w, f->metrics[k].key, f->metrics[k].value);
-		END_OBJ(w);
-		STR(w, "recommendation", f->recommendation);
-		END_OBJ(w);
+			jv_add(metrics, f->metrics[k].key, j_num(f->metrics[k].value));
+		jv_add(o, "metrics", metrics);
+		jv_add(o, "recommendation", j_str(f->recommendation));
+		jv_push(list, o);
 	}
-	END_ARR(w);
+	return list;
 }
 
 void report_json(FILE *out, const struct report_view *v)
 {
-	struct jw w = {.f = out, .depth = 0};
+	const struct report_stats *st = v->st;
+	struct jstream s = {.f = out, .first = {true}};
 
-	w.first[0] = true;
-	OBJ(&w, NULL);
-	STR(&w, "schema", "dltrace-report-1");
-	STR(&w, "generator", v->generator);
-	traces(&w, v->st);
-	job(&w, v->st);
-	time_section(&w, v);
-	syscalls(&w, v->st);
-	access_sizes(&w, v->st);
-	pattern(&w, v->st);
-	files(&w, v);
-	directories(&w, v);
-	filesystems(&w, v);
-	balance(&w, v);
-	timeline(&w, v->st);
-	bursts(&w, v->st);
-	environment(&w, v->st);
-	layers(&w, v->st);
-	errors(&w, v->st);
-	findings(&w, v->fi);
-	END_OBJ(&w);
+	js_open(&s, NULL, '{');
+	js_put(&s, "schema", j_str("dltrace-report-1"));
+	js_put(&s, "generator", j_str(v->generator));
+	traces(&s, st);
+	js_put(&s, "job", job(st));
+	time_section(&s, v);
+	js_put(&s, "syscalls", syscalls(st));
+	js_put(&s, "access_sizes", access_sizes(st));
+	js_put(&s, "pattern", pattern(st));
+	files(&s, v);
+	directories(&s, v);
+	filesystems(&s, v);
+	balance(&s, v);
+	js_put(&s, "timeline", timeline(st));
+	js_put(&s, "bursts", bursts(st));
+	js_put(&s, "environment", environment(st));
+	js_put(&s, "other", scope_totals(&st->tot[SCOPE_OTHER]));
+	js_put(&s, "layers", layers(st));
+	js_put(&s, "levels", levels(st));
+	phases(&s, v);
+	js_put(&s, "errors", errors(st));
+	js_put(&s, "findings", findings(v->fi));
+	js_close(&s, '}');
 	fputc('\n', out);
-	free(w.buf);
 }

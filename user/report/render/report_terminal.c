@@ -308,10 +308,11 @@ static void application(const struct term *t, const struct report_view *v)
 		human_count(b1, a->writes), human_bytes(b2, a->bytes_written),
 		human_count(b3, a->seq_writes), human_count(b4, a->consec_writes),
 		human_count(b5, a->random_writes), human_count(b6, a->small_writes));
-	fprintf(
-	    t->f, "  %s seeks, %s read/write switches, %s opens, %s stats, %s syncs, %s mmaps\n",
-	    human_count(b1, a->seeks), human_count(b2, a->rw_switches), human_count(b3, a->opens),
-	    human_count(b4, a->stats), human_count(b5, a->syncs), human_count(b6, a->mmaps));
+	fprintf(t->f, "  %s seeks, %s read/write switches, %s opens, %s stats, %s syncs, %s mmaps",
+		human_count(b1, a->seeks), human_count(b2, a->rw_switches),
+		human_count(b3, a->opens), human_count(b4, a->stats), human_count(b5, a->syncs),
+		human_count(b6, a->mmaps));
+	fprintf(t->f, ", %s hints\n", human_count(b1, a->hints));
 	fprintf(t->f, "\n");
 	syscall_table(t, st);
 	sizes(t, st);
@@ -632,6 +633,213 @@ static void layers(const struct term *t, const struct report_view *v)
 			human_count(a, l->uring_requests));
 }
 
+/* ---- levels above the syscalls, and phases ---- */
+
+static void level_amplification(const struct term *t, const char *what,
+				const struct rs_level_dir *d)
+{
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], e[HUMAN_MAX], r[64] = "";
+	bool known = d->calls && d->requested_calls == d->calls;
+
+	if (!d->calls)
+		return;
+	if (known && d->requested)
+		snprintf(r, sizeof(r), " (%.2fx the bytes asked)",
+			 (double)d->sys_bytes / (double)d->requested);
+	fprintf(t->f, "    %s: %s calls%s%s%s -> %s %s syscalls (%.2f per call) that %s %s%s\n",
+		what, human_count(a, d->calls), known ? " asking " : "",
+		known ? human_bytes(b, d->requested) : "", known ? "" : " (bytes asked not known)",
+		human_count(c, d->syscalls), strcmp(what, "reads") ? "write" : "read",
+		(double)d->syscalls / (double)d->calls, strcmp(what, "reads") ? "wrote" : "read",
+		human_bytes(e, d->sys_bytes), r);
+}
+
+static void levels(const struct term *t, const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	const struct rs_levels *lv = &st->levels;
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], g[HUMAN_MAX],
+	    h[HUMAN_MAX], i1[HUMAN_MAX], j[HUMAN_MAX], k1[HUMAN_MAX];
+
+	if (!lv->calls[LV_STDIO] && !lv->calls[LV_HDF5] && !lv->calls[LV_MPIIO])
+		return;
+	heading(t, "Library calls (the levels above the syscalls)");
+	for (int l = LV_STDIO; l < LV_COUNT; l++) {
+		struct rs_level_dir rd, wr;
+
+		if (!lv->calls[l])
+			continue;
+		fprintf(t->f, "  %s%s%s: %s call%s, %s\n", BOLD(t), rs_level_names[l], RESET(t),
+			human_count(a, lv->calls[l]), lv->calls[l] == 1 ? "" : "s",
+			human_ns(b, lv->time_ns[l]));
+		fprintf(t->f, "    %s%-22s %9s %6s %10s | %-8s %8s %8s | %10s %9s %10s %10s%s\n",
+			DIM(t), "function", "calls", "failed", "time", "lat:p50", "p99", "max",
+			"bytes asked", "syscalls", "read", "written", RESET(t));
+		for (uint32_t i = 0; i < lv->nfn; i++) {
+			const struct rs_level_fn *f = &lv->fn[i];
+			char name[64];
+
+			if (f->level != l)
+				continue;
+			fprintf(t->f, "    %-22s %9s %6s %10s | %8s %8s %8s | %10s %9s %10s %10s\n",
+				shown(st, f->name, name, sizeof(name), 22),
+				human_count(a, f->calls), human_count(b, f->failed),
+				human_ns(c, f->time_ns), human_ns(d, sketch_quantile(&f->lat, 0.5)),
+				human_ns(e, sketch_quantile(&f->lat, 0.99)),
+				human_ns(g, f->lat.max),
+				f->requested_calls ? human_bytes(h, f->bytes_requested) : "-",
+				human_count(i1, f->syscalls), human_bytes(j, f->sys_read_bytes),
+				human_bytes(k1, f->sys_write_bytes));
+		}
+		rs_level_dirs(st, l, &rd, &wr);
+		level_amplification(t, "reads", &rd);
+		level_amplification(t, "writes", &wr);
+	}
+}
+
+static const char *step_name(const struct report_stats *st, const struct rs_step *s, char *buf,
+			     size_t size)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	if (s->epoch != NONE32)
+		o = snprintf(buf, size, "epoch %lld ",
+			     (long long)st->phases.epochs[s->epoch].index);
+	if (s->index >= 0)
+		snprintf(buf + o, size - o, "step %lld", (long long)s->index);
+	else
+		snprintf(buf + o, size - o, "step at %.3f s", rs_since_job(st, s->end) / 1e9);
+	return buf;
+}
+
+static void loop(const struct term *t, const struct report_stats *st, uint32_t oi)
+{
+	const struct rs_phases *ph = &st->phases;
+	const struct rs_owner *o = &ph->owners[oi];
+	const struct rs_thread *th = &st->threads[o->thread];
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], g[HUMAN_MAX],
+	    h[HUMAN_MAX], name[64], label[64];
+	struct rs_stall_bar bars[64];
+	uint64_t shares[64] = {0};
+	uint32_t nbars;
+
+	fprintf(
+	    t->f,
+	    "  training loop: thread %u (pid %u%s%s): %u step%s, %u epoch%s; batch waits from %s\n",
+	    th->tid, st->procs[th->proc].pid, th->comm != NONE32 ? ", " : "",
+	    th->comm != NONE32 ? shown(st, th->comm, name, sizeof(name), 16) : "", o->steps,
+	    o->steps == 1 ? "" : "s", o->epochs, o->epochs == 1 ? "" : "s",
+	    o->fetch_seen ? "fetch regions" : "reads of pipes and sockets (no fetch regions)");
+	if (o->steps) {
+		fprintf(
+		    t->f,
+		    "    iteration (fetch + step): median %s, p99 %s, worst %s (%s); step alone: "
+		    "median %s, p99 %s\n",
+		    human_ns(a, o->sum.iter_p50), human_ns(b, o->sum.iter_p99),
+		    human_ns(c, o->sum.iter_max),
+		    o->sum.worst != NONE32
+			? step_name(st, &ph->steps[o->sum.worst], label, sizeof(label))
+			: "-",
+		    human_ns(d, o->sum.step_p50), human_ns(e, o->sum.step_p99));
+		fprintf(t->f,
+			"    data stall: %s of %s (%s); per step median %s (%s), p99 %s (%s)\n",
+			human_ns(a, o->sum.stall_ns), human_ns(b, o->sum.iter_ns),
+			human_pct(c, share(o->sum.stall_ns, o->sum.iter_ns)),
+			human_ns(d, o->sum.stall_p50), human_pct(e, o->sum.share_p50),
+			human_ns(g, o->sum.stall_p99), human_pct(h, o->sum.share_p99));
+		fprintf(t->f,
+			"    I/O per iteration (the job's, by start): read median %s, p99 %s, max "
+			"%s; in all %s read, %s written\n",
+			human_bytes(a, o->sum.read_p50), human_bytes(b, o->sum.read_p99),
+			human_bytes(c, o->sum.read_max), human_bytes(d, o->sum.bytes_read),
+			human_bytes(e, o->sum.bytes_written));
+		nbars = rs_stall_bars(st, oi, bars, 64);
+		for (uint32_t k = 0; k < nbars; k++)
+			shares[k] = bars[k].iter_ns ? bars[k].stall_ns * 1000 / bars[k].iter_ns : 0;
+		fprintf(t->f, "    stall share per step |");
+		sparkline(t, shares, nbars);
+		fprintf(t->f, "| %u step%s per column\n", nbars ? bars[0].steps : 0,
+			nbars && bars[0].steps == 1 ? "" : "s");
+	}
+	if (o->epochs) {
+		fprintf(t->f, "    %s%6s %6s %10s %10s %6s %10s %10s %10s %10s%s\n", DIM(t),
+			"epoch", "steps", "time", "stall", "share", "read", "written", "I/O time",
+			"worst step", RESET(t));
+		for (uint32_t k = 0; k < ph->nepochs; k++) {
+			const struct rs_epoch *ep = &ph->epochs[k];
+			char idx[24];
+
+			if (ep->owner != oi)
+				continue;
+			snprintf(idx, sizeof(idx), "%lld", (long long)ep->index);
+			fprintf(
+			    t->f, "    %6s %6u %10s %10s %6s %10s %10s %10s %10s\n", idx, ep->steps,
+			    human_ns(a, ep->end - ep->start), human_ns(b, ep->stall_ns),
+			    human_pct(c, share(ep->stall_ns, ep->iter_ns)),
+			    human_bytes(d, ep->io.bytes_read), human_bytes(e, ep->io.bytes_written),
+			    human_ns(g, ep->io.io_ns), human_ns(h, ep->step_max_ns));
+		}
+	}
+	uint32_t order[SLOW_KEEP];
+
+	rs_slow_order(st, o, order);
+	for (uint32_t k = 0; k < o->nslow && k < 3; k++) {
+		const struct rs_slow *sl = &o->slow[order[k]];
+		const struct rs_step *s = &ph->steps[sl->step];
+		uint32_t top = NONE32;
+
+		for (uint32_t i = 0; i < sl->nfiles; i++)
+			if (top == NONE32 || sl->files[i].io_ns > sl->files[top].io_ns)
+				top = i;
+		fprintf(t->f, "    %s %s: %s, %s waiting",
+			k ? "        " : "slowest:", step_name(st, s, label, sizeof(label)),
+			human_ns(a, rs_step_iter_ns(s)), human_pct(b, rs_step_stall_share(s)));
+		for (int l = 0; l < LV_COUNT; l++)
+			if (s->io.level_ns[l])
+				fprintf(t->f, "; %s %s", rs_level_names[l],
+					human_ns(c, s->io.level_ns[l]));
+		if (top != NONE32) {
+			char fn[80];
+
+			fprintf(t->f, "; most: %s (%s, %s)",
+				shown(st, st->files[sl->files[top].file].name, fn, sizeof(fn), 40),
+				human_bytes(d, sl->files[top].bytes),
+				human_ns(e, sl->files[top].io_ns));
+		}
+		fputc('\n', t->f);
+	}
+}
+
+static void phases(const struct term *t, const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	const struct rs_phases *ph = &st->phases;
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], name[64];
+	uint32_t n, *order;
+
+	if (!ph->nregions && !ph->instants && !ph->counters)
+		return;
+	heading(t, "Phases (dltrace markers)");
+	fprintf(t->f, "  %s%-20s %9s %10s %10s %10s %10s%s\n", DIM(t), "region", "count", "time",
+		"p50", "p99", "max", RESET(t));
+	for (uint32_t k = 0; k < ph->nregions; k++) {
+		const struct rs_region *r = &ph->regions[k];
+
+		fprintf(t->f, "  %-20s %9s %10s %10s %10s %10s\n",
+			shown(st, r->name, name, sizeof(name), 20), human_count(a, r->count),
+			human_ns(b, r->time_ns), human_ns(c, sketch_quantile(&r->dur, 0.5)),
+			human_ns(d, sketch_quantile(&r->dur, 0.99)), human_ns(e, r->dur.max));
+	}
+	if (ph->instants || ph->counters)
+		fprintf(t->f, "  %s instants, %s counter values\n", human_count(a, ph->instants),
+			human_count(b, ph->counters));
+	order = rs_phase_owners(st, &n);
+	for (uint32_t k = 0; order && k < n && k < TERM_ROWS; k++)
+		loop(t, st, order[k]);
+	free(order);
+}
+
 void report_terminal(FILE *out, const struct report_view *v)
 {
 	const char *cs = nl_langinfo(CODESET);
@@ -650,4 +858,6 @@ void report_terminal(FILE *out, const struct report_view *v)
 	timeline(&t, v);
 	environment(&t, v);
 	layers(&t, v);
+	levels(&t, v);
+	phases(&t, v);
 }

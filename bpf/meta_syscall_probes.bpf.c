@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Metadata, hint and sync syscalls: access, chmod, chown, utimensat,
+ * truncate, link, symlink, readlink, mknod, the xattr calls, statfs,
+ * chdir, flock, fadvise64, readahead, madvise, msync, munmap, sync,
+ * syncfs and their variants (the kinds from DL_SYS_ACCESS on).
+ *
+ * Two programs serve them all: dl_enter_shared is attached to the
+ * sys_enter_* tracepoint of each of these syscalls and dl_exit_shared to
+ * its sys_exit_*, and each attachment carries the syscall's kind as its
+ * BPF cookie (user/probe/probe_loader.c).  Loading a program costs the
+ * kernel about 10 ms here (verification and JIT), attaching one to a
+ * tracepoint well under 1 ms: two programs instead of 104 keep dltrace's
+ * start-up where it was, and unlike raw_syscalls these programs run only
+ * for the syscalls they report (README, "Performance").  bench/ builds the
+ * two alternatives from this file for that comparison (DL_HOOKS_*).
+ *
+ * A program attached to several tracepoints may read from its context only
+ * what every one of them has: the syscall number (offset 8) and, at exit,
+ * the return value.  The arguments are copied with bpf_probe_read_kernel:
+ * the kernel hands BPF a struct with room for six (perf_call_bpf_enter),
+ * of which the kind's own are used.
+ *
+ * Records: the kinds that name a file (or carry a string, or name the file
+ * of a mapping) are a struct dl_path sent at once; the others are data
+ * records gathered in the task's batch (ring_output.bpf.h).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "dltrace_events.h"
+#include "task_filter.bpf.h"
+#include "ring_output.bpf.h"
+#include "path_walk.bpf.h"
+
+/* the DL_HOOKS_NONE variant (bench/) has no program: the helpers go unused */
+#ifdef DL_HOOKS_NONE
+#define DL_META_HELPER static __always_inline __attribute__((unused))
+#else
+#define DL_META_HELPER static __always_inline
+#endif
+
+#define AT_FDCWD   -100
+#define PAGE_SHIFT 12
+#define UTIME_NOW  ((1l << 30) - 1l)
+
+/*
+ * setxattrat/getxattrat's argument (UAPI, linux/xattr.h, 6.13).  Not the
+ * vmlinux.h type: its field reads would be CO-RE relocations, which fail on
+ * kernels older than the struct (6.1 refused the whole program).
+ */
+struct dl_xattr_args {
+	__u64 value;
+	__u32 size;
+	__u32 flags;
+};
+
+/* madvise, msync, munmap: the file mapped at an address */
+struct dl_map_lookup {
+	__u64 addr;
+	__u64 file;   /* struct file *, 0: anonymous or nothing mapped */
+	__u64 offset; /* file offset of addr */
+};
+
+static long dl_map_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct dl_map_lookup *m = data;
+	struct file *file = vma->vm_file;
+
+	(void)task;
+	if (file) {
+		m->file = (__u64)file;
+		m->offset = (m->addr - vma->vm_start) + (vma->vm_pgoff << PAGE_SHIFT);
+	}
+	return 0;
+}
+
+DL_META_HELPER int meta_enter(void *ctx, struct dl_task *t, __u32 kind)
+{
+	if (bpf_probe_read_kernel(t->a, sizeof(t->a), (char *)ctx + 16))
+		return 0;
+	t->flags = 0;
+	if (dl_kind_maps(kind)) {
+		/*
+		 * Mappings of files only (anonymous memory is no file I/O).  The
+		 * file is looked up now: munmap removes the mapping.  Its struct
+		 * file outlives the syscall's exit even when munmap drops the last
+		 * reference (the kernel releases it on the return to user space).
+		 */
+		struct dl_map_lookup m = {.addr = t->a[0]};
+
+		if (bpf_find_vma(bpf_get_current_task_btf(), t->a[0], dl_map_vma, &m, 0) || !m.file)
+			return 0;
+		t->a[3] = m.file;
+		t->pos = m.offset;
+		t->flags = DL_F_OFFSET;
+	}
+	t->cache_pages = 0;
+	t->sys = kind + 1;
+	t->ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* utime, utimes, futimesat, utimensat: the two times as seconds and nanoseconds. */
+static __always_inline void meta_times(struct dl_io *io, __u32 kind, const void *times)
+{
+	__s64 v[4] = {};
+	__u64 ns0 = UTIME_NOW, ns1 = UTIME_NOW;
+	__s64 s0 = 0, s1 = 0;
+
+	/* utime: struct utimbuf {actime, modtime}; utimes: timeval[2]; utimensat: timespec[2] */
+	if (times && !bpf_probe_read_user(v, kind == DL_SYS_UTIME ? 16 : 32, times)) {
+		if (kind == DL_SYS_UTIME) {
+			s0 = v[0];
+			s1 = v[1];
+			ns0 = ns1 = 0;
+		} else {
+			s0 = v[0];
+			s1 = v[2];
+			ns0 = kind == DL_SYS_UTIMENSAT ? v[1] : v[1] * 1000;
+			ns1 = kind == DL_SYS_UTIMENSAT ? v[3] : v[3] * 1000;
+		}
+	}
+	io->offset = s0;
+	io->size = s1;
+	io->arg = (ns0 & 0xffffffff) | (ns1 << 32);
+}
+
+/* Slot 1 as text: an xattr name (at most 255 bytes) or a symlink's target. */
+static __always_inline __u32 meta_text_slot(struct dl_path *p, char *data, __u32 off,
+					    const char *user, int xattr)
+{
+	long n;
+
+	if (!user)
+		return 0;
+	if (xattr)
+		n = bpf_probe_read_user_str(data + (off & DL_SCRATCH_MASK), DL_NAME_MAX + 1, user);
+	else
+		n = bpf_probe_read_user_str(data + (off & DL_SCRATCH_MASK), DL_PATH_MAX, user);
+	n = n > 0 ? n - 1 : 0;
+	p->how[1] = DL_PATH_TEXT;
+	p->name_len[1] = n;
+	return n;
+}
+
+static __always_inline int meta_exit_path(struct trace_event_raw_sys_exit *ctx, struct dl_task *t,
+					  __u32 kind, __u64 now)
+{
+	__u32 zero = 0, used = 0;
+	struct dl_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct dl_path *p;
+	__u64 *a = t->a;
+	char *data;
+	int dirfd = AT_FDCWD;
+	const char *name;
+
+	if (!s)
+		return 0;
+	p = (void *)s->buf;
+	data = s->buf + sizeof(struct dl_path);
+	dl_fill_hdr(&p->io.h, t->ts, kind, t->slot);
+	p->io.h.flags = t->flags;
+	p->io.dur = now - t->ts;
+	p->io.ret = ctx->ret;
+	p->io.offset = 0;
+	p->io.size = 0;
+	p->io.arg = 0;
+	p->ino = 0;
+	p->addr = 0;
+	p->dev = 0;
+	p->fs_magic = 0;
+	p->flags = 0;
+	p->base_len[0] = p->base_len[1] = 0;
+	p->name_len[0] = p->name_len[1] = 0;
+	p->how[0] = p->how[1] = 0;
+
+	/* the file: (dirfd, name) or the name alone, relative to the cwd */
+	switch (kind) {
+	case DL_SYS_FACCESSAT:
+	case DL_SYS_FACCESSAT2:
+	case DL_SYS_FCHMODAT:
+	case DL_SYS_FCHMODAT2:
+	case DL_SYS_FCHOWNAT:
+	case DL_SYS_FUTIMESAT:
+	case DL_SYS_UTIMENSAT:
+	case DL_SYS_LINKAT:
+	case DL_SYS_READLINKAT:
+	case DL_SYS_MKNODAT:
+	case DL_SYS_SETXATTRAT:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_LISTXATTRAT:
+	case DL_SYS_REMOVEXATTRAT:
+		dirfd = (int)a[0];
+		name = (void *)a[1];
+		break;
+	case DL_SYS_SYMLINK: /* symlink(target, linkpath) */
+		name = (void *)a[1];
+		break;
+	case DL_SYS_SYMLINKAT: /* symlinkat(target, newdirfd, linkpath) */
+		dirfd = (int)a[1];
+		name = (void *)a[2];
+		break;
+	default:
+		name = (void *)a[0];
+		break;
+	}
+	if (dl_kind_maps(kind)) {
+		/* madvise(addr, len, advice), msync(addr, len, flags), munmap(addr, len) */
+		p->addr = a[0];
+		p->io.size = a[1];
+		p->io.offset = t->pos;
+		if (kind != DL_SYS_MUNMAP)
+			p->io.arg = a[2] & 0xffffffff;
+		used = dl_walk_file((struct file *)a[3], 0, &p->how[0]);
+		p->how[0] |= DL_PATH_WALK;
+		p->base_len[0] = used;
+	} else if (!dl_kind_names_fd(kind)) {
+		p->io.h.fd = dirfd;
+		used = dl_name_slot(p, data, 0, 0, dirfd, name);
+	} else {
+		p->io.h.fd = (int)a[0];
+	}
+
+	switch (kind) {
+	case DL_SYS_ACCESS: /* access(path, mode), chmod(path, mode) */
+	case DL_SYS_CHMOD:
+		p->io.arg = a[1] & 0xffffffff;
+		break;
+	case DL_SYS_FACCESSAT: /* faccessat(dfd, path, mode[, flags]), fchmodat likewise */
+	case DL_SYS_FACCESSAT2:
+	case DL_SYS_FCHMODAT:
+	case DL_SYS_FCHMODAT2:
+		p->io.arg = a[2] & 0xffffffff;
+		if (kind == DL_SYS_FACCESSAT2 || kind == DL_SYS_FCHMODAT2)
+			p->flags = a[3];
+		break;
+	case DL_SYS_CHOWN: /* chown(path, uid, gid) */
+	case DL_SYS_LCHOWN:
+		p->io.arg = (a[1] & 0xffffffff) | (a[2] << 32);
+		break;
+	case DL_SYS_FCHOWNAT: /* fchownat(dfd, path, uid, gid, flags) */
+		p->io.arg = (a[2] & 0xffffffff) | (a[3] << 32);
+		p->flags = a[4];
+		break;
+	case DL_SYS_UTIME: /* utime(path, times), utimes(path, times) */
+	case DL_SYS_UTIMES:
+		meta_times(&p->io, kind, (void *)a[1]);
+		break;
+	case DL_SYS_FUTIMESAT: /* futimesat(dfd, path, times), utimensat(dfd, path, times, flags) */
+	case DL_SYS_UTIMENSAT:
+		meta_times(&p->io, kind, (void *)a[2]);
+		if (kind == DL_SYS_UTIMENSAT)
+			p->flags = a[3];
+		break;
+	case DL_SYS_TRUNCATE: /* truncate(path, length) */
+		p->io.offset = a[1];
+		p->io.h.flags |= DL_F_OFFSET;
+		break;
+	case DL_SYS_LINK: /* link(old, new) */
+		used += dl_name_slot(p, data, used, 1, AT_FDCWD, (void *)a[1]);
+		break;
+	case DL_SYS_LINKAT: /* linkat(olddfd, old, newdfd, new, flags) */
+		p->flags = a[4];
+		used += dl_name_slot(p, data, used, 1, (int)a[2], (void *)a[3]);
+		break;
+	case DL_SYS_SYMLINK:
+	case DL_SYS_SYMLINKAT:
+		used += meta_text_slot(p, data, used, (void *)a[0], 0);
+		break;
+	case DL_SYS_READLINK: /* readlink(path, buf, size) */
+		p->io.size = a[2];
+		break;
+	case DL_SYS_READLINKAT: /* readlinkat(dfd, path, buf, size) */
+		p->io.size = a[3];
+		break;
+	case DL_SYS_MKNOD: /* mknod(path, mode, dev) */
+		p->io.arg = (a[2] & 0xffffffff) | (a[1] << 32);
+		break;
+	case DL_SYS_MKNODAT: /* mknodat(dfd, path, mode, dev) */
+		p->io.arg = (a[3] & 0xffffffff) | (a[2] << 32);
+		break;
+	case DL_SYS_SETXATTR: /* setxattr(path|fd, name, value, size, flags) */
+	case DL_SYS_LSETXATTR:
+	case DL_SYS_FSETXATTR:
+		p->io.size = a[3];
+		p->io.arg = a[4] & 0xffffffff;
+		used += meta_text_slot(p, data, used, (void *)a[1], 1);
+		break;
+	case DL_SYS_GETXATTR: /* getxattr(path|fd, name, value, size) */
+	case DL_SYS_LGETXATTR:
+	case DL_SYS_FGETXATTR:
+		p->io.size = a[3];
+		used += meta_text_slot(p, data, used, (void *)a[1], 1);
+		break;
+	case DL_SYS_LISTXATTR: /* listxattr(path, list, size) */
+	case DL_SYS_LLISTXATTR:
+		p->io.size = a[2];
+		break;
+	case DL_SYS_REMOVEXATTR: /* removexattr(path|fd, name) */
+	case DL_SYS_LREMOVEXATTR:
+	case DL_SYS_FREMOVEXATTR:
+		used += meta_text_slot(p, data, used, (void *)a[1], 1);
+		break;
+	case DL_SYS_SETXATTRAT: /* setxattrat(dfd, path, at_flags, name, uargs, usize) */
+	case DL_SYS_GETXATTRAT: {
+		struct dl_xattr_args args = {};
+
+		p->flags = a[2];
+		bpf_probe_read_user(&args, sizeof(args), (void *)a[4]);
+		p->io.size = args.size;
+		if (kind == DL_SYS_SETXATTRAT)
+			p->io.arg = args.flags;
+		used += meta_text_slot(p, data, used, (void *)a[3], 1);
+		break;
+	}
+	case DL_SYS_LISTXATTRAT: /* listxattrat(dfd, path, at_flags, list, size) */
+		p->flags = a[2];
+		p->io.size = a[4];
+		break;
+	case DL_SYS_REMOVEXATTRAT: /* removexattrat(dfd, path, at_flags, name) */
+		p->flags = a[2];
+		used += meta_text_slot(p, data, used, (void *)a[3], 1);
+		break;
+	default: /* statfs(path, buf), chdir(path), the mapping kinds */
+		break;
+	}
+	DL_OPAQUE(used);
+	used &= DL_SCRATCH_MASK;
+	dl_output(p, sizeof(*p) + used, t->slot);
+	return 0;
+}
+
+/* The kinds without a path: fchmod, fchown, flistxattr, fstatfs, fchdir, flock, ... */
+static __always_inline void meta_fill_io(struct dl_io *e, struct dl_task *t, __u32 kind)
+{
+	__u64 *a = t->a;
+
+	e->h.fd = (int)a[0];
+	e->offset = 0;
+	e->size = 0;
+	e->arg = 0;
+	switch (kind) {
+	case DL_SYS_FCHMOD: /* fchmod(fd, mode), flock(fd, operation) */
+	case DL_SYS_FLOCK:
+		e->arg = a[1] & 0xffffffff;
+		break;
+	case DL_SYS_FCHOWN: /* fchown(fd, uid, gid) */
+		e->arg = (a[1] & 0xffffffff) | (a[2] << 32);
+		break;
+	case DL_SYS_FLISTXATTR: /* flistxattr(fd, list, size) */
+		e->size = a[2];
+		break;
+	case DL_SYS_FADVISE64: /* fadvise64(fd, offset, len, advice) */
+		e->offset = a[1];
+		e->size = a[2];
+		e->arg = a[3] & 0xffffffff;
+		e->h.flags |= DL_F_OFFSET;
+		break;
+	case DL_SYS_READAHEAD: /* readahead(fd, offset, count) */
+		e->offset = a[1];
+		e->size = a[2];
+		e->h.flags |= DL_F_OFFSET;
+		break;
+	case DL_SYS_SYNC: /* sync(): no descriptor */
+		e->h.fd = -1;
+		break;
+	default: /* fstatfs(fd, buf), fchdir(fd), syncfs(fd) */
+		break;
+	}
+}
+
+DL_META_HELPER int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_task *t, __u32 kind)
+{
+	struct dl_io *e;
+	__u32 i;
+	__u64 now;
+
+	if (t->sys != kind + 1)
+		return 0;
+	t->sys = 0;
+	now = bpf_ktime_get_ns();
+	if (dl_kind_has_path(kind)) {
+		/* the data records before it go first: user space sees them in order */
+		dl_flush(t);
+		return meta_exit_path(ctx, t, kind, now);
+	}
+	i = t->nbatch;
+	if (i >= DL_BATCH) {
+		dl_flush(t);
+		i = 0;
+	}
+	e = &t->batch[i & (DL_BATCH - 1)];
+	e->h.ts = t->ts;
+	e->h.tgid = t->tgid;
+	e->h.tid = t->tid;
+	e->h.kind = kind;
+	e->h.job = t->slot;
+	e->h.flags = t->flags | DL_F_BATCH;
+	e->dur = now - t->ts;
+	e->ret = ctx->ret;
+	meta_fill_io(e, t, kind);
+	t->nbatch = i + 1;
+	if (i + 1 == DL_BATCH || now - t->batch[0].h.ts > DL_BATCH_AGE_NS)
+		dl_flush(t);
+	return 0;
+}
+
+/*
+ * The kinds of this file and their tracepoints, for the bench's variants
+ * (the default build takes them from user/event/syscall_table.c).
+ */
+#define DL_META_SYSCALLS(X)                                                                        \
+	X(access, DL_SYS_ACCESS)                                                                   \
+	X(faccessat, DL_SYS_FACCESSAT)                                                             \
+	X(faccessat2, DL_SYS_FACCESSAT2)                                                           \
+	X(chmod, DL_SYS_CHMOD)                                                                     \
+	X(fchmod, DL_SYS_FCHMOD)                                                                   \
+	X(fchmodat, DL_SYS_FCHMODAT)                                                               \
+	X(fchmodat2, DL_SYS_FCHMODAT2)                                                             \
+	X(chown, DL_SYS_CHOWN)                                                                     \
+	X(fchown, DL_SYS_FCHOWN)                                                                   \
+	X(lchown, DL_SYS_LCHOWN)                                                                   \
+	X(fchownat, DL_SYS_FCHOWNAT)                                                               \
+	X(utime, DL_SYS_UTIME)                                                                     \
+	X(utimes, DL_SYS_UTIMES)                                                                   \
+	X(futimesat, DL_SYS_FUTIMESAT)                                                             \
+	X(utimensat, DL_SYS_UTIMENSAT)                                                             \
+	X(truncate, DL_SYS_TRUNCATE)                                                               \
+	X(link, DL_SYS_LINK)                                                                       \
+	X(linkat, DL_SYS_LINKAT)                                                                   \
+	X(symlink, DL_SYS_SYMLINK)                                                                 \
+	X(symlinkat, DL_SYS_SYMLINKAT)                                                             \
+	X(readlink, DL_SYS_READLINK)                                                               \
+	X(readlinkat, DL_SYS_READLINKAT)                                                           \
+	X(mknod, DL_SYS_MKNOD)                                                                     \
+	X(mknodat, DL_SYS_MKNODAT)                                                                 \
+	X(setxattr, DL_SYS_SETXATTR)                                                               \
+	X(lsetxattr, DL_SYS_LSETXATTR)                                                             \
+	X(fsetxattr, DL_SYS_FSETXATTR)                                                             \
+	X(getxattr, DL_SYS_GETXATTR)                                                               \
+	X(lgetxattr, DL_SYS_LGETXATTR)                                                             \
+	X(fgetxattr, DL_SYS_FGETXATTR)                                                             \
+	X(listxattr, DL_SYS_LISTXATTR)                                                             \
+	X(llistxattr, DL_SYS_LLISTXATTR)                                                           \
+	X(flistxattr, DL_SYS_FLISTXATTR)                                                           \
+	X(removexattr, DL_SYS_REMOVEXATTR)                                                         \
+	X(lremovexattr, DL_SYS_LREMOVEXATTR)                                                       \
+	X(fremovexattr, DL_SYS_FREMOVEXATTR)                                                       \
+	X(setxattrat, DL_SYS_SETXATTRAT)                                                           \
+	X(getxattrat, DL_SYS_GETXATTRAT)                                                           \
+	X(listxattrat, DL_SYS_LISTXATTRAT)                                                         \
+	X(removexattrat, DL_SYS_REMOVEXATTRAT)                                                     \
+	X(statfs, DL_SYS_STATFS)                                                                   \
+	X(fstatfs, DL_SYS_FSTATFS)                                                                 \
+	X(chdir, DL_SYS_CHDIR)                                                                     \
+	X(fchdir, DL_SYS_FCHDIR)                                                                   \
+	X(flock, DL_SYS_FLOCK)                                                                     \
+	X(fadvise64, DL_SYS_FADVISE64)                                                             \
+	X(readahead, DL_SYS_READAHEAD)                                                             \
+	X(madvise, DL_SYS_MADVISE)                                                                 \
+	X(msync, DL_SYS_MSYNC)                                                                     \
+	X(munmap, DL_SYS_MUNMAP)                                                                   \
+	X(sync, DL_SYS_SYNC)                                                                       \
+	X(syncfs, DL_SYS_SYNCFS)
+
+#if defined(DL_HOOKS_PER_PROGRAM)
+/* bench variant: one program pair per tracepoint, as syscall_probes.bpf.c does */
+#define DL_META_PAIR(tp, kind)                                                                     \
+	SEC("tracepoint/syscalls/sys_enter_" #tp)                                                  \
+	int dl_enter_##tp(void *ctx)                                                               \
+	{                                                                                          \
+		struct dl_task *t = dl_traced_task();                                              \
+		return t ? meta_enter(ctx, t, kind) : 0;                                           \
+	}                                                                                          \
+	SEC("tracepoint/syscalls/sys_exit_" #tp)                                                   \
+	int dl_exit_##tp(struct trace_event_raw_sys_exit *ctx)                                     \
+	{                                                                                          \
+		struct dl_task *t = dl_traced_task();                                              \
+		return t ? meta_exit(ctx, t, kind) : 0;                                            \
+	}
+DL_META_SYSCALLS(DL_META_PAIR)
+
+#elif defined(DL_HOOKS_RAW_SYSCALLS)
+/*
+ * bench variant: raw_syscalls sys_enter/sys_exit, dispatching on the
+ * syscall number (x86_64 numbers from build/bench/syscall_nrs.h); it runs
+ * on every syscall of the node.  The number is checked before the filter,
+ * the cheapest order for the syscalls it does not report.  (Compat
+ * syscalls of 32-bit tasks would be misread: a measurement only.)
+ */
+#include "syscall_nrs.h"
+/* x86_64 numbers newer than the build machine's headers may be */
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+#ifndef __NR_setxattrat
+#define __NR_setxattrat	   463
+#define __NR_getxattrat	   464
+#define __NR_listxattrat   465
+#define __NR_removexattrat 466
+#endif
+
+#define DL_META_CASE(tp, kind)                                                                     \
+	case __NR_##tp:                                                                            \
+		return kind + 1;
+
+static __always_inline __u32 meta_nr_kind(long nr)
+{
+	switch (nr) {
+		DL_META_SYSCALLS(DL_META_CASE)
+	default:
+		return 0;
+	}
+}
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int dl_enter_raw(struct trace_event_raw_sys_enter *ctx)
+{
+	__u32 kind = meta_nr_kind(ctx->id);
+	struct dl_task *t;
+
+	if (!kind)
+		return 0;
+	t = dl_traced_task();
+	return t ? meta_enter(ctx, t, kind - 1) : 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit")
+int dl_exit_raw(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 kind = meta_nr_kind(ctx->id);
+	struct dl_task *t;
+
+	if (!kind)
+		return 0;
+	t = dl_traced_task();
+	return t ? meta_exit(ctx, t, kind - 1) : 0;
+}
+
+#elif !defined(DL_HOOKS_NONE)
+/* The default: one pair for all, the kind in each attachment's cookie. */
+SEC("tracepoint")
+int dl_enter_shared(void *ctx)
+{
+	struct dl_task *t = dl_traced_task();
+	__u64 kind;
+
+	if (!t)
+		return 0;
+	kind = bpf_get_attach_cookie(ctx);
+	if (kind < DL_SYS_ACCESS || kind >= DL_SYS_COUNT)
+		return 0;
+	return meta_enter(ctx, t, kind);
+}
+
+SEC("tracepoint")
+int dl_exit_shared(struct trace_event_raw_sys_exit *ctx)
+{
+	struct dl_task *t = dl_traced_task();
+	__u64 kind;
+
+	if (!t)
+		return 0;
+	kind = bpf_get_attach_cookie(ctx);
+	if (kind < DL_SYS_ACCESS || kind >= DL_SYS_COUNT)
+		return 0;
+	return meta_exit(ctx, t, kind);
+}
+#endif
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* `dltrace report`: command line, reading the traces, choosing the output. */
+#define _GNU_SOURCE
+#include "cli/report_cmd.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli_usage.h"
+#include "format/trace_format.h"
+#include "io/output_file.h"
+#include "report/report_session.h"
+
+struct report_options {
+	bool json, quiet;
+	const char *html;
+	unsigned top;
+	uint64_t ram;
+};
+
+static void report_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: dltrace report [OPTIONS] TRACE [TRACE...]\n"
+		"\n"
+		"Summarize dltrace traces (.json or .pftrace, plain or gzip-compressed;\n"
+		"several traces, e.g. one per node or run, are combined): where the job's\n"
+		"I/O time goes, Darshan-style counters (access sizes, sequential/consecutive\n"
+		"accesses, files, directories, file systems), balance across processes, a\n"
+		"timeline with write bursts, and findings with evidence and recommendations.\n"
+		"Environment I/O (Python imports, shared libraries, /proc, /sys, /dev) is\n"
+		"reported apart from the job's data.\n"
+		"\n"
+		"Options:\n"
+		"      --json         print the report as JSON (stable keys; see dltrace(8))\n"
+		"      --html FILE    also write the report as one self-contained HTML page\n"
+		"      --top N        rows of each list in --json and --html (default %d)\n"
+		"      --ram SIZE     memory of the machine the job ran on, for the findings\n"
+		"                     (e.g. 64G; default: this machine's)\n"
+		"  -q, --quiet        no terminal report (with --html)\n"
+		"  -h, --help         this help\n"
+		"\n"
+		"The terminal report uses colors when standard output is a terminal and\n"
+		"NO_COLOR is not set.  A trace cut short (no closing ']', a cut last event)\n"
+		"is summarized with a warning.  Exit status: 0, or 1 when a trace cannot be\n"
+		"read (empty, not a dltrace trace, corrupt gzip data), 2 on usage errors.\n",
+		REPORT_DEFAULT_TOP);
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0))
+		return -1;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		v *= 1024.0;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v *= 1048576.0;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		v *= 1073741824.0;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		v *= 1099511627776.0;
+		end++;
+		break;
+	}
+	if ((*end == 'i' && end[1] == 'B' && !end[2]) || (*end == 'B' && !end[1]))
+		end += strlen(end);
+	if (*end || v >= 1.8e19)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* ---- reading ---- */
+
+static int read_traces(struct report_session *s, char **files, int n)
+{
+	int64_t origin = INT64_MAX;
+	char err[400];
+
+	for (int i = 0; i < n; i++) {
+		int64_t start;
+
+		if (!strcmp(files[i], "-"))
+			continue;
+		if (trace_file_start(files[i], &start, err, sizeof(err))) {
+			fprintf(stderr, "dltrace report: %s: %s\n", files[i], err);
+			return 1;
+		}
+		if (start < origin)
+			origin = start;
+	}
+	if (origin != INT64_MAX)
+		report_session__set_origin(s, origin);
+	for (int i = 0; i < n; i++) {
+		if (report_session__read_file(s, files[i], err, sizeof(err))) {
+			fprintf(stderr, "dltrace report: %s: %s\n", files[i], err);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* ---- output ---- */
+
+static bool want_color(FILE *out)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	return isatty(fileno(out)) && !(nc && *nc);
+}
+
+static int write_html(const struct report_session *s, unsigned top, const char *path)
+{
+	struct file_owner owner = invoking_user();
+	char err[600];
+	int fd = output_open(path, &owner, 0600, err, sizeof(err));
+	FILE *f;
+
+	if (fd < 0) {
+		fprintf(stderr, "dltrace report: %s\n", err);
+		return 1;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		fprintf(stderr, "dltrace report: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	report_session__html(s, f, top);
+	if (fflush(f) || ferror(f)) {
+		fprintf(stderr, "dltrace report: writing %s failed: %s\n", path, strerror(errno));
+		fclose(f);
+		return 1;
+	}
+	fclose(f);
+	return 0;
+}
+
+int report_main(int argc, char **argv)
+{
+	enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_RAM };
+	static const struct option longopts[] = {
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"html", required_argument, NULL, OPT_HTML},
+	    {"top", required_argument, NULL, OPT_TOP},
+	    {"ram", required_argument, NULL, OPT_RAM},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	struct report_options o = {false, false, NULL, REPORT_DEFAULT_TOP, 0};
+	struct report_session *s;
+	char *end;
+	int c, rc;
+	long n;
+
+	setlocale(LC_CTYPE, "");
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			o.json = true;
+			break;
+		case OPT_HTML:
+			if (!*optarg)
+				return cli_usage_error("report", "--html needs a file name", NULL);
+			o.html = optarg;
+			break;
+		case OPT_TOP:
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || *end || n < 1 || n > 1000000)
+				return cli_usage_error(
+				    "report", "--top needs a number from 1 to 1000000, not",
+				    optarg);
+			o.top = n;
+			break;
+		case OPT_RAM:
+			if (parse_size(optarg, &o.ram))
+				return cli_usage_error(
+				    "report", "--ram needs a size such as 64G, not", optarg);
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
+			report_usage(stdout);
+			return 0;
+		case ':':
+			return cli_usage_error("report", "missing argument for", argv[optind - 1]);
+		default:
+			return cli_usage_error("report", "unknown option", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("report", "no trace given", NULL);
+
+	s = report_session__new();
+	if (!s) {
+		fprintf(stderr, "dltrace report: out of memory\n");
+		return 1;
+	}
+	rc = read_traces(s, argv + optind, argc - optind);
+	if (!rc) {
+		report_session__finish(s, o.ram);
+		report_session__warnings(s, stderr, "dltrace report: ");
+		if (o.html)
+			rc = write_html(s, o.top, o.html);
+		if (o.json)
+			report_session__json(s, stdout, o.top);
+		else if (!o.quiet)
+			report_session__terminal(s, stdout, o.top, want_color(stdout));
+		if (fflush(stdout) && errno != EPIPE) {
+			fprintf(stderr, "dltrace report: writing the report failed: %s\n",
+				strerror(errno));
+			rc = 1;
+		}
+		if (o.html && !rc && !o.json)
+			fprintf(stderr, "dltrace report: wrote %s\n", o.html);
+	}
+	report_session__free(s);
+	return rc;
+}

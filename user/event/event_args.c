@@ -1,0 +1,820 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include "event/event_args.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "bpf/dltrace_events.h"
+#include "event/syscall_table.h"
+#include "lib/decimal.h"
+#include "lib/fs_names.h"
+
+/* A small writer of args and of the scratch strings they point to. */
+struct args_out {
+	struct ev_arg *a;
+	unsigned n;
+	char *scratch;
+};
+
+static struct ev_arg *add(struct args_out *o, const char *key, size_t key_len, uint8_t type)
+{
+	struct ev_arg *a = &o->a[o->n++];
+
+	a->key = (struct ev_str){key, key_len};
+	a->type = type;
+	return a;
+}
+
+#define KEYLEN(lit) (lit), sizeof(lit) - 1
+
+#define ADD_U64(o, k, v)   (add((o), KEYLEN(k), EV_ARG_U64)->u = (v))
+#define ADD_I64(o, k, v)   (add((o), KEYLEN(k), EV_ARG_I64)->i = (v))
+#define ADD_STR(o, k, str) (add((o), KEYLEN(k), EV_ARG_STR)->s = (str))
+
+/* A symbol that lives as long as the program (a name from a table). */
+static void add_sym(struct args_out *o, const char *key, size_t key_len, const char *s)
+{
+	add(o, key, key_len, EV_ARG_SYMBOL)->s = (struct ev_str){s, strlen(s)};
+}
+#define ADD_SYM(o, k, s) add_sym((o), KEYLEN(k), (s))
+
+/* A symbol made in scratch, from start to end. */
+static void add_made(struct args_out *o, const char *key, size_t key_len, char *end)
+{
+	add(o, key, key_len, EV_ARG_SYMBOL)->s = (struct ev_str){o->scratch, end - o->scratch};
+	o->scratch = end;
+}
+
+/* A symbol copied into scratch (from a buffer of the caller's). */
+static void add_copy(struct args_out *o, const char *key, size_t key_len, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(o->scratch, s, n);
+	add_made(o, key, key_len, o->scratch + n);
+}
+#define ADD_COPY(o, k, s) add_copy((o), KEYLEN(k), (s))
+
+static void add_path(struct args_out *o, const char *key, size_t key_len, const struct ev_path *p)
+{
+	if (p->name.len)
+		add(o, key, key_len, EV_ARG_PATH)->path = p;
+}
+#define ADD_PATH(o, k, p) add_path((o), KEYLEN(k), (p))
+
+/* "ret", and "errno" when the value is an error. */
+static void add_ret(struct args_out *o, int64_t ret)
+{
+	if (ret < 0 && ret >= -4095) {
+		char buf[16];
+
+		ADD_I64(o, "ret", -1);
+		ADD_COPY(o, "errno", errno_name(-ret, buf, sizeof(buf)));
+		return;
+	}
+	ADD_I64(o, "ret", ret);
+}
+
+/* "major:minor" */
+static void add_dev(struct args_out *o, uint32_t dev)
+{
+	char *p = dec_u64(o->scratch, dev >> 20);
+
+	*p++ = ':';
+	add_made(o, KEYLEN("dev"), dec_u64(p, dev & 0xfffff));
+}
+
+/* 0x1f (each writer writes it in hex: the JSON as the string "0x1f") */
+static void add_hex(struct args_out *o, const char *key, size_t key_len, uint64_t v)
+{
+	add(o, key, key_len, EV_ARG_HEX)->u = v;
+}
+
+/* "0644" */
+static void add_mode(struct args_out *o, uint32_t mode)
+{
+	char *p = o->scratch;
+
+	*p++ = '0';
+	add_made(o, KEYLEN("mode"), oct_u64(p, mode));
+}
+
+/* ino, dev and fs (its name, else its magic in hex) */
+static void add_identity(struct args_out *o, uint64_t ino, uint32_t dev, uint32_t fs_magic)
+{
+	const char *fs = fs_name(fs_magic);
+
+	ADD_U64(o, "ino", ino);
+	add_dev(o, dev);
+	if (fs)
+		ADD_SYM(o, "fs", fs);
+	else
+		add_hex(o, KEYLEN("fs"), fs_magic);
+}
+
+/* Kinds whose fd argument is worth showing (the AT_FDCWD of *at calls is not). */
+static bool shows_fd(const struct ev_syscall *s)
+{
+	switch (s->sys) {
+	case DL_SYS_OPEN:
+	case DL_SYS_CREAT:
+	case DL_SYS_STAT:
+	case DL_SYS_LSTAT:
+	case DL_SYS_UNLINK:
+	case DL_SYS_RENAME:
+	case DL_SYS_MKDIR:
+	case DL_SYS_RMDIR:
+	case DL_SYS_ACCESS:
+	case DL_SYS_CHMOD:
+	case DL_SYS_CHOWN:
+	case DL_SYS_LCHOWN:
+	case DL_SYS_UTIME:
+	case DL_SYS_UTIMES:
+	case DL_SYS_TRUNCATE:
+	case DL_SYS_LINK:
+	case DL_SYS_SYMLINK:
+	case DL_SYS_READLINK:
+	case DL_SYS_MKNOD:
+	case DL_SYS_SETXATTR:
+	case DL_SYS_LSETXATTR:
+	case DL_SYS_GETXATTR:
+	case DL_SYS_LGETXATTR:
+	case DL_SYS_LISTXATTR:
+	case DL_SYS_LLISTXATTR:
+	case DL_SYS_REMOVEXATTR:
+	case DL_SYS_LREMOVEXATTR:
+	case DL_SYS_STATFS:
+	case DL_SYS_CHDIR:
+	case DL_SYS_MADVISE: /* no descriptor: an address */
+	case DL_SYS_MSYNC:
+	case DL_SYS_MUNMAP:
+	case DL_SYS_SYNC:
+		return false;
+	case DL_SYS_OPENAT:
+	case DL_SYS_OPENAT2:
+	case DL_SYS_NEWFSTATAT:
+	case DL_SYS_STATX:
+	case DL_SYS_UNLINKAT:
+	case DL_SYS_RENAMEAT:
+	case DL_SYS_RENAMEAT2:
+	case DL_SYS_MKDIRAT:
+	case DL_SYS_FACCESSAT:
+	case DL_SYS_FACCESSAT2:
+	case DL_SYS_FCHMODAT:
+	case DL_SYS_FCHMODAT2:
+	case DL_SYS_FCHOWNAT:
+	case DL_SYS_FUTIMESAT:
+	case DL_SYS_UTIMENSAT:
+	case DL_SYS_LINKAT:
+	case DL_SYS_SYMLINKAT:
+	case DL_SYS_READLINKAT:
+	case DL_SYS_MKNODAT:
+	case DL_SYS_SETXATTRAT:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_LISTXATTRAT:
+	case DL_SYS_REMOVEXATTRAT:
+		return s->fd != -100; /* AT_FDCWD */
+	default:
+		return true;
+	}
+}
+
+/* Kinds that show "size" (bytes asked for, or a buffer's size). */
+static bool shows_size(const struct ev_syscall *s, const struct syscall_info *si)
+{
+	if (si->reads || si->writes)
+		return true;
+	switch (s->sys) {
+	case DL_SYS_MMAP:
+	case DL_SYS_GETDENTS64:
+	case DL_SYS_FALLOCATE:
+	case DL_SYS_SYNC_FILE_RANGE:
+	case DL_SYS_READLINK:
+	case DL_SYS_READLINKAT:
+	case DL_SYS_SETXATTR:
+	case DL_SYS_LSETXATTR:
+	case DL_SYS_FSETXATTR:
+	case DL_SYS_GETXATTR:
+	case DL_SYS_LGETXATTR:
+	case DL_SYS_FGETXATTR:
+	case DL_SYS_LISTXATTR:
+	case DL_SYS_LLISTXATTR:
+	case DL_SYS_FLISTXATTR:
+	case DL_SYS_SETXATTRAT:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_LISTXATTRAT:
+	case DL_SYS_FADVISE64:
+	case DL_SYS_READAHEAD:
+	case DL_SYS_MADVISE:
+	case DL_SYS_MSYNC:
+	case DL_SYS_MUNMAP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* "rdev": "major:minor" of mknod's device, in the kernel's new_decode_dev() encoding */
+static void add_rdev(struct args_out *o, uint32_t dev)
+{
+	char *p = dec_u64(o->scratch, (dev & 0xfff00) >> 8);
+
+	*p++ = ':';
+	add_made(o, KEYLEN("rdev"), dec_u64(p, (dev & 0xff) | ((dev >> 12) & 0xfff00)));
+}
+
+/* The fcntl command, and what its argument was. */
+static void fcntl_args(struct args_out *o, const struct ev_syscall *s, char *buf, size_t size)
+{
+	uint32_t cmd = s->arg_lo, arg = s->arg_hi;
+
+	format_sym(SYM_FCNTL_CMD, cmd, buf, size);
+	ADD_COPY(o, "cmd", buf);
+	switch (fcntl_arg_of(cmd)) {
+	case FCNTL_ARG_DUP:
+		ADD_U64(o, "minfd", arg);
+		break;
+	case FCNTL_ARG_FD_FLAGS:
+		format_flag_set(FLAGS_FD, arg, buf, size);
+		ADD_COPY(o, "arg", buf);
+		break;
+	case FCNTL_ARG_FILE_FLAGS:
+		format_open_flags(arg, buf, size);
+		ADD_COPY(o, "arg", buf);
+		break;
+	case FCNTL_ARG_INT:
+		ADD_I64(o, "arg", (int32_t)arg);
+		break;
+	case FCNTL_ARG_LOCK:
+		format_sym(SYM_LOCK_TYPE, arg & 0xffff, buf, size);
+		ADD_COPY(o, "lock", buf);
+		format_whence(arg >> 16, buf, size);
+		ADD_COPY(o, "whence", buf);
+		ADD_I64(o, "start", (int64_t)s->offset);
+		ADD_I64(o, "len", (int64_t)s->size);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The arguments of the kinds from DL_SYS_ACCESS on (meta_syscall_probes.bpf.c). */
+static void meta_kind_args(struct args_out *o, const struct ev_syscall *s, char *buf, size_t size)
+{
+	uint32_t lo = s->arg_lo, hi = s->arg_hi;
+
+	switch (s->sys) {
+	case DL_SYS_ACCESS:
+	case DL_SYS_FACCESSAT:
+	case DL_SYS_FACCESSAT2:
+		format_flag_set(FLAGS_ACCESS, lo, buf, size);
+		ADD_COPY(o, "mode", buf);
+		break;
+	case DL_SYS_CHMOD:
+	case DL_SYS_FCHMOD:
+	case DL_SYS_FCHMODAT:
+	case DL_SYS_FCHMODAT2:
+		add_mode(o, lo);
+		break;
+	case DL_SYS_CHOWN:
+	case DL_SYS_FCHOWN:
+	case DL_SYS_LCHOWN:
+	case DL_SYS_FCHOWNAT:
+		/* -1: left as it is */
+		ADD_I64(o, "uid", (int32_t)lo);
+		ADD_I64(o, "gid", (int32_t)hi);
+		break;
+	case DL_SYS_UTIME:
+	case DL_SYS_UTIMES:
+	case DL_SYS_FUTIMESAT:
+	case DL_SYS_UTIMENSAT:
+		format_utime(s->times.sec[0], s->times.nsec[0], buf, size);
+		ADD_COPY(o, "atime", buf);
+		format_utime(s->times.sec[1], s->times.nsec[1], buf, size);
+		ADD_COPY(o, "mtime", buf);
+		break;
+	case DL_SYS_SYMLINK:
+	case DL_SYS_SYMLINKAT:
+		ADD_STR(o, "target", s->text);
+		break;
+	case DL_SYS_MKNOD:
+	case DL_SYS_MKNODAT:
+		add_mode(o, hi);
+		add_rdev(o, lo);
+		break;
+	case DL_SYS_SETXATTR:
+	case DL_SYS_LSETXATTR:
+	case DL_SYS_FSETXATTR:
+	case DL_SYS_SETXATTRAT:
+		ADD_STR(o, "name", s->text);
+		if (lo) {
+			format_flag_set(FLAGS_XATTR, lo, buf, size);
+			ADD_COPY(o, "xattr_flags", buf);
+		}
+		break;
+	case DL_SYS_GETXATTR:
+	case DL_SYS_LGETXATTR:
+	case DL_SYS_FGETXATTR:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_REMOVEXATTR:
+	case DL_SYS_LREMOVEXATTR:
+	case DL_SYS_FREMOVEXATTR:
+	case DL_SYS_REMOVEXATTRAT:
+		ADD_STR(o, "name", s->text);
+		break;
+	case DL_SYS_FLOCK:
+		format_flag_set(FLAGS_FLOCK, lo, buf, size);
+		ADD_COPY(o, "operation", buf);
+		break;
+	case DL_SYS_FADVISE64:
+		format_sym(SYM_FADVISE, lo, buf, size);
+		ADD_COPY(o, "advice", buf);
+		break;
+	case DL_SYS_MADVISE:
+		format_sym(SYM_MADVISE, lo, buf, size);
+		ADD_COPY(o, "advice", buf);
+		break;
+	case DL_SYS_MSYNC:
+		format_flag_set(FLAGS_MSYNC, lo, buf, size);
+		ADD_COPY(o, "flags", buf);
+		break;
+	default:
+		break;
+	}
+	switch (s->sys) { /* the *at flags */
+	case DL_SYS_FACCESSAT2:
+	case DL_SYS_FCHMODAT2:
+	case DL_SYS_FCHOWNAT:
+	case DL_SYS_UTIMENSAT:
+	case DL_SYS_LINKAT:
+	case DL_SYS_SETXATTRAT:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_LISTXATTRAT:
+	case DL_SYS_REMOVEXATTRAT:
+		if (s->at_flags)
+			add_hex(o, KEYLEN("flags"), s->at_flags);
+		break;
+	default:
+		break;
+	}
+	if (dl_kind_maps(s->sys))
+		add_hex(o, KEYLEN("addr"), s->addr);
+}
+
+/* The arguments only some kinds have. */
+static void syscall_kind_args(struct args_out *o, const struct ev_syscall *s)
+{
+	uint32_t lo = s->arg_lo, hi = s->arg_hi;
+	char buf[256];
+
+	switch (s->sys) {
+	case DL_SYS_OPEN:
+	case DL_SYS_OPENAT:
+	case DL_SYS_OPENAT2:
+	case DL_SYS_CREAT:
+		format_open_flags(lo, buf, sizeof(buf));
+		ADD_COPY(o, "flags", buf);
+		if ((lo & O_CREAT) || (lo & O_TMPFILE) == O_TMPFILE)
+			add_mode(o, hi);
+		if ((s->flags & EVS_IDENTITY) && s->ret >= 0) {
+			add_identity(o, s->ino, s->dev, s->fs_magic);
+			ADD_U64(o, "file_size", s->file_size);
+		}
+		break;
+	case DL_SYS_LSEEK:
+		ADD_I64(o, "offset", (int64_t)s->offset);
+		format_whence(lo, buf, sizeof(buf));
+		ADD_COPY(o, "whence", buf);
+		break;
+	case DL_SYS_MMAP:
+		format_mmap_prot(lo, buf, sizeof(buf));
+		ADD_COPY(o, "prot", buf);
+		format_mmap_flags(hi, buf, sizeof(buf));
+		ADD_COPY(o, "flags", buf);
+		break;
+	case DL_SYS_CLOSE_RANGE:
+		ADD_U64(o, "last", lo);
+		if (hi)
+			ADD_U64(o, "flags", hi);
+		break;
+	case DL_SYS_DUP2:
+	case DL_SYS_DUP3:
+		ADD_U64(o, "newfd", lo);
+		if (s->sys == DL_SYS_DUP3 && hi)
+			ADD_SYM(o, "flags", "O_CLOEXEC");
+		break;
+	case DL_SYS_FCNTL:
+		fcntl_args(o, s, buf, sizeof(buf));
+		break;
+	case DL_SYS_SENDFILE:
+	case DL_SYS_COPY_FILE_RANGE:
+		ADD_U64(o, "out_fd", lo);
+		break;
+	case DL_SYS_FALLOCATE:
+	case DL_SYS_SYNC_FILE_RANGE:
+		if (lo | hi) {
+			uint64_t arg = (uint64_t)hi << 32 | lo;
+
+			if (s->sys == DL_SYS_FALLOCATE)
+				ADD_U64(o, "mode", arg);
+			else
+				ADD_U64(o, "flags", arg);
+		}
+		break;
+	case DL_SYS_MKDIR:
+	case DL_SYS_MKDIRAT:
+		add_mode(o, hi);
+		break;
+	case DL_SYS_NEWFSTATAT:
+	case DL_SYS_STATX:
+	case DL_SYS_UNLINKAT:
+	case DL_SYS_RENAMEAT2:
+		if (s->at_flags)
+			add_hex(o, KEYLEN("flags"), s->at_flags);
+		break;
+	default:
+		meta_kind_args(o, s, buf, sizeof(buf));
+		break;
+	}
+}
+
+static void syscall_args(struct args_out *o, const struct ev_syscall *s)
+{
+	const struct syscall_info *si = syscall_info(s->sys);
+	bool named = dl_kind_has_path(s->sys) && !dl_kind_names_fd(s->sys);
+	bool pair = s->sys == DL_SYS_SENDFILE || s->sys == DL_SYS_COPY_FILE_RANGE;
+
+	add_ret(o, s->ret);
+	if (si->opens && s->ret >= 0)
+		ADD_I64(o, "fd", s->ret);
+	else if (shows_fd(s))
+		add(o, named ? "dirfd" : "fd", named ? 5 : 2, EV_ARG_I64)->i = s->fd;
+	ADD_PATH(o, "path", &s->path);
+	if (pair)
+		ADD_PATH(o, "out_path", &s->path2);
+	else
+		ADD_PATH(o, "new_path", &s->path2);
+	if ((s->flags & EVS_OFFSET) && s->sys != DL_SYS_LSEEK) {
+		if (s->sys == DL_SYS_FTRUNCATE || s->sys == DL_SYS_TRUNCATE)
+			ADD_U64(o, "length", s->offset);
+		else
+			ADD_U64(o, "offset", s->offset);
+	}
+	if (shows_size(s, si))
+		ADD_U64(o, "size", s->size);
+	if (s->flags & EVS_CACHE)
+		ADD_U64(o, "cache_miss_bytes", s->cache_miss_bytes);
+	if (s->flags & EVS_IOV_TRUNC)
+		add(o, KEYLEN("size_partial"), EV_ARG_BOOL)->b = true;
+	syscall_kind_args(o, s);
+	if (s->sys == DL_SYS_MMAP && s->ret >= 0)
+		add_hex(o, KEYLEN("addr"), (uint64_t)s->ret);
+}
+
+static void begin_args(struct args_out *o, const struct ev_trace_begin *b)
+{
+	time_t sec = b->start_wall_ns / 1000000000;
+	struct tm tm;
+
+	if (b->format.len)
+		ADD_STR(o, "format", b->format);
+	else
+		ADD_SYM(o, "format", "dltrace-chrome-1");
+	ADD_STR(o, "version", b->version);
+	ADD_STR(o, "kernel", b->kernel);
+	ADD_STR(o, "hostname", b->hostname);
+	ADD_STR(o, "target", b->target);
+	if (b->layers.len)
+		ADD_STR(o, "layers", b->layers);
+	else
+		ADD_SYM(o, "layers", "syscall");
+	if (b->layers_off.len)
+		ADD_STR(o, "layers_unavailable", b->layers_off);
+	if (b->clock.len)
+		ADD_STR(o, "clock", b->clock);
+	else
+		ADD_SYM(o, "clock", "CLOCK_MONOTONIC");
+	ADD_U64(o, "start_mono_ns", b->start_mono_ns);
+	ADD_I64(o, "start_wall_ns", b->start_wall_ns);
+	if (b->start_wall.len) {
+		ADD_STR(o, "start_wall", b->start_wall);
+	} else {
+		char when[32];
+
+		gmtime_r(&sec, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		char *p = o->scratch;
+
+		p +=
+		    snprintf(p, 48, "%s.%09lldZ", when, (long long)(b->start_wall_ns % 1000000000));
+		add_made(o, KEYLEN("start_wall"), p);
+	}
+	ADD_U64(o, "tracer_pid", b->tracer_pid);
+}
+
+static void end_args(struct args_out *o, const struct ev_trace_end *s)
+{
+	ADD_U64(o, "events", s->events);
+	ADD_U64(o, "lost_events", s->lost_events);
+	ADD_U64(o, "lost_bytes", s->lost_bytes);
+	if (s->lost_events && s->lost)
+		add(o, KEYLEN("lost_by_kind"), EV_ARG_LOST_KINDS)->lost = s->lost;
+	ADD_U64(o, "duration_ns", s->duration_ns);
+	ADD_I64(o, "end_wall_ns", s->end_wall_ns);
+	if (s->stop_reason.len)
+		ADD_STR(o, "stop_reason", s->stop_reason);
+	if (s->capped_events)
+		ADD_U64(o, "capped_events", s->capped_events);
+	if (s->truncated)
+		add(o, KEYLEN("truncated"), EV_ARG_BOOL)->b = true;
+}
+
+static void vfs_args(struct args_out *o, const struct ev_vfs *v)
+{
+	if (v->op == DL_VFS_RW_CHECK)
+		ADD_U64(o, "write", v->write);
+	else
+		add_ret(o, v->ret);
+	ADD_PATH(o, "path", &v->path);
+	ADD_U64(o, "offset", v->offset);
+	ADD_U64(o, "size", v->size);
+	add_identity(o, v->ino, v->dev, v->fs_magic);
+}
+
+unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch)
+{
+	struct args_out o = {args, 0, scratch};
+
+	switch (e->type) {
+	case EV_TRACE_BEGIN:
+		begin_args(&o, &e->begin);
+		break;
+	case EV_TRACE_END:
+		end_args(&o, &e->end);
+		break;
+	case EV_SYSCALL:
+		syscall_args(&o, &e->sys);
+		break;
+	case EV_FORK:
+		if (e->fork.thread)
+			ADD_U64(&o, "child_tid", e->fork.child);
+		else
+			ADD_U64(&o, "child_pid", e->fork.child);
+		break;
+	case EV_START:
+		if (e->fork.thread)
+			ADD_U64(&o, "creator_tid", e->fork.parent_tid);
+		else
+			ADD_U64(&o, "parent_pid", e->fork.parent_pid);
+		break;
+	case EV_EXEC:
+		ADD_STR(&o, "file", e->exec.file);
+		if (e->exec.cmdline.len)
+			ADD_STR(&o, "cmdline", e->exec.cmdline);
+		break;
+	case EV_EXIT:
+		if (e->exit.signaled)
+			ADD_U64(&o, "signal", (uint32_t)e->exit.code);
+		else
+			ADD_U64(&o, "exit_code", (uint32_t)e->exit.code);
+		break;
+	case EV_PROCESS_NAME:
+	case EV_THREAD_NAME:
+		ADD_STR(&o, "name", e->name.name);
+		break;
+	case EV_FAULT:
+		ADD_U64(&o, "offset", e->fault.offset);
+		ADD_PATH(&o, "path", &e->fault.path);
+		ADD_SYM(&o, "access", e->fault.write ? "write" : "read");
+		if (e->fault.address)
+			add_hex(&o, KEYLEN("address"), e->fault.address);
+		ADD_U64(&o, "ino", e->fault.ino);
+		add_dev(&o, e->fault.dev);
+		break;
+	case EV_BLOCK:
+		if (e->block.phase == EV_PH_BEGIN) {
+			ADD_U64(&o, "sector", e->block.sector);
+			ADD_U64(&o, "bytes", e->block.bytes);
+			add_dev(&o, e->block.dev);
+			if (e->block.issuer_pid)
+				ADD_U64(&o, "issuer_pid", e->block.issuer_pid);
+		} else {
+			add(&o, KEYLEN("latency_us"), EV_ARG_US)->u = e->block.latency_ns;
+			if (e->block.error)
+				ADD_I64(&o, "error", e->block.error);
+		}
+		break;
+	case EV_BLOCK_RATE:
+		add(&o, KEYLEN("read"), EV_ARG_DOUBLE)->d = e->rate.read_mbps;
+		add(&o, KEYLEN("write"), EV_ARG_DOUBLE)->d = e->rate.write_mbps;
+		break;
+	case EV_URING:
+		if (e->uring.phase == EV_PH_BEGIN) {
+			ADD_I64(&o, "fd", e->uring.fd);
+			ADD_PATH(&o, "path", &e->uring.path);
+			ADD_U64(&o, "offset", e->uring.offset);
+			ADD_U64(&o, "len", e->uring.len);
+			add_hex(&o, KEYLEN("user_data"), e->uring.user_data);
+		} else {
+			add_ret(&o, e->uring.res);
+		}
+		break;
+	case EV_VFS:
+		vfs_args(&o, &e->vfs);
+		break;
+	case EV_VFS_OPEN:
+		add_ret(&o, e->vfs_open.ret);
+		ADD_PATH(&o, "path", &e->vfs_open.path);
+		add_identity(&o, e->vfs_open.ino, e->vfs_open.dev, e->vfs_open.fs_magic);
+		ADD_U64(&o, "file_size", e->vfs_open.file_size);
+		break;
+	case EV_SPAN:
+		for (uint32_t i = 0; i < e->span.nargs && o.n < EV_ARGS_MAX; i++)
+			args[o.n++] = e->span.args[i];
+		break;
+	default:
+		break;
+	}
+	return o.n;
+}
+
+void event_head(const struct event *e, struct ev_head *h, char *scratch)
+{
+	static const struct ev_str process = EV_STR("process");
+	const char *name = "";
+
+	h->cat = (struct ev_str){"", 0};
+	h->ph = 'i';
+	switch (e->type) {
+	case EV_TRACE_BEGIN:
+		name = "dltrace";
+		h->ph = 'M';
+		break;
+	case EV_TRACE_END:
+		name = "dltrace_summary";
+		h->ph = 'M';
+		break;
+	case EV_SYSCALL: {
+		const struct syscall_info *si = syscall_info(e->sys.sys);
+
+		name = si->name;
+		h->cat = (struct ev_str){io_class_name(si->io_class),
+					 strlen(io_class_name(si->io_class))};
+		h->ph = 'X';
+		break;
+	}
+	case EV_FORK:
+		name = e->fork.thread ? "thread_create" : "fork";
+		h->cat = process;
+		h->ph = 'X';
+		break;
+	case EV_START:
+		name = e->fork.thread ? "thread_start" : "process_start";
+		h->cat = process;
+		h->ph = 'X';
+		break;
+	case EV_EXEC:
+		name = "exec";
+		h->cat = process;
+		break;
+	case EV_EXIT:
+		name = e->exit.group_dead ? "process_exit" : "thread_exit";
+		h->cat = process;
+		break;
+	case EV_PROCESS_NAME:
+		name = "process_name";
+		h->ph = 'M';
+		break;
+	case EV_THREAD_NAME:
+		name = "thread_name";
+		h->ph = 'M';
+		break;
+	case EV_FAULT:
+		name = "page_fault";
+		h->cat = EV_STR("mmap");
+		break;
+	case EV_BLOCK:
+		name = block_op_name(e->block.op);
+		h->cat = EV_STR("block");
+		h->ph = e->block.phase;
+		break;
+	case EV_BLOCK_RATE:
+		name = "throughput_MBps";
+		h->cat = EV_STR("block");
+		h->ph = 'C';
+		break;
+	case EV_URING:
+		name = uring_op_name(e->uring.opcode, scratch, 16);
+		h->cat = EV_STR("uring");
+		h->ph = e->uring.phase;
+		break;
+	case EV_VFS:
+		name = vfs_op_name(e->vfs.op);
+		h->cat = EV_STR("vfs");
+		h->ph = e->vfs.op == DL_VFS_RW_CHECK ? 'i' : 'X';
+		break;
+	case EV_VFS_OPEN:
+		name = "vfs_open";
+		h->cat = EV_STR("vfs");
+		break;
+	case EV_SPAN:
+		h->name = e->span.name;
+		h->cat = e->span.cat;
+		h->ph = e->span.phase;
+		return;
+	case EV_OTHER:
+		h->name = e->other.name;
+		h->ph = e->other.phase;
+		return;
+	default:
+		break;
+	}
+	h->name = (struct ev_str){name, strlen(name)};
+}
+
+const char *block_op_name(unsigned op)
+{
+	static const char *const names[] = {"read", "write", "flush", "discard"};
+
+	return op < 4 ? names[op] : "other";
+}
+
+const char *uring_op_name(unsigned opcode, char *buf, size_t size)
+{
+	static const char *const names[] = {
+	    "NOP",
+	    "READV",
+	    "WRITEV",
+	    "FSYNC",
+	    "READ_FIXED",
+	    "WRITE_FIXED",
+	    "POLL_ADD",
+	    "POLL_REMOVE",
+	    "SYNC_FILE_RANGE",
+	    "SENDMSG",
+	    "RECVMSG",
+	    "TIMEOUT",
+	    "TIMEOUT_REMOVE",
+	    "ACCEPT",
+	    "ASYNC_CANCEL",
+	    "LINK_TIMEOUT",
+	    "CONNECT",
+	    "FALLOCATE",
+	    "OPENAT",
+	    "CLOSE",
+	    "FILES_UPDATE",
+	    "STATX",
+	    "READ",
+	    "WRITE",
+	    "FADVISE",
+	    "MADVISE",
+	    "SEND",
+	    "RECV",
+	    "OPENAT2",
+	    "EPOLL_CTL",
+	    "SPLICE",
+	    "PROVIDE_BUFFERS",
+	    "REMOVE_BUFFERS",
+	    "TEE",
+	    "SHUTDOWN",
+	    "RENAMEAT",
+	    "UNLINKAT",
+	    "MKDIRAT",
+	    "SYMLINKAT",
+	    "LINKAT",
+	    "MSG_RING",
+	    "FSETXATTR",
+	    "SETXATTR",
+	    "FGETXATTR",
+	    "GETXATTR",
+	    "SOCKET",
+	    "URING_CMD",
+	    "SEND_ZC",
+	    "SENDMSG_ZC",
+	    "READ_MULTISHOT",
+	    "WAITID",
+	    "FUTEX_WAIT",
+	    "FUTEX_WAKE",
+	    "FUTEX_WAITV",
+	    "FIXED_FD_INSTALL",
+	    "FTRUNCATE",
+	};
+
+	if (opcode < sizeof(names) / sizeof(names[0]))
+		return names[opcode];
+	snprintf(buf, size, "OP_%u", opcode);
+	return buf;
+}
+
+const char *vfs_op_name(unsigned op)
+{
+	static const char *const names[DL_VFS_OP_COUNT] = {
+	    "vfs_read",	      "vfs_write",	 "vfs_iter_read",
+	    "vfs_iter_write", "vfs_fsync_range", "rw_verify_area",
+	};
+
+	return op < DL_VFS_OP_COUNT ? names[op] : "vfs";
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Darshan's counters of each access to an application file, per file, per
+ * (process, file) pair and in total: reads and writes, their sizes (bins and
+ * exact counts), sequential, consecutive and random accesses, read/write
+ * switches; and the open-file sessions that tell the bytes read again
+ * while a file stayed open.
+ */
+#include "report/report_stats_internal.h"
+
+#include <string.h>
+
+/* ---- sizes ---- */
+
+const char *const rs_size_bin_names[SIZE_BINS] = {
+    "0-100", "100-1K", "1K-10K",   "10K-100K", "100K-1M",
+    "1M-4M", "4M-10M", "10M-100M", "100M-1G",  "1G+",
+};
+
+int rs_size_bin(uint64_t b)
+{
+	/* Darshan's DARSHAN_BUCKET_INC: upper bounds inclusive */
+	static const uint64_t upper[SIZE_BINS - 1] = {
+	    100, 1024, 10240, 102400, 1048576, 4194304, 10485760, 104857600, 1073741824,
+	};
+
+	for (int i = 0; i < SIZE_BINS - 1; i++)
+		if (b <= upper[i])
+			return i;
+	return SIZE_BINS - 1;
+}
+
+static void count_size(struct report_stats *st, int dir, uint64_t bytes)
+{
+	uint64_t key = (uint64_t)dir << 63 | (bytes & ~(1ull << 63));
+	uint32_t i = u64_index_get(&st->size_ix, key);
+
+	if (i == U64_NONE) {
+		if (st->nsizes >= SIZE_KEYS_MAX) {
+			st->sizes_uncounted++;
+			return;
+		}
+		if (!GROW(st, st->sizes, st->cap_sizes, st->nsizes))
+			return;
+		if (u64_index_put(&st->size_ix, key, st->nsizes)) {
+			st->oom = true;
+			return;
+		}
+		i = st->nsizes++;
+		st->sizes[i].key = key;
+		st->sizes[i].count = 0;
+	}
+	st->sizes[i].count++;
+}
+
+/* ---- data accesses (application files) ---- */
+
+static void session_add(struct rs_pair *p, int64_t off, uint64_t bytes)
+{
+	int64_t end = off + (int64_t)bytes;
+
+	if (!p->sess_on) {
+		p->sess_on = true;
+		p->sess_min = off;
+		p->sess_end = end;
+		p->sess_bytes = 0;
+	}
+	if (off < p->sess_min)
+		p->sess_min = off;
+	if (end > p->sess_end)
+		p->sess_end = end;
+	p->sess_bytes += bytes;
+}
+
+void rs_session_end(struct report_stats *st, struct rs_pair *p)
+{
+	uint64_t span;
+
+	if (!p->sess_on)
+		return;
+	p->sess_on = false;
+	span = p->sess_end > p->sess_min ? (uint64_t)(p->sess_end - p->sess_min) : 0;
+	if (p->sess_bytes > span) {
+		st->files[p->file].reread_within_open += p->sess_bytes - span;
+		p->reread += p->sess_bytes - span;
+	}
+}
+
+void rs_app_read(struct report_stats *st, const struct rs_access *a)
+{
+	struct rs_file *f = &st->files[a->file];
+	struct rs_pair *p = a->pair != NONE32 ? &st->pairs[a->pair] : NULL;
+	struct rs_totals *t = &st->tot[SCOPE_APP];
+	struct rs_thread *th = &st->threads[a->ti];
+	struct rs_proc *pr = &st->procs[th->proc];
+	uint64_t dur = a->end - a->start;
+
+	f->reads++;
+	f->bytes_read += a->bytes;
+	f->read_ns += dur;
+	t->reads++;
+	t->bytes_read += a->bytes;
+	t->read_ns += dur;
+	st->hist[IO_DIR_READ][rs_size_bin(a->bytes)]++;
+	count_size(st, IO_DIR_READ, a->bytes);
+	if (a->bytes < SMALL_IO) {
+		f->small_reads++;
+		t->small_reads++;
+	}
+	th->app_read_ns += dur;
+	th->app_bytes_read += a->bytes;
+	th->app_reads++;
+	pr->app_bytes_read += a->bytes;
+	pr->app_reads++;
+	pr->app_read_ns += dur;
+	rs_timeline_add(st, st->tl_read, a->start, a->end, a->bytes);
+	if (!p)
+		return;
+	if (!p->has_read) {
+		f->readers++;
+		p->first_read_ns = a->start;
+	}
+	p->last_read_ns = a->end;
+	p->bytes_read += a->bytes;
+	if (p->last_io == 2) {
+		f->rw_switches++;
+		t->rw_switches++;
+	}
+	p->last_io = 1;
+	if (!a->has_offset) {
+		t->no_offset++;
+	} else {
+		bool seq = a->offset > p->last_byte_read;
+
+		if (seq) {
+			f->seq_reads++;
+			t->seq_reads++;
+		}
+		if (a->offset == p->last_byte_read + 1) {
+			f->consec_reads++;
+			t->consec_reads++;
+		}
+		if (!seq && !(!p->has_read && a->offset == 0)) {
+			f->random_reads++;
+			t->random_reads++;
+		}
+		p->last_byte_read = a->offset + (int64_t)a->bytes - 1;
+		if (a->bytes && p->last_byte_read > f->max_byte_read)
+			f->max_byte_read = p->last_byte_read;
+		session_add(p, a->offset, a->bytes);
+	}
+	p->has_read = true;
+}
+
+void rs_app_write(struct report_stats *st, const struct rs_access *a)
+{
+	struct rs_file *f = &st->files[a->file];
+	struct rs_pair *p = a->pair != NONE32 ? &st->pairs[a->pair] : NULL;
+	struct rs_totals *t = &st->tot[SCOPE_APP];
+	struct rs_thread *th = &st->threads[a->ti];
+	struct rs_proc *pr = &st->procs[th->proc];
+	uint64_t dur = a->end - a->start;
+
+	f->writes++;
+	f->bytes_written += a->bytes;
+	f->write_ns += dur;
+	t->writes++;
+	t->bytes_written += a->bytes;
+	t->write_ns += dur;
+	st->hist[IO_DIR_WRITE][rs_size_bin(a->bytes)]++;
+	count_size(st, IO_DIR_WRITE, a->bytes);
+	if (a->bytes < SMALL_IO) {
+		f->small_writes++;
+		t->small_writes++;
+	}
+	pr->app_bytes_written += a->bytes;
+	pr->app_writes++;
+	pr->app_write_ns += dur;
+	rs_timeline_add(st, st->tl_write, a->start, a->end, a->bytes);
+	if (!p)
+		return;
+	if (p->last_io == 1) {
+		f->rw_switches++;
+		t->rw_switches++;
+	}
+	p->last_io = 2;
+	if (!a->has_offset) {
+		t->no_offset++;
+		return;
+	}
+	if (a->offset > p->last_byte_written) {
+		f->seq_writes++;
+		t->seq_writes++;
+	} else if (!(!p->has_written && a->offset == 0)) {
+		f->random_writes++;
+		t->random_writes++;
+	}
+	if (a->offset == p->last_byte_written + 1) {
+		f->consec_writes++;
+		t->consec_writes++;
+	}
+	p->last_byte_written = a->offset + (int64_t)a->bytes - 1;
+	if (a->bytes && p->last_byte_written > f->max_byte_written)
+		f->max_byte_written = p->last_byte_written;
+	p->has_written = true;
+}

@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The report as a consumer of the event stream: rs_event hands each event to
+ * the handler of its kind, which updates the tables (report_tables.c), the
+ * access counters (report_access.c), the timeline and bursts
+ * (report_timeline.c).
+ */
+#define _GNU_SOURCE
+#include "report/report_stats_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "event/event_args.h"
+#include "event/syscall_table.h"
+
+const char *rs_class_name(int cls)
+{
+	return cls == CLS_DATA ? "data" : cls == CLS_SYNC ? "sync" : "metadata";
+}
+
+/* Offsets and sizes beyond this come from damaged input; sums stay in int64. */
+#define VALUE_MAX ((int64_t)1 << 61)
+
+static void seen(struct report_stats *st, uint32_t ti, uint64_t start, uint64_t end)
+{
+	struct rs_thread *t = &st->threads[ti];
+	struct rs_proc *p = &st->procs[t->proc];
+
+	if (start < t->first_ns)
+		t->first_ns = start;
+	if (end > t->last_ns)
+		t->last_ns = end;
+	if (start < p->first_ns)
+		p->first_ns = start;
+	if (end > p->last_ns)
+		p->last_ns = end;
+	if (end > st->last_ns)
+		st->last_ns = end;
+	if (end > st->traces[st->cur].end_ns)
+		st->traces[st->cur].end_ns = end;
+}
+
+static void errno_count(struct report_stats *st, const struct ev_str *err, int scope)
+{
+	uint32_t i;
+
+	for (i = 0; i < st->nerrnos; i++) {
+		if (strlen(st->errnos[i].name) == err->len &&
+		    !memcmp(st->errnos[i].name, err->s, err->len))
+			break;
+	}
+	if (i == st->nerrnos) {
+		if (i == ERRNO_KEEP || err->len >= sizeof(st->errnos[0].name)) {
+			st->errnos_other++;
+			return;
+		}
+		memcpy(st->errnos[i].name, err->s, err->len);
+		st->errnos[i].name[err->len] = 0;
+		st->nerrnos++;
+	}
+	st->errnos[i].count[scope]++;
+}
+
+static bool is_read_kind(int k)
+{
+	const struct syscall_info *si = syscall_info(k);
+
+	return si && si->reads;
+}
+
+static bool is_write_kind(int k)
+{
+	const struct syscall_info *si = syscall_info(k);
+
+	return si && si->writes;
+}
+
+static bool is_stat_kind(int k)
+{
+	return k == DL_SYS_STAT || k == DL_SYS_LSTAT || k == DL_SYS_FSTAT ||
+	       k == DL_SYS_NEWFSTATAT || k == DL_SYS_STATX;
+}
+
+/* A call that makes a new descriptor from another (fcntl: F_DUPFD, F_DUPFD_CLOEXEC). */
+static bool is_dup_call(const struct ev_syscall *s)
+{
+	if (s->sys == DL_SYS_FCNTL)
+		return s->arg_lo == 0 /* F_DUPFD */ || s->arg_lo == 1030 /* F_DUPFD_CLOEXEC */;
+	return s->sys == DL_SYS_DUP || s->sys == DL_SYS_DUP2 || s->sys == DL_SYS_DUP3;
+}
+
+/* path_scope() of a path, remembered for the last one: most events repeat their file. */
+static uint8_t scope_of(struct report_stats *st, const struct ev_str *path, enum env_kind *env)
+{
+	uint8_t scope;
+
+	if (path->len && path->len == st->scope_len && !memcmp(path->s, st->scope_path, path->len)) {
+		*env = st->scope_env;
+		return st->scope;
+	}
+	scope = path_scope(path->s, path->len, env);
+	if (path->len && path->len <= sizeof(st->scope_path)) {
+		memcpy(st->scope_path, path->s, path->len);
+		st->scope_len = path->len;
+		st->scope = scope;
+		st->scope_env = *env;
+	}
+	return scope;
+}
+
+/* The output side of sendfile/copy_file_range: a write of unknown offset. */
+static void second_path_write(struct report_stats *st, uint32_t ti, const struct ev_syscall *s,
+			      uint64_t start, uint64_t end)
+{
+	enum env_kind env;
+	uint8_t scope = scope_of(st, &s->path2.name, &env);
+	struct rs_access a = {ti, NONE32, NONE32, false, 0, (uint64_t)s->ret, start, end};
+
+	if (scope == SCOPE_OTHER) {
+		st->tot[SCOPE_OTHER].bytes_written += a.bytes;
+		return;
+	}
+	a.file = rs_file_get(st, &s->path2.name, scope, env, start);
+	if (a.file == NONE32)
+		return;
+	if (scope == SCOPE_ENV) {
+		st->files[a.file].bytes_written += a.bytes;
+		st->tot[SCOPE_ENV].bytes_written += a.bytes;
+		st->env[env].bytes_written += a.bytes;
+		return;
+	}
+	a.pair = rs_pair_get(st, st->threads[ti].proc, a.file);
+	rs_app_write(st, &a);
+}
+
+static int class_of(unsigned sys)
+{
+	enum io_class c = syscall_info(sys)->io_class;
+
+	return c == IO_DATA ? CLS_DATA : c == IO_SYNC ? CLS_SYNC : CLS_META;
+}
+
+void rs_finish_input(struct report_stats *st)
+{
+	rs_phases_finish(st);
+	for (uint32_t i = 0; i < st->nthreads; i++)
+		rs_burst_close(st, i);
+	for (uint32_t i = 0; i < st->npairs; i++)
+		rs_session_end(st, &st->pairs[i]);
+}
+
+static void syscall_event(struct report_stats *st, const struct event *ev)
+{
+	const struct rs_trace *tr = &st->traces[st->cur];
+	const struct ev_syscall *s = &ev->sys;
+	uint64_t start = (uint64_t)tr->offset_ns + ev->ts, end = start + s->dur;
+	int k = s->sys, cls = class_of(k);
+	bool failed = s->ret < 0 && s->ret >= -ERRNO_UNKNOWN;
+	enum env_kind env = ENV_NONE;
+	uint8_t scope = scope_of(st, &s->path.name, &env);
+	struct rs_syscall *sc;
+	struct rs_thread *th;
+	struct rs_proc *pr;
+	struct rs_file *f = NULL;
+	struct rs_totals *tot = &st->tot[scope];
+	uint32_t ti, fi = NONE32;
+	uint64_t dur = s->dur;
+	uint64_t moved = !failed && s->ret > 0 ? (uint64_t)s->ret : 0;
+	bool has_offset = (s->flags & EVS_OFFSET) && s->offset <= VALUE_MAX;
+
+	if (moved > VALUE_MAX)
+		moved = VALUE_MAX; /* damaged input: keep offset arithmetic in range */
+	st->syscalls++;
+	ti = rs_thread_get(st, ev->pid, ev->tid, start);
+	if (ti == NONE32)
+		return;
+	seen(st, ti, start, end);
+	th = &st->threads[ti];
+	pr = &st->procs[th->proc];
+	th->io_ns[cls] += dur;
+	th->calls++;
+	pr->io_ns[scope][cls] += dur;
+	pr->calls++;
+	th->scope_ns[scope] += dur;
+
+	sc = &st->sys[scope][k];
+	sc->calls++;
+	sc->lat_sum += dur;
+	sketch_add(&sc->lat, dur);
+	tot->calls++;
+	tot->io_ns[cls] += dur;
+	if (scope == SCOPE_ENV) {
+		st->env[env].calls++;
+		st->env[env].io_ns += dur;
+	}
+	if (failed) {
+		char buf[16];
+		const char *name = errno_name(-s->ret, buf, sizeof(buf));
+		struct ev_str e = {name, strlen(name)};
+
+		sc->failed++;
+		tot->failed++;
+		pr->failed++;
+		if (scope == SCOPE_ENV)
+			st->env[env].failed++;
+		errno_count(st, &e, scope);
+		if (scope != SCOPE_OTHER) {
+			uint32_t d = rs_dir_get(st, s->path.name.s, s->path.name.len, scope);
+
+			if (d != NONE32) {
+				st->dirs[d].failed++;
+				st->dirs[d].io_ns += dur;
+			}
+		}
+		if (scope == SCOPE_APP && (is_write_kind(k) || cls == CLS_SYNC))
+			rs_burst_add(st, ti, NONE32, start, end, 0);
+		return;
+	}
+
+	/* bytes and sizes */
+	if (is_read_kind(k) || is_write_kind(k)) {
+		sc->bytes += moved;
+		sketch_add(&sc->size, moved);
+	} else if (k == DL_SYS_MMAP) {
+		sketch_add(&sc->size, s->size);
+	}
+	if (cls == CLS_META && scope == SCOPE_APP)
+		rs_timeline_add(st, st->tl_meta, start, end, 1);
+
+	if (scope == SCOPE_OTHER) {
+		if (is_read_kind(k)) {
+			/* a pipe or socket read: a training loop's wait for its batch */
+			struct rs_item it = {start, dur,    0,		0,   th->proc,
+					     ti,    NONE32, LV_SYSCALL, true};
+
+			rs_phase_call(st, &it);
+			tot->reads++;
+			tot->bytes_read += moved;
+		} else if (is_write_kind(k)) {
+			tot->writes++;
+			tot->bytes_written += moved;
+		}
+		return;
+	}
+
+	fi = rs_file_get(st, &s->path.name, scope, env, start);
+	if (fi == NONE32)
+		return;
+	f = &st->files[fi];
+	f->calls++;
+	f->io_ns[cls] += dur;
+	if (s->flags & EVS_CACHE) {
+		uint64_t miss = s->cache_miss_bytes > VALUE_MAX ? VALUE_MAX : s->cache_miss_bytes;
+
+		f->cache_miss += miss;
+		f->cache_read_bytes += moved;
+		st->layers.cache_miss[scope] += miss;
+		st->layers.cache_read_bytes[scope] += moved;
+		st->layers.cache_reads++;
+	}
+	if (start < f->first_ns)
+		f->first_ns = start;
+	if (end > f->last_ns)
+		f->last_ns = end;
+	if (f->dir != NONE32)
+		st->dirs[f->dir].io_ns += dur;
+	if (DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
+		f->opens++;
+		tot->opens++;
+		if ((s->flags & EVS_IDENTITY) && s->file_size > f->file_size)
+			f->file_size = s->file_size;
+		if (scope == SCOPE_APP)
+			rs_mount_set(st, f, s);
+	}
+	if (f->mount != NONE32)
+		st->mounts[f->mount].io_ns += dur;
+	if (cls == CLS_META) {
+		f->meta_ops++;
+		tot->meta_ops++;
+		if (f->dir != NONE32)
+			st->dirs[f->dir].meta_ops++;
+	}
+	if (is_stat_kind(k)) {
+		f->stats++;
+		tot->stats++;
+	} else if (k == DL_SYS_LSEEK) {
+		f->seeks++;
+		tot->seeks++;
+	} else if (cls == CLS_SYNC) {
+		f->syncs++;
+		tot->syncs++;
+	} else if (k == DL_SYS_MMAP) {
+		f->mmaps++;
+		tot->mmaps++;
+	} else if (syscall_info(k)->io_class == IO_HINT) {
+		f->hints++;
+		tot->hints++;
+	}
+
+	if (scope == SCOPE_ENV) {
+		if (is_read_kind(k)) {
+			f->reads++;
+			f->bytes_read += moved;
+			tot->reads++;
+			tot->bytes_read += moved;
+			st->env[env].bytes_read += moved;
+		} else if (is_write_kind(k)) {
+			f->writes++;
+			f->bytes_written += moved;
+			tot->writes++;
+			tot->bytes_written += moved;
+			st->env[env].bytes_written += moved;
+		}
+		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE) && s->path2.name.len)
+			second_path_write(st, ti, s, start, end);
+		return;
+	}
+
+	/* application file: per-process state */
+	uint32_t pi = rs_pair_get(st, th->proc, fi);
+	struct rs_pair *p = pi != NONE32 ? &st->pairs[pi] : NULL;
+	struct rs_access a = {ti, fi, pi, has_offset, (int64_t)s->offset, moved, start, end};
+	struct rs_item it = {start,
+			     dur,
+			     is_read_kind(k) ? moved : 0,
+			     is_write_kind(k) ? moved : 0,
+			     th->proc,
+			     ti,
+			     fi,
+			     LV_SYSCALL,
+			     false};
+
+	rs_phase_call(st, &it);
+
+	f = &st->files[fi];
+	if (p && DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
+		p->open_depth++;
+	} else if (p && is_dup_call(s)) {
+		p->open_depth++;
+	} else if (p && k == DL_SYS_CLOSE) {
+		if (p->open_depth > 0)
+			p->open_depth--;
+		if (!p->open_depth)
+			rs_session_end(st, p);
+	}
+	if (is_read_kind(k)) {
+		rs_app_read(st, &a);
+		if (st->dirs && f->dir != NONE32) {
+			st->dirs[f->dir].reads++;
+			st->dirs[f->dir].bytes_read += moved;
+		}
+		if (f->mount != NONE32)
+			st->mounts[f->mount].bytes_read += moved;
+		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE) && s->path2.name.len)
+			second_path_write(st, ti, s, start, end);
+	} else if (is_write_kind(k)) {
+		rs_app_write(st, &a);
+		if (f->dir != NONE32) {
+			st->dirs[f->dir].writes++;
+			st->dirs[f->dir].bytes_written += moved;
+		}
+		if (f->mount != NONE32)
+			st->mounts[f->mount].bytes_written += moved;
+		rs_burst_add(st, ti, fi, start, end, moved);
+	} else if (cls == CLS_SYNC || (th->b_on && start <= th->b_end + BURST_GAP_NS)) {
+		/* syncs, and the opens, renames and closes around the writes of a burst */
+		rs_burst_add(st, ti, fi, start, end, 0);
+	}
+}
+
+static void process_event(struct report_stats *st, const struct event *ev)
+{
+	const struct rs_trace *tr = &st->traces[st->cur];
+	uint64_t now = (uint64_t)tr->offset_ns + ev->ts;
+	uint32_t ti, ci;
+
+	st->process_events++;
+	switch (ev->type) {
+	case EV_FORK:
+		if (!ev->fork.child)
+			return;
+		if (ev->fork.thread) {
+			ti = rs_thread_get(st, ev->pid, ev->fork.child, now);
+			if (ti != NONE32) {
+				st->threads[ti].started = true;
+				st->threads[ti].first_ns = now;
+			}
+			return;
+		}
+		ci = rs_proc_get(st, ev->fork.child, now);
+		if (ci == NONE32)
+			return;
+		st->procs[ci].ppid = ev->pid;
+		st->procs[ci].started = true;
+		if (now < st->procs[ci].first_ns)
+			st->procs[ci].first_ns = now;
+		return;
+	case EV_START:
+		ti = rs_thread_get(st, ev->pid, ev->tid, now);
+		if (ti == NONE32)
+			return;
+		seen(st, ti, now, now);
+		st->threads[ti].started = true;
+		st->threads[ti].first_ns = now;
+		if (!ev->fork.thread) {
+			struct rs_proc *p = &st->procs[st->threads[ti].proc];
+
+			p->started = true;
+			p->first_ns = now;
+			if (ev->fork.parent_pid && ev->fork.parent_pid != ev->pid)
+				p->ppid = ev->fork.parent_pid;
+		}
+		return;
+	case EV_EXEC:
+		ti = rs_thread_get(st, ev->pid, ev->tid, now);
+		if (ti == NONE32)
+			return;
+		seen(st, ti, now, now);
+		if (ev->exec.cmdline.len)
+			st->procs[st->threads[ti].proc].name = rs_intern(st, &ev->exec.cmdline);
+		return;
+	case EV_EXIT:
+		ti = rs_thread_get(st, ev->pid, ev->tid, now);
+		if (ti == NONE32)
+			return;
+		seen(st, ti, now, now);
+		st->threads[ti].exited = true;
+		st->threads[ti].last_ns = now;
+		rs_burst_close(st, ti);
+		if (ev->exit.group_dead) {
+			st->procs[st->threads[ti].proc].exited = true;
+			st->procs[st->threads[ti].proc].last_ns = now;
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+/* Events of the other capture layers: counted, page faults per file. */
+static void layer_event(struct report_stats *st, const struct event *ev)
+{
+	struct rs_layers *l = &st->layers;
+	enum env_kind env;
+	uint8_t scope;
+
+	switch (ev->type) {
+	case EV_FAULT:
+		scope = scope_of(st, &ev->fault.path.name, &env);
+		l->faults[scope]++;
+		if (scope != SCOPE_OTHER) {
+			uint32_t fi = rs_file_get(st, &ev->fault.path.name, scope, env,
+						  (uint64_t)st->traces[st->cur].offset_ns + ev->ts);
+
+			if (fi != NONE32)
+				st->files[fi].faults++;
+		}
+		return;
+	case EV_BLOCK:
+		if (ev->block.phase == EV_PH_BEGIN) {
+			int op = ev->block.op < 2 ? (int)ev->block.op : 2;
+
+			l->block_requests[op]++;
+			if (op < 2)
+				l->block_bytes[op] += ev->block.bytes;
+		} else {
+			sketch_add(&l->block_lat,
+				   ev->block.latency_ns >> 60 ? 1ull << 60 : ev->block.latency_ns);
+		}
+		return;
+	case EV_URING:
+		if (ev->uring.phase == EV_PH_BEGIN)
+			l->uring_requests++;
+		return;
+	case EV_VFS:
+	case EV_VFS_OPEN:
+		l->vfs_events++;
+		return;
+	default:
+		return;
+	}
+}
+
+static void header_event(struct report_stats *st, const struct ev_trace_begin *b)
+{
+	struct rs_trace *t = &st->traces[st->cur];
+	struct ev_arg args[EV_ARGS_MAX];
+	char scratch[EV_SCRATCH];
+	struct event e = {.type = EV_TRACE_BEGIN, .begin = *b};
+	unsigned n = event_args(&e, args, scratch);
+
+	t->hostname = rs_intern(st, &b->hostname);
+	t->kernel = rs_intern(st, &b->kernel);
+	t->target = rs_intern(st, &b->target);
+	t->version = rs_intern(st, &b->version);
+	/* the start as the trace shows it (formatted from start_wall_ns when live) */
+	for (unsigned i = 0; i < n; i++)
+		if (args[i].key.len == 10 && !memcmp(args[i].key.s, "start_wall", 10))
+			t->start_wall = rs_intern(st, &args[i].s);
+	t->start_wall_ns = b->start_wall_ns;
+	if (st->layers.active == NONE32 && b->layers.len)
+		st->layers.active = rs_intern(st, &b->layers);
+	if (!st->origin_set)
+		rs_set_origin(st, b->start_wall_ns);
+	t->offset_ns =
+	    b->start_wall_ns > st->origin_wall_ns ? b->start_wall_ns - st->origin_wall_ns : 0;
+	/* bound the offset so that report times cannot overflow */
+	if (t->offset_ns > (int64_t)1 << 60)
+		t->offset_ns = (int64_t)1 << 60;
+}
+
+/* A library call (its level's figures) or a marker (the phases). */
+static void span_event(struct report_stats *st, const struct event *ev)
+{
+	static const struct ev_str marker = EV_STR("marker");
+	uint64_t start = (uint64_t)st->traces[st->cur].offset_ns + ev->ts;
+	uint64_t dur = ev->span.phase == EV_PH_COMPLETE ? ev->span.dur : 0;
+	uint32_t ti = rs_thread_get(st, ev->pid, ev->tid, start);
+
+	if (ti == NONE32)
+		return;
+	seen(st, ti, start, start + dur);
+	if (ev->span.cat.len == marker.len && !memcmp(ev->span.cat.s, marker.s, marker.len))
+		rs_phase_marker(st, ti, ev, start);
+	else
+		rs_level_span(st, ti, ev, start);
+}
+
+static bool is_syscall_cat(const struct ev_str *c)
+{
+	return (c->len == 4 && (!memcmp(c->s, "data", 4) || !memcmp(c->s, "sync", 4) ||
+				!memcmp(c->s, "hint", 4))) ||
+	       (c->len == 8 && !memcmp(c->s, "metadata", 8));
+}
+
+/* A block device's track (EV_BLOCK, EV_BLOCK_RATE): noted, so that its name makes no process. */
+static void note_device(struct report_stats *st, uint32_t pid)
+{
+	uint64_t key = (uint64_t)st->cur << 32 | pid;
+
+	if (u64_index_get(&st->device_ix, key) == U64_NONE && u64_index_put(&st->device_ix, key, 0))
+		st->oom = true;
+}
+
+/*
+ * Is this name a block device's?  Its track had block events, or, when
+ * the trace kept none of them (cut, capped), its pid and name are the
+ * decoder's: a device pid and "block ...".
+ */
+static bool is_device(const struct report_stats *st, uint32_t pid, const struct ev_str *name)
+{
+	if (u64_index_get(&st->device_ix, (uint64_t)st->cur << 32 | pid) != U64_NONE)
+		return true;
+	return pid >= EV_DEVICE_PID_BASE && name->len > 6 && !memcmp(name->s, "block ", 6);
+}
+
+void rs_event(struct report_stats *st, const struct event *ev)
+{
+	struct rs_trace *t = &st->traces[st->cur];
+	struct event clipped;
+	uint32_t ti;
+
+	st->events++;
+	t->events++;
+	if (ev->ts >> 60 || (ev->type == EV_SYSCALL && ev->sys.dur >> 60) ||
+	    (ev->type == EV_SPAN && ev->span.dur >> 60)) {
+		/* absurd times (a damaged trace): clamp so that sums cannot overflow */
+		clipped = *ev;
+		if (clipped.ts >> 60)
+			clipped.ts = 1ull << 60;
+		if (clipped.type == EV_SYSCALL && clipped.sys.dur >> 60)
+			clipped.sys.dur = 1ull << 60;
+		if (clipped.type == EV_SPAN && clipped.span.dur >> 60)
+			clipped.span.dur = 1ull << 60;
+		ev = &clipped;
+	}
+	switch (ev->type) {
+	case EV_TRACE_BEGIN:
+		header_event(st, &ev->begin);
+		return;
+	case EV_TRACE_END:
+		t->has_summary = true;
+		t->summary_events = ev->end.events;
+		t->lost_events = ev->end.lost_events;
+		t->lost_bytes = ev->end.lost_bytes;
+		t->duration_ns = ev->end.duration_ns >> 60 ? 1ull << 60 : ev->end.duration_ns;
+		t->stop_reason = rs_intern(st, &ev->end.stop_reason);
+		return;
+	case EV_SYSCALL:
+		syscall_event(st, ev);
+		return;
+	case EV_PROCESS_NAME:
+		/* block devices are tracks of the trace, not processes of the job */
+		if (ev->name.name.len && ev->pid && !is_device(st, ev->pid, &ev->name.name)) {
+			uint32_t p = rs_proc_get(st, ev->pid, (uint64_t)t->offset_ns);
+
+			if (p != NONE32)
+				st->procs[p].name = rs_intern(st, &ev->name.name);
+		}
+		return;
+	case EV_THREAD_NAME:
+		if (ev->name.name.len && ev->tid) {
+			ti = rs_thread_get(st, ev->pid, ev->tid, (uint64_t)t->offset_ns);
+			if (ti != NONE32)
+				st->threads[ti].comm = rs_intern(st, &ev->name.name);
+		}
+		return;
+	case EV_FORK:
+	case EV_START:
+	case EV_EXEC:
+	case EV_EXIT:
+		process_event(st, ev);
+		return;
+	case EV_SPAN:
+		span_event(st, ev);
+		return;
+	case EV_BLOCK:
+	case EV_BLOCK_RATE:
+		note_device(st, ev->pid);
+		layer_event(st, ev);
+		return;
+	case EV_OTHER:
+		/* a slice of a syscall category this version does not know */
+		if (ev->other.phase == 'X' && is_syscall_cat(&ev->other.cat))
+			st->unknown_syscalls++;
+		return;
+	default:
+		layer_event(st, ev);
+	}
+}
+
+static void consume(struct event_consumer *c, const struct event *e)
+{
+	rs_event(container_of(c, struct report_stats, consumer), e);
+}
+
+struct event_consumer *rs_consumer(struct report_stats *st)
+{
+	event_consumer_init(&st->consumer);
+	event_consumer_fill(&st->consumer, consume);
+	return &st->consumer;
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include "report/report_session.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "event/version.h"
+#include "format/trace_format.h"
+#include "report/render/report_output.h"
+#include "report/report_warnings.h"
+
+struct report_session {
+	struct report_stats st;
+	struct findings fi;
+	char generator[64];
+};
+
+struct report_session *report_session__new(void)
+{
+	struct report_session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	rs_init(&s->st);
+	snprintf(s->generator, sizeof(s->generator), "dltrace %s", DLTRACE_VERSION);
+	return s;
+}
+
+void report_session__free(struct report_session *s)
+{
+	if (!s)
+		return;
+	rs_free(&s->st);
+	free(s);
+}
+
+void report_session__set_origin(struct report_session *s, int64_t wall_ns)
+{
+	rs_set_origin(&s->st, wall_ns);
+}
+
+struct event_consumer *report_session__begin_trace(struct report_session *s, const char *file)
+{
+	if (rs_begin_trace(&s->st, file))
+		return NULL;
+	return rs_consumer(&s->st);
+}
+
+void report_session__end_trace(struct report_session *s, const struct trace_read_status *st)
+{
+	/* a live stream: whole, from its first event to its last */
+	struct trace_read_status live = {.header = true, .summary = true, .closed = true};
+
+	if (!st) {
+		live.events = s->st.traces[s->st.cur].events;
+		live.lines = live.events + 1;
+		st = &live;
+	}
+	rs_end_trace(&s->st, st);
+}
+
+int report_session__read_file(struct report_session *s, const char *path, char *err,
+			      size_t errlen)
+{
+	struct trace_read_status status;
+	struct event_consumer *c = report_session__begin_trace(s, path);
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (trace_file_read(path, c, &status)) {
+		snprintf(err, errlen, "%s", status.error);
+		return -1;
+	}
+	report_session__end_trace(s, &status);
+	return 0;
+}
+
+static uint64_t machine_ram(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
+void report_session__finish(struct report_session *s, uint64_t ram_bytes)
+{
+	struct finding_options fo = {ram_bytes ? ram_bytes : machine_ram(), ram_bytes != 0};
+
+	rs_derive(&s->st);
+	report_findings(&s->st, &fo, &s->fi);
+}
+
+void report_session__warnings(const struct report_session *s, FILE *out, const char *prefix)
+{
+	char lines[WARNING_MAX][WARNING_LINE];
+
+	for (uint32_t t = 0; t < s->st.ntraces; t++) {
+		int n = report_trace_warnings(&s->st, t, lines);
+
+		for (int k = 0; k < n; k++)
+			fprintf(out, "%swarning: %s\n", prefix, lines[k]);
+	}
+}
+
+static struct report_view view(const struct report_session *s, unsigned top, bool color)
+{
+	return (struct report_view){&s->st, &s->fi, top, color, s->generator};
+}
+
+void report_session__terminal(const struct report_session *s, FILE *out, unsigned top,
+			      bool color)
+{
+	struct report_view v = view(s, top, color);
+
+	report_terminal(out, &v);
+}
+
+void report_session__json(const struct report_session *s, FILE *out, unsigned top)
+{
+	struct report_view v = view(s, top, false);
+
+	report_json(out, &v);
+}
+
+void report_session__html(const struct report_session *s, FILE *out, unsigned top)
+{
+	struct report_view v = view(s, top, false);
+
+	report_html(out, &v);
+}
+
+char *report_session__json_text(const struct report_session *s, size_t *len)
+{
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+
+	if (!f)
+		return NULL;
+	report_session__json(s, f, REPORT_DEFAULT_TOP);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the files that accumulate the report's figures share; the outputs
+ * use report_stats.h only.
+ *
+ *   report_tables.c    the tables and interning: traces, processes, threads,
+ *                      files, (process, file) pairs, directories, mounts
+ *   report_access.c    Darshan's counters of each access to an application
+ *                      file: reads and writes, sequential and consecutive,
+ *                      sizes, open-file sessions and the bytes read again
+ *   report_timeline.c  the timeline of application bytes and write bursts
+ *   report_events.c    the event dispatch: rs_event and one handler per kind
+ */
+#ifndef REPORT_STATS_INTERNAL_H
+#define REPORT_STATS_INTERNAL_H
+
+#include "report/report_stats.h"
+
+/* ---- report_tables.c ---- */
+
+/* Make room for one more element; NULL (and st->oom) when out of memory. */
+void *rs_grow(struct report_stats *st, void **arr, uint32_t *cap, uint32_t n, size_t elem);
+#define GROW(st, arr, cap, n) rs_grow((st), (void **)&(arr), &(cap), (n), sizeof(*(arr)))
+
+/* A string's id (NONE32 for no string, or out of memory). */
+uint32_t rs_intern(struct report_stats *st, const struct ev_str *s);
+
+/*
+ * The index of a process, thread, directory, file or (process, file) pair,
+ * added when new (now: report time of its first event); NONE32 when out of
+ * memory.  Processes and threads are per trace (st->cur).
+ */
+uint32_t rs_proc_get(struct report_stats *st, uint32_t pid, uint64_t now);
+uint32_t rs_thread_get(struct report_stats *st, uint32_t pid, uint32_t tid, uint64_t now);
+/* the directory of path (its name up to the last slash) */
+uint32_t rs_dir_get(struct report_stats *st, const char *path, uint32_t len, uint8_t scope);
+uint32_t rs_file_get(struct report_stats *st, const struct ev_str *path, uint8_t scope, uint8_t env,
+		     uint64_t now);
+uint32_t rs_pair_get(struct report_stats *st, uint32_t proc, uint32_t file);
+/* The mount (device and file system) of f, from an open that identified the file. */
+void rs_mount_set(struct report_stats *st, struct rs_file *f, const struct ev_syscall *s);
+
+/* ---- report_access.c ---- */
+
+/* One read or write of an application file (pair NONE32: no per-process state). */
+struct rs_access {
+	uint32_t ti, file, pair;
+	bool has_offset;
+	int64_t offset;
+	uint64_t bytes, start, end;
+};
+
+void rs_app_read(struct report_stats *st, const struct rs_access *a);
+void rs_app_write(struct report_stats *st, const struct rs_access *a);
+
+/* ---- report_timeline.c ---- */
+
+/* Spread bytes over [start, end) of report time into bins (tl_read, tl_write, tl_meta). */
+void rs_timeline_add(struct report_stats *st, uint64_t *bins, uint64_t start, uint64_t end,
+		     uint64_t bytes);
+/* A write (or sync, or a call around them) of thread ti: extends or starts its burst. */
+void rs_burst_add(struct report_stats *st, uint32_t ti, uint32_t file, uint64_t start, uint64_t end,
+		  uint64_t bytes);
+/* End thread ti's burst, if any; kept when it moved at least BURST_MIN. */
+void rs_burst_close(struct report_stats *st, uint32_t ti);
+
+/* ---- report_levels.c ---- */
+
+/* A library call (an EV_SPAN of category stdio, hdf5 or mpiio); start: report time. */
+void rs_level_span(struct report_stats *st, uint32_t ti, const struct event *ev, uint64_t start);
+/* The level of a span category (LV_SYSCALL: none of the library levels). */
+int rs_level_of(const struct ev_str *cat);
+void rs_levels_free(struct report_stats *st);
+
+/* ---- report_phases.c ---- */
+
+/* A call of the job (application I/O, a pipe or socket read, a library call). */
+void rs_phase_call(struct report_stats *st, const struct rs_item *it);
+/* A marker event (region, instant, counter) of thread ti; start: report time. */
+void rs_phase_marker(struct report_stats *st, uint32_t ti, const struct event *ev, uint64_t start);
+/* The end of the input: the calls still waiting go to their phases. */
+void rs_phases_finish(struct report_stats *st);
+void rs_phases_free(struct report_stats *st);
+
+#endif
