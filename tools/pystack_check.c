@@ -327,7 +327,8 @@ int main(int argc, char **argv)
 	    {"no-stacks", no_argument, NULL, 'n'}, {"kernel-follows", no_argument, NULL, 'k'},
 	    {"quiet", no_argument, NULL, 'q'},	   {NULL, 0, NULL, 0},
 	};
-	struct probe_options po = {.ring_bytes = 64 << 20, .layers = 1u << LAYER_SYSCALL,
+	struct probe_options po = {.ring_bytes = 64 << 20,
+				   .layers = 1u << LAYER_SYSCALL,
 				   .verbose = getenv("PYSTACK_VERBOSE") != NULL};
 	struct tool *t = calloc(1, sizeof(*t));
 	uint64_t kinds = py_probe_default_kinds(), nstacks, ncodes;
