@@ -29,6 +29,8 @@ struct py_code {
 struct py_stack {
 	uint16_t n;
 	uint8_t flags;
+	char *text[2]; /* py_frames_text(), application frame and full stack: made once */
+	uint32_t text_len[2];
 	struct py_frame_raw {
 		uint64_t code;
 		int32_t lasti;
@@ -73,6 +75,8 @@ static void proc_clear(struct py_frames *t, struct py_proc *p)
 		if (p->stacks[i].frames)
 			t->nstacks--;
 		free(p->stacks[i].frames);
+		free(p->stacks[i].text[0]);
+		free(p->stacks[i].text[1]);
 	}
 	t->ncodes -= p->ncodes;
 	free(p->codes);
@@ -201,6 +205,15 @@ static char *unicode_to_utf8(const uint8_t *s, size_t len, unsigned kind)
 	return out;
 }
 
+static void stack_text_clear(struct py_stack *st)
+{
+	for (int k = 0; k < 2; k++) {
+		free(st->text[k]);
+		st->text[k] = NULL;
+		st->text_len[k] = 0;
+	}
+}
+
 static int code_record(struct py_frames *t, const struct dl_py_code *c, size_t size)
 {
 	size_t need = sizeof(*c) + (size_t)c->file_len + c->name_len + c->table_len;
@@ -238,11 +251,13 @@ static int code_record(struct py_frames *t, const struct dl_py_code *c, size_t s
 		free(slot->name);
 		free(slot->table);
 		*slot = code;
-		/* lines computed from the old one are stale */
+		/* lines and texts made from the old one are stale */
 		for (uint32_t s = 0; s < p->capstacks; s++)
 			for (uint32_t f = 0; p->stacks[s].frames && f < p->stacks[s].n; f++)
-				if (p->stacks[s].frames[f].code == c->code)
+				if (p->stacks[s].frames[f].code == c->code) {
 					p->stacks[s].frames[f].line = -1;
+					stack_text_clear(&p->stacks[s]);
+				}
 		return 0;
 	}
 	if (p->ncodes == p->capcodes) {
@@ -295,6 +310,7 @@ static int stack_record(struct py_frames *t, const struct dl_py_stack *s, size_t
 	if (!st->frames)
 		t->nstacks++;
 	free(st->frames);
+	stack_text_clear(st);
 	st->frames = calloc(s->n ? s->n : 1, sizeof(*st->frames));
 	if (!st->frames) {
 		t->nstacks--;
@@ -354,6 +370,57 @@ int py_frames_stack(struct py_frames *t, uint32_t tgid, uint32_t id, struct py_f
 		out[i].code = r->code;
 	}
 	return n;
+}
+
+const char *py_frames_text(struct py_frames *t, const struct py_rules *r, uint32_t tgid,
+			   uint32_t id, bool full, size_t *len)
+{
+	struct py_proc *p = proc_find(t, tgid);
+	struct py_frame f[DL_PY_FRAMES];
+	struct py_stack *st;
+	char buf[DL_PY_FRAMES * (DL_PY_FILE_MAX * 3 + DL_PY_NAME_MAX * 3 + 32)];
+	size_t n = 0;
+	unsigned flags;
+	int nf;
+
+	*len = 0;
+	if (!p || id >= p->capstacks || !p->stacks[id].frames)
+		return NULL;
+	st = &p->stacks[id];
+	if (st->text[full]) {
+		*len = st->text_len[full];
+		return st->text[full];
+	}
+	nf = py_frames_stack(t, tgid, id, f, DL_PY_FRAMES, &flags);
+	if (nf <= 0)
+		return NULL;
+	if (full) {
+		for (int i = 0; i < nf && n < sizeof(buf) - 4; i++) {
+			if (i) {
+				memcpy(buf + n, " | ", 3);
+				n += 3;
+			}
+			n += py_frame_format(&f[i], true, buf + n, sizeof(buf) - n);
+			if (n >= sizeof(buf))
+				n = sizeof(buf) - 1; /* cut: stops the loop */
+		}
+		if ((flags & DL_PYS_TRUNCATED) && n + 6 < sizeof(buf)) {
+			memcpy(buf + n, " | ...", 6);
+			n += 6;
+		}
+	} else {
+		n = py_frame_format(&f[py_frames_app(r, f, nf)], true, buf, sizeof(buf));
+	}
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	st->text[full] = malloc(n + 1);
+	if (!st->text[full])
+		return NULL;
+	memcpy(st->text[full], buf, n);
+	st->text[full][n] = '\0';
+	st->text_len[full] = n;
+	*len = n;
+	return st->text[full];
 }
 
 /* The default rules: "!" keeps (code given as a string by the user: -c, stdin). */

@@ -91,6 +91,16 @@ bool py_rules_skip(const struct py_rules *r, const char *file);
 /* The innermost frame the rules keep; frame 0 when they skip them all. */
 int py_frames_app(const struct py_rules *r, const struct py_frame *f, int n);
 
+/*
+ * A syscall's Python code as a trace shows it ("py"): the application
+ * frame of stack id as py_frame_format() writes it with the full file name,
+ * or with full every frame, innermost first, joined by " | " (" | ..." at
+ * the end of a cut stack).  Made once per stack and kept (a table is used
+ * with one set of rules); NULL (len 0) when the stack is not known.
+ */
+const char *py_frames_text(struct py_frames *t, const struct py_rules *r, uint32_t tgid,
+			   uint32_t id, bool full, size_t *len);
+
 /* "dataset.py:37 __getitem__" (the file's last component, or all of it with full_path). */
 size_t py_frame_format(const struct py_frame *f, bool full_path, char *buf, size_t len);
 

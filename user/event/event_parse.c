@@ -77,7 +77,9 @@
 	X(END_WALL, "end_wall_ns")                                                                 \
 	X(STOP_REASON, "stop_reason")                                                              \
 	X(CAPPED, "capped_events")                                                                 \
-	X(TRUNCATED, "truncated")
+	X(TRUNCATED, "truncated")                                                                  \
+	X(PY, "py")                                                                                \
+	X(PY_STACK, "py_stack")
 
 #define ENUM(id, text) K_##id,
 enum key { KEYS(ENUM) K_COUNT };
@@ -388,6 +390,8 @@ static void syscall_event(const struct found *f, struct event *e, int kind, uint
 	if (u64_of(partial))
 		sc->flags |= EVS_IOV_TRUNC;
 	syscall_kind_args(f, sc);
+	sc->py = str_of(f->k[K_PY]);
+	sc->py_stack = str_of(f->k[K_PY_STACK]);
 }
 
 /* ---- the trace's first and last events ---- */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bpf/dltrace_events.h"
 #include "dltrace.skel.h"
@@ -111,6 +112,40 @@ int py_probe_init(struct py_probe *pp, struct probes *p, void (*warn)(void *, co
 	return 0;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void py_probe_exec(struct py_probe *pp, pid_t pid)
+{
+	uint64_t until = mono_ns() + PY_PROBE_PEND_NS;
+
+	for (int i = 0; i < pp->npend; i++)
+		if (pp->pend[i].pid == pid) {
+			pp->pend[i].until = until;
+			return;
+		}
+	if (pp->npend < PY_PROBE_PEND_MAX)
+		pp->pend[pp->npend++] = (struct py_probe_pending){pid, until};
+	py_probe_poll(pp);
+}
+
+void py_probe_poll(struct py_probe *pp)
+{
+	uint64_t now = pp->npend ? mono_ns() : 0;
+
+	for (int i = 0; i < pp->npend; i++) {
+		int r = py_probe_process(pp, pp->pend[i].pid);
+
+		if (r != 0 || now > pp->pend[i].until)
+			pp->pend[i--] = pp->pend[--pp->npend];
+	}
+}
+
 void py_probe_free(struct py_probe *pp)
 {
 	free(pp->files);
@@ -198,9 +233,8 @@ int py_probe_process(struct py_probe *pp, pid_t pid)
 	entry.layout = slot;
 	entry.gen = __atomic_add_fetch(&skel->bss->py_next_gen, 1, __ATOMIC_SEQ_CST);
 	entry.next_stack = 1;
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.py_procs), &tgid, &entry, BPF_NOEXIST) &&
-	    errno != EEXIST)
-		return 0;
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.py_procs), &tgid, &entry, BPF_NOEXIST))
+		return errno == EEXIST; /* the kernel side follows it already */
 	__atomic_add_fetch(&skel->bss->py_procs_gen, 1, __ATOMIC_SEQ_CST);
 	pp->processes++;
 	return 1;

@@ -28,6 +28,14 @@ int py_probe_options(struct probe_options *o, uint64_t kinds, char *err, size_t 
 
 struct py_probe_file; /* an interpreter file seen, and what was said about it */
 
+#define PY_PROBE_PEND_MAX 256
+#define PY_PROBE_PEND_NS  2000000000ull /* look for a libpython this long after an exec */
+
+struct py_probe_pending {
+	pid_t pid;
+	uint64_t until; /* CLOCK_MONOTONIC ns */
+};
+
 struct py_probe {
 	struct probes *probes;
 	/* one line per problem (an unsupported interpreter): never NULL after init */
@@ -38,6 +46,8 @@ struct py_probe {
 	struct py_probe_file *files;
 	size_t nfiles, capfiles;
 	unsigned processes; /* CPython processes handed to the kernel side */
+	struct py_probe_pending pend[PY_PROBE_PEND_MAX]; /* execs to look at */
+	int npend;
 };
 
 /* After probes_load(): load the layouts into the kernel side. */
@@ -50,6 +60,14 @@ int py_probe_init(struct py_probe *pp, struct probes *p, void (*warn)(void *, co
  * library may not be mapped), -1 when the process is gone.
  */
 int py_probe_process(struct py_probe *pp, pid_t pid);
+/*
+ * A traced process executed a program: look at it now and, while its
+ * libpython may not be mapped yet, at each py_probe_poll() for
+ * PY_PROBE_PEND_NS (the kernel side follows the interpreter files it
+ * knows by itself; this is for a file's first run).
+ */
+void py_probe_exec(struct py_probe *pp, pid_t pid);
+void py_probe_poll(struct py_probe *pp);
 void py_probe_free(struct py_probe *pp);
 
 #endif

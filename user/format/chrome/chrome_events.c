@@ -419,6 +419,7 @@ static void syscall_event(struct chrome_events *s, const struct trace_event *l, 
 	struct ev_syscall *sc = &e->sys;
 	const struct syscall_info *si;
 	const struct trace_str *partial;
+	struct trace_str text;
 	int64_t v;
 
 	e->type = EV_SYSCALL;
@@ -453,6 +454,10 @@ static void syscall_event(struct chrome_events *s, const struct trace_event *l, 
 	if (partial && trace_json_true(partial))
 		sc->flags |= EVS_IOV_TRUNC;
 	syscall_kind_args(s, l, sc);
+	if (extra_str(s, l, "py", &text))
+		sc->py = str(&text);
+	if (extra_str(s, l, "py_stack", &text))
+		sc->py_stack = str(&text);
 }
 
 /* ---- the trace's first and last events ---- */
