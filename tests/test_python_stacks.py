@@ -27,7 +27,7 @@ import sys
 import time
 import unittest
 
-from dltrace_harness import BUILD, ROOT, TraceTest, wait_for
+from dltrace_harness import BUILD, DLTRACE, ROOT, TraceTest, load_trace, metadata, wait_for
 
 CHECK = os.path.join(BUILD, 'tools', 'pystack_check')
 LINES = os.path.join(BUILD, 'tests', 'py_linetable_check')
@@ -360,6 +360,94 @@ class PythonStacks(TraceTest):
             out = subprocess.run([LINES], input=dump.stdout, capture_output=True, timeout=60)
             self.assertEqual(out.returncode, 0, '%s: %s' % (python, out.stdout.decode()))
             self.assertRegex(out.stdout.decode(), r'checked [1-9]\d{3,} mismatches 0')
+
+
+def trace_to_events(events):
+    """The syscall slices of a dltrace trace in parse_output()'s form (ts and dur in ns,
+    absolute CLOCK_MONOTONIC as the workload logs them), and the per-(location,
+    syscall) calls and bytes they add up to."""
+    t0 = metadata(events)['start_mono_ns']
+    out, locs = [], {}
+    for ev in events:
+        if ev.get('ph') != 'X' or ev.get('cat') not in ('data', 'metadata', 'sync', 'hint'):
+            continue
+        a = ev['args']
+        py, full = a.get('py'), a.get('py_stack')
+        frames = full.split(' | ') if full else []
+        cut = frames[-1:] == ['...']
+        if cut:
+            frames.pop()
+        e = {'pid': ev['pid'], 'tid': ev['tid'], 'ts': t0 + round(ev['ts'] * 1000),
+             'dur': round(ev['dur'] * 1000), 'name': ev['name'], 'path': a.get('path', ''),
+             'fd': a.get('fd', -1), 'ret': a.get('ret', 0),
+             'stack': '-' if py is None else ('T' if cut else 'S'),
+             'app': parse_frame(py) if py else None,
+             'frames': [parse_frame(x) for x in frames]}
+        out.append(e)
+        if py:
+            calls, nbytes = locs.get((e['app'], e['name']), (0, 0))
+            locs[(e['app'], e['name'])] = (calls + 1, nbytes + max(e['ret'], 0))
+    return out, locs
+
+
+class DltracePythonStacks(PythonStacks):
+    """The same cases through dltrace itself: --python-stacks=full, args.py and
+    args.py_stack in the trace (JSON, and .pftrace read back by dltrace convert)."""
+
+    def run_cases(self, python, cases, extra=(), fmt='json'):
+        log = os.path.join(self.dir, 'expect.jsonl')
+        data = os.path.join(self.dir, 'data')
+        os.makedirs(data, exist_ok=True)
+        trace = os.path.join(self.dir, 'trace.' + fmt)
+        argv = [DLTRACE, '--python-stacks=full', '-o', trace] + list(extra) + \
+            ['--', python, CASES, log, os.path.realpath(data)] + cases
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+        self.assertEqual(out.returncode, 0, out.stderr[-3000:])
+        if fmt != 'json':
+            back = os.path.join(self.dir, 'back.json')
+            conv = subprocess.run([DLTRACE, 'convert', trace, back], capture_output=True,
+                                  text=True, timeout=300)
+            self.assertEqual(conv.returncode, 0, conv.stderr)
+            trace = back
+        events, locs = trace_to_events(load_trace(trace))
+        remarks = ['# ' + line for line in out.stderr.splitlines()]
+        with open(log) as f:
+            expects = [json.loads(line) for line in f]
+        return events, remarks, locs, expects
+
+    def test_debian_python(self):
+        """Every case, numpy, h5py, torch.load and DataLoader workers included."""
+        python = self.debian_python()
+        events, remarks, locs, expects = self.run_cases(python, ALL_CASES)
+        self.assertFalse([r for r in remarks if 'python stacks:' in r], remarks)
+        self.check_cases(events, expects, locs, ALL_CASES)
+        self.assertFalse([r for r in remarks if 'lost' in r], remarks)
+
+    def test_pyenv_313_pftrace(self):
+        """pyenv's 3.13 (_Py_DebugOffsets) into a .pftrace, read back."""
+        python = self.python_or_skip(13)
+        events, remarks, locs, expects = self.run_cases(python, PLAIN_CASES, fmt='pftrace')
+        self.assertFalse([r for r in remarks if 'python stacks:' in r], remarks)
+        self.check_cases(events, expects, locs, PLAIN_CASES)
+
+    def test_off(self):
+        """Without --python-stacks: no py argument at all."""
+        log = os.path.join(self.dir, 'expect.jsonl')
+        data = os.path.realpath(os.path.join(self.dir, 'data'))
+        os.makedirs(data)
+        trace = os.path.join(self.dir, 'trace.json')
+        out = subprocess.run([DLTRACE, '-o', trace, '--', self.debian_python(), CASES, log,
+                              data, 'direct'], capture_output=True, text=True, timeout=300)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        events, locs = trace_to_events(load_trace(trace))
+        self.assertTrue([e for e in events if e['path'].startswith(data)])
+        self.assertEqual({e['stack'] for e in events}, {'-'})
+
+    # pystack_check's own: not dltrace's options
+    test_kernel_follows_exec_debian = test_kernel_follows_exec_pyenv = None
+    test_attach_debian = test_attach_pyenv_310 = test_attach_pyenv_311 = None
+    test_attach_pyenv_312 = test_attach_pyenv_313 = test_line_tables = None
+    test_pyenv_311 = test_pyenv_312 = test_pyenv_313 = None
 
 
 if __name__ == '__main__':
