@@ -141,9 +141,10 @@ enum dl_kind {
 	DL_EV_VFS,	  /* vfs layer: a VFS read/write/fsync/io check (struct dl_vfs) */
 	DL_EV_VFS_OPEN,	  /* vfs layer: vfs_open of a file (struct dl_path, path walked) */
 	DL_EV_CGROUP,	  /* daemon: a cgroup v2 directory was made or removed (struct dl_cgroup) */
-	DL_EV_SPAN,	  /* a library call or a marked region, instant or counter (struct dl_span) */
-	DL_EV_PY_STACK,	  /* python stacks: a new Python stack of a process (struct dl_py_stack) */
-	DL_EV_PY_CODE,	  /* python stacks: a code object, once per process (struct dl_py_code) */
+	DL_EV_SPAN, /* a library call or a marked region, instant or counter (struct dl_span) */
+	DL_EV_FILE, /* a file met through a descriptor: its identity and name (struct dl_file) */
+	DL_EV_PY_STACK, /* python stacks: a new Python stack of a process (struct dl_py_stack) */
+	DL_EV_PY_CODE,	/* python stacks: a code object, once per process (struct dl_py_code) */
 	DL_KIND_COUNT,
 };
 
@@ -245,7 +246,7 @@ static inline int dl_kind_maps(unsigned int kind)
 #define DL_F_SHARE_FILES 0x10 /* fork: child shares the fd table */
 #define DL_F_CACHE	 0x20 /* read kinds: dl_io.arg = page-cache pages added (misses) */
 #define DL_F_BATCH	 0x40 /* sent in a batch: the ring record holds several dl_io */
-#define DL_F_PYSTACK	 0x80 /* syscall: a Python stack id is attached, see dl_py_stack_of() */
+#define DL_F_FILE	 0x80 /* dl_io: file (and file2) name the descriptor's file at the call */
 
 struct dl_hdr {
 	__u64 ts;   /* CLOCK_MONOTONIC ns: syscall entry, or the event time */
@@ -258,7 +259,17 @@ struct dl_hdr {
 };
 
 /*
- * A completed syscall.  Field use by kind (see user/syscall_table.c):
+ * A completed syscall, 72 bytes:
+ *
+ *  byte 0            8        12       16      18    19    20       24
+ *       +------------+--------+--------+-------+-----+-----+--------+
+ *       | ts (entry) | tgid   | tid    | kind  | job |flags| fd     |  struct dl_hdr
+ *       +------------+--------+--------+-------+-----+-----+--------+
+ *    24 | dur                 | ret                 |
+ *    40 | offset              | size                |
+ *    56 | arg                 | file    | file2     |
+ *
+ * Field use by kind (see user/event/syscall_table.c):
  *   h.fd    the file descriptor argument (open: the dirfd; dup: the old fd)
  *   ret     return value, or -errno
  *   offset  explicit offset (p*), file position at entry (read/write/...),
@@ -269,6 +280,12 @@ struct dl_hdr {
  *           sendfile/copy_file_range: the second fd;
  *           close_range: last fd | flags << 32;
  *           read kinds with DL_F_CACHE: pages the read added to the page cache
+ *   file    with DL_F_FILE: the file h.fd referred to when the call began,
+ *           as a cookie (bpf/file_identity.bpf.h): 0 when h.fd had no file,
+ *           else the cookie of a struct dl_file record sent before (or, for
+ *           opens, of the opened file, described by the record itself);
+ *           without DL_F_FILE the kind names no file by descriptor
+ *   file2   sendfile/copy_file_range: the output descriptor's, likewise
  * The kinds from DL_SYS_ACCESS on (meta_syscall_probes.bpf.c):
  *   offset  truncate: the length; fadvise64, readahead: the offset;
  *           madvise/msync/munmap: the file offset of the address (DL_F_OFFSET);
@@ -291,6 +308,8 @@ struct dl_io {
 	__u64 offset;
 	__u64 size;
 	__u64 arg;
+	__u32 file;  /* DL_F_FILE: cookie of h.fd's file (0: none) */
+	__u32 file2; /* DL_F_FILE: sendfile/copy_file_range, the output's */
 };
 
 /* How a path slot was obtained (dl_path.how[]) */
@@ -309,18 +328,20 @@ struct dl_io {
  * `name_len` bytes of the string the program passed.  User space rebuilds:
  * name if it is absolute, else reverse(base) + "/" + name.
  * For a successful open, the slot holds the walk of the opened file, and
- * ino/dev/fs_magic/file_size describe it.  A DL_PATH_TEXT slot holds only
- * `name_len` bytes of a string that is no path (slot 1 of the xattr calls:
- * the attribute's name; of symlink: the target).
+ * ino/dev/fs_magic/file_size describe it; io.file is its cookie (the
+ * record is its struct dl_file).  A call whose file is a descriptor
+ * (fsetxattr, fstatat(fd, "", AT_EMPTY_PATH), ...) has it in io.file.  A DL_PATH_TEXT slot holds
+ * only `name_len` bytes of a string that is no path (slot 1 of the xattr calls: the attribute's
+ * name; of symlink: the target).
  *
- *   0        struct dl_io (56 bytes: header, dur, ret, offset, size, arg)
- *   56       ino                     opens: the opened file's inode
- *   64       file_size | addr        opens: i_size; madvise/msync/munmap: the address
- *   72       dev, fs_magic
- *   80       flags                   *at flags (AT_SYMLINK_NOFOLLOW, ...)
- *   84       base_len[2], name_len[2], how[2], pad[2]
- *   96       py_stack, pad2          with DL_F_PYSTACK: the Python stack id
- *   104      data: | slot 0 base | slot 0 name | slot 1 base | slot 1 name |
+ *   0        struct dl_io (72 bytes: header, dur, ret, offset, size, arg, file, file2)
+ *   72       ino                     opens: the opened file's inode
+ *   80       file_size | addr        opens: i_size; madvise/msync/munmap: the address
+ *   88       dev, fs_magic
+ *   96       flags                   *at flags (AT_SYMLINK_NOFOLLOW, ...)
+ *   100      base_len[2], name_len[2], how[2], pad[2]
+ *   112      py_stack, pad2          the Python stack id (0: none)
+ *   120      data: | slot 0 base | slot 0 name | slot 1 base | slot 1 name |
  *                    <-base_len[0]-><-name_len[0]-><-base_len[1]-><-name_len[1]->
  *
  *   slot 0   the file: DL_PATH_USER (the name passed, relative to a walked
@@ -343,9 +364,44 @@ struct dl_path {
 	__u16 name_len[2];
 	__u8 how[2];
 	__u8 pad[2];
-	__u32 py_stack; /* with DL_F_PYSTACK: the Python stack id, else 0 */
+	__u32 py_stack; /* the Python stack id (--python-stacks), else 0 */
 	__u32 pad2;
 	char data[]; /* slot 0 base, slot 0 name, slot 1 base, slot 1 name */
+};
+
+/*
+ * A file met through a descriptor (h.kind DL_EV_FILE), sent by the call
+ * that first meets its struct file (bpf/file_identity.bpf.h), before that
+ * call's own record, and again when a rename anywhere may have changed its
+ * name; the records of calls on it carry its cookie (struct dl_io.file).
+ * h.ts is when it was met, h.fd the descriptor it was met on.
+ *
+ *  byte 0            8        12       16      18    19    20       24
+ *       +------------+--------+--------+-------+-----+-----+--------+
+ *       | ts         | tgid   | tid    | kind  | job |flags| fd     |  struct dl_hdr
+ *       +------------+--------+--------+-------+-----+-----+--------+
+ *    24 | ino                 | dev     | fs_magic |
+ *    40 | cookie   | mode | family | base_len | name_len | how | pad[3] |
+ *    56 | data: | walk (base_len bytes, leaf first) | name (name_len bytes) |
+ *
+ * walk: the file's path as a DL_PATH_WALK slot (struct dl_path); name: the
+ * file's own dentry name when the walk found no component (a pseudo file
+ * with no place in a mount tree: "[eventfd]" of an anonymous inode,
+ * "memfd:NAME"; empty for sockets and pipes, which are named by inode).
+ */
+struct dl_file {
+	struct dl_hdr h;
+	__u64 ino;
+	__u32 dev;	/* st_dev encoding: major << 20 | minor (kernel) */
+	__u32 fs_magic; /* superblock magic: sockfs, pipefs, anon_inodefs, ... */
+	__u32 cookie;	/* what records of calls on this file carry (never 0) */
+	__u16 mode;	/* i_mode: S_IFSOCK, S_IFIFO, S_IFREG, ... (0: anonymous inode) */
+	__u16 family;	/* sockets: the address family (AF_UNIX = 1, AF_INET = 2, ...) */
+	__u16 base_len;
+	__u16 name_len;
+	__u8 how; /* DL_PATH_WALK and the walk's DL_PATH_* flags */
+	__u8 pad[3];
+	char data[];
 };
 
 /* fork / exec / exit */
@@ -636,17 +692,18 @@ static inline unsigned int dl_lost_kind(unsigned int index)
 
 /*
  * Python stacks (--python-stacks).  A syscall of a CPython thread carries
- * a stack id (DL_F_PYSTACK), a number per process image; the stack itself
+ * a stack id (0: none), a number per process image; the stack itself
  * is sent once, before the first record that uses it, as a list of (code
  * object, instruction) pairs, and each code object once per process, with
  * what user space needs to name it and turn an instruction into a line.
  *
- * Where the id is (dl_py_stack_of()): a dl_io's arg has its upper 32 bits
- * free for every kind but mmap, close_range, dup3 and fcntl, so the id
- * rides there at no cost to the batched records; a path record has its
- * own field (dl_path.py_stack); an mmap with a stack is sent alone as a
- * struct dl_io_py (its arg holds prot and flags).  close_range, dup3 and
- * fcntl never carry one.
+ * Where the id is (dl_py_stack_of(); no flag: dl_hdr.flags has no bit
+ * left): the kinds of dl_py_in_arg() have the upper 32 bits of a dl_io's
+ * arg free, so the id rides there at no cost to the batched records; a
+ * path record has its own field (dl_path.py_stack, 0 in every path record
+ * without one); an mmap with a stack is sent alone as a struct dl_io_py
+ * (its arg holds prot and flags), longer than a dl_io.  Other kinds never
+ * carry one (dl_py_kind_ok()).
  */
 #define DL_PY_FRAMES	16   /* frames walked; a deeper stack is cut (DL_PYS_TRUNCATED) */
 #define DL_PY_FILE_MAX	512  /* bytes of a code object's file name sent */
@@ -654,10 +711,10 @@ static inline unsigned int dl_lost_kind(unsigned int index)
 #define DL_PY_TABLE_MAX 4096 /* bytes of its line table */
 
 /*
- * An mmap record with a Python stack (kind DL_SYS_MMAP, DL_F_PYSTACK, never
- * batched: it is the only dl_io record longer than 64 bytes).
+ * An mmap record with a Python stack (kind DL_SYS_MMAP, never batched: it
+ * is the only dl_io record longer than struct dl_io).
  *
- *    0                                      64         68     72
+ *    0                                      72         76     80
  *    +--------------------------------------+----------+------+
  *    | struct dl_io (arg: prot | flags<<32) | py_stack | pad  |
  *    +--------------------------------------+----------+------+
@@ -749,25 +806,53 @@ struct dl_py_code {
 };
 
 /* The Python stack id of a syscall record of `size` bytes, 0 when none. */
+/* Kinds whose arg has its upper half free for the stack id (and only those). */
+static inline int dl_py_in_arg(unsigned int kind)
+{
+	switch (kind) {
+	case DL_SYS_READ:
+	case DL_SYS_PREAD64:
+	case DL_SYS_READV:
+	case DL_SYS_PREADV:
+	case DL_SYS_PREADV2:
+	case DL_SYS_WRITE:
+	case DL_SYS_PWRITE64:
+	case DL_SYS_WRITEV:
+	case DL_SYS_PWRITEV:
+	case DL_SYS_PWRITEV2:
+	case DL_SYS_FSYNC:
+	case DL_SYS_FDATASYNC:
+	case DL_SYS_SYNC_FILE_RANGE: /* arg: flags, 32 bits */
+	case DL_SYS_FSTAT:
+	case DL_SYS_GETDENTS64:
+	case DL_SYS_FTRUNCATE:
+	case DL_SYS_FALLOCATE: /* arg: mode, 32 bits */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Kinds that may carry a stack id. */
+static inline int dl_py_kind_ok(unsigned int kind)
+{
+	return dl_py_in_arg(kind) || dl_kind_has_path(kind) || kind == DL_SYS_MMAP;
+}
+
 static inline __u32 dl_py_stack_of(const struct dl_io *io, __u32 size)
 {
-	if (!(io->h.flags & DL_F_PYSTACK))
-		return 0;
 	if (dl_kind_has_path(io->h.kind))
 		return size >= sizeof(struct dl_path) ? ((const struct dl_path *)io)->py_stack : 0;
 	if (io->h.kind == DL_SYS_MMAP)
 		return size >= sizeof(struct dl_io_py) ? ((const struct dl_io_py *)io)->py_stack
 						       : 0;
-	return io->arg >> 32;
+	return dl_py_in_arg(io->h.kind) ? io->arg >> 32 : 0;
 }
 
 /* The arg of a syscall record without the Python stack id. */
 static inline __u64 dl_io_arg(const struct dl_io *io)
 {
-	if ((io->h.flags & DL_F_PYSTACK) && !dl_kind_has_path(io->h.kind) &&
-	    io->h.kind != DL_SYS_MMAP)
-		return io->arg & 0xffffffff;
-	return io->arg;
+	return dl_py_in_arg(io->h.kind) ? io->arg & 0xffffffff : io->arg;
 }
 
 #endif /* DLTRACE_EVENTS_H */

@@ -44,10 +44,6 @@
 #define DL_PY_NO_KEY   1	   /* dl_py_tls_tstate(): the interpreter has no TSS key yet */
 #define DL_PY_SLACK    8	   /* frames skipped (entry frames) beyond DL_PY_FRAMES */
 
-/* Syscall kinds whose record can carry a stack id (see dl_py_stack_of()). */
-#define DL_PY_KINDS_OK                                                                             \
-	(~((1ull << DL_SYS_CLOSE_RANGE) | (1ull << DL_SYS_DUP3) | (1ull << DL_SYS_FCNTL)))
-
 static __always_inline __u64 dl_py_fsbase(void)
 {
 #if defined(__TARGET_ARCH_x86)
@@ -503,7 +499,7 @@ __noinline int dl_py_decide(struct dl_task *t)
 static __always_inline __u32 dl_py_stack_id(struct dl_task *t, enum dl_kind kind, __u64 now)
 {
 	/* py_kinds is a 64-bit mask: the kinds from 64 on (metadata calls) get none */
-	if (!py_stacks || kind >= 64 || !((py_kinds & DL_PY_KINDS_OK) >> kind & 1))
+	if (!py_stacks || kind >= 64 || !(py_kinds >> kind & 1) || !dl_py_kind_ok(kind))
 		return 0;
 	if (t->py_gen != py_procs_gen)
 		dl_py_decide(t);

@@ -16,7 +16,7 @@
 _Static_assert(sizeof(struct dl_py_code) == 56, "struct dl_py_code");
 _Static_assert(offsetof(struct dl_py_stack, frames) == 40, "struct dl_py_stack");
 _Static_assert(sizeof(struct dl_py_frame) == 16, "struct dl_py_frame");
-_Static_assert(sizeof(struct dl_io_py) == 72, "struct dl_io_py");
+_Static_assert(sizeof(struct dl_io_py) == sizeof(struct dl_io) + 8, "struct dl_io_py");
 
 struct py_code {
 	char *file, *name;

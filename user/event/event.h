@@ -137,14 +137,17 @@ struct ev_trace_end {
 	int64_t end_wall_ns;
 	struct ev_str stop_reason;
 	uint64_t capped_events; /* not written: the trace reached its size cap */
+	uint64_t paths_unknown; /* calls whose file cannot be known (EVS_PATH_UNKNOWN) */
 	bool truncated;		/* the trace was cut short by a write error */
 };
 
 /* ev_syscall.flags */
-#define EVS_OFFSET    0x01 /* offset holds a file offset (or ftruncate's length) */
-#define EVS_IOV_TRUNC 0x02 /* more iovecs than the kernel side sums: size is partial */
-#define EVS_CACHE     0x04 /* cache_miss_bytes is known */
-#define EVS_IDENTITY  0x08 /* ino, dev, fs_magic, file_size describe the opened file */
+#define EVS_OFFSET	  0x01 /* offset holds a file offset (or ftruncate's length) */
+#define EVS_IOV_TRUNC	  0x02 /* more iovecs than the kernel side sums: size is partial */
+#define EVS_CACHE	  0x04 /* cache_miss_bytes is known */
+#define EVS_IDENTITY	  0x08 /* ino, dev, fs_magic, file_size describe the opened file */
+#define EVS_PATH_UNKNOWN  0x10 /* the call's file cannot be known (its record was lost) */
+#define EVS_PATH2_UNKNOWN 0x20 /* the same for path2 (sendfile/copy_file_range's output) */
 
 /* utime, utimes, futimesat, utimensat: atime ([0]) and mtime ([1]) */
 struct ev_times {
@@ -181,6 +184,7 @@ struct ev_syscall {
 	struct ev_str text;    /* xattr calls: the attribute's name; symlink*: the target */
 	uint64_t addr;	       /* madvise, msync, munmap: the address (offset: its file offset) */
 	struct ev_times times; /* utime* */
+	uint16_t sock_family; /* path is a socket: its address family (AF_UNIX = 1, ...; 0: none) */
 	/*
 	 * --python-stacks: the Python code behind the call, as "FILE:LINE
 	 * FUNCTION" (co_filename as the interpreter holds it, the line of the
