@@ -22,6 +22,8 @@
 #include "probe/system_checks.h"
 
 static bool libbpf_verbose;
+/* a load with task_kfuncs on failed: the kernel lacks them or refuses them somewhere */
+static bool task_kfuncs_refused;
 static char failed_prog[64]; /* the program libbpf last failed to load */
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -94,6 +96,7 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 	p->skel->rodata->cache_layer = p->plan.layer[LAYER_CACHE].active;
 	/* stdio is attached per process: learn of new processes at once */
 	p->skel->rodata->fork_wakeup = p->plan.layer[LAYER_STDIO].active;
+	p->skel->rodata->task_kfuncs = !task_kfuncs_refused;
 	bpf_map__set_max_entries(p->skel->maps.events, o->ring_bytes);
 	p->ring_bytes = o->ring_bytes;
 	p->skipped = 0;
@@ -167,6 +170,13 @@ int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sam
 		e = dltrace_bpf__load(p->skel);
 		if (!e)
 			break;
+		if (p->skel->rodata->task_kfuncs) {
+			/* before 6.2, or program types without kfuncs: the older way */
+			task_kfuncs_refused = true;
+			dltrace_bpf__destroy(p->skel);
+			p->skel = NULL;
+			continue;
+		}
 		/* An optional layer the kernel refuses is dropped; the core is not optional. */
 		prog = failed_prog[0] ? bpf_object__find_program_by_name(p->skel->obj, failed_prog)
 				      : NULL;
