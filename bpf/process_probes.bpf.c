@@ -28,26 +28,34 @@ void bpf_task_release(struct task_struct *p) __ksym __weak;
  * and the kfuncs are declared in this object only (libbpf 1.1's linker
  * cannot merge kfunc externs of several objects).
  */
+static __always_inline __u64 dl_verdict_of(struct dl_task *lt)
+{
+	if (!lt || !dl_slot_live(lt))
+		return 0;
+	return ((__u64)lt->job_id << 32) | lt->slot;
+}
+
+/* Without kfuncs: task->group_leader (the verifier's BTF search, in this function only). */
+__noinline __u64 dl_leader_verdict_btf(void)
+{
+	struct task_struct *leader = bpf_get_current_task_btf()->group_leader;
+
+	return leader ? dl_verdict_of(bpf_task_storage_get(&tasks, leader, 0, 0)) : 0;
+}
+
 __noinline __u64 dl_leader_verdict(__u32 tgid)
 {
 	struct task_struct *leader;
 	struct dl_task *lt;
 
-	if (task_kfuncs) {
-		leader = bpf_task_from_pid(tgid);
-		if (!leader)
-			return 0;
-		lt = bpf_task_storage_get(&tasks, leader, 0, 0);
-		bpf_task_release(leader);
-	} else {
-		leader = bpf_get_current_task_btf()->group_leader;
-		if (!leader)
-			return 0;
-		lt = bpf_task_storage_get(&tasks, leader, 0, 0);
-	}
-	if (!lt || !dl_slot_live(lt))
+	if (!task_kfuncs)
+		return dl_leader_verdict_btf();
+	leader = bpf_task_from_pid(tgid);
+	if (!leader)
 		return 0;
-	return ((__u64)lt->job_id << 32) | lt->slot;
+	lt = bpf_task_storage_get(&tasks, leader, 0, 0);
+	bpf_task_release(leader);
+	return dl_verdict_of(lt);
 }
 
 SEC("tp_btf/sched_process_fork")

@@ -18,8 +18,11 @@
 /*
  * The verdict of the current process's leader, (job id << 32) | slot, or 0
  * (process_probes.bpf.c, the one object that declares the kfuncs it uses).
+ * dl_leader_verdict_btf: the way without kfuncs, for the programs of types
+ * that may not call them (DL_FILTER_NO_KFUNCS: uprobes, USDT).
  */
 __u64 dl_leader_verdict(__u32 tgid);
+__u64 dl_leader_verdict_btf(void);
 
 static __always_inline int dl_slot_live(const struct dl_task *t)
 {
@@ -85,7 +88,11 @@ static __noinline struct dl_task *dl_evaluate(struct task_struct *task, struct d
 			 * Threads the kernel creates without a fork event (io_uring
 			 * workers and SQPOLL threads) follow their process's leader.
 			 */
+#ifdef DL_FILTER_NO_KFUNCS
+			__u64 v = tgid != (__u32)id ? dl_leader_verdict_btf() : 0;
+#else
 			__u64 v = tgid != (__u32)id ? dl_leader_verdict(tgid) : 0;
+#endif
 
 			slot = (__u32)v & (DL_MAX_JOBS - 1);
 			job_id = v >> 32;
