@@ -12,7 +12,8 @@ LDFLAGS += $(EXTRA_LDFLAGS)
 LDLIBS += -lbpf -lelf -lz -lm -lpthread -ljson-c
 # BPF_PROG/BPF_KPROBE declare the traced function's whole signature: unused parameters are normal there.
 # libbpf's usdt.bpf.h includes <linux/errno.h>, which wants the multiarch <asm/errno.h>.
-BPF_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
+# -mcpu=v3: atomic fetch-and-add (the file cookies of bpf/file_identity.bpf.h; kernel 5.12).
+BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
 	-idirafter /usr/include/$(shell $(CC) -dumpmachine)
 # bench/ builds variants of the BPF side with BPF_DEFS (the DL_HOOKS_* of meta_syscall_probes.bpf.c)
 BPF_CFLAGS += $(BPF_DEFS)
@@ -122,7 +123,8 @@ test-each: deps-test
 FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_line_parser.c \
 	format/trace_status.c \
-	format/chrome/chrome_events.c event/event_consumer.c event/event_args.c event/lost_counts.c \
+	format/chrome/chrome_events.c event/event_consumer.c event/event_args.c event/event_parse.c \
+	event/lost_counts.c \
 	event/syscall_table.c lib/json_string.c lib/string_index.c lib/u64_index.c \
 	lib/quantile_sketch.c report/path_scope.c report/report_tables.c report/report_access.c \
 	report/report_timeline.c report/report_events.c report/report_derive.c \
@@ -186,7 +188,16 @@ bench: deps-bench
 	$(MAKE) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
 
-bench-build: $(BENCH_BINS) $(BENCH)/replay bench-hooks
+bench-build: $(BENCH_BINS) $(BENCH)/replay bench-hooks bench-fdid
+
+# dltrace with other ways of naming a descriptor's file at each call, for
+# bench/fd_identity_cost.py: none (no file identity on the records), lru (no
+# per-task cache: the dl_files LRU map at every call).
+FDID := $(BENCH)/fdid
+.PHONY: bench-fdid
+bench-fdid:
+	$(MAKE) BUILD=$(FDID)/none BPF_DEFS=-DDL_FILE_ID_NONE $(FDID)/none/dltrace
+	$(MAKE) BUILD=$(FDID)/lru BPF_DEFS=-DDL_FILE_ID_NOCACHE $(FDID)/lru/dltrace
 
 # dltrace with the other ways of hooking the syscalls of meta_syscall_probes.bpf.c, for
 # bench/hook_options.py: none (those syscalls not traced), one program pair per tracepoint

@@ -59,12 +59,15 @@ static __always_inline void dl_submit(void *rec)
 
 /*
  * Copy a record built in scratch space (it starts with its struct dl_hdr);
- * size must be bounded by the caller.
+ * size must be bounded by the caller.  0 when it went out.
  */
-static __always_inline void dl_output(void *rec, __u64 size, __u32 slot)
+static __always_inline int dl_output(void *rec, __u64 size, __u32 slot)
 {
-	if (bpf_ringbuf_output(&events, rec, size, dl_wakeup_flag()))
+	if (bpf_ringbuf_output(&events, rec, size, dl_wakeup_flag())) {
 		dl_count_lost(slot, ((struct dl_hdr *)rec)->kind, size);
+		return -1;
+	}
+	return 0;
 }
 
 #define DL_BATCH_AGE_NS 50000000ull /* 50 ms */

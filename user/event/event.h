@@ -34,12 +34,13 @@
  *   2. Add its slot to struct event_consumer and to event_consumer_init()
  *      and event_deliver() (event/event_consumer.c).
  *   3. List its name, category and arguments in event/event_args.c: the
- *      writers write what event_args() lists, and the trace readers fill
- *      the payload back from the same keys (event/event_parse.c for the
- *      .pftrace reader).
- *   4. Produce it in a source (decode/record_decoder.c) and teach the
- *      JSON reader to recognise it (format/chrome/trace_line_parser.c and
- *      chrome_events.c) and event_parse() to rebuild it.
+ *      writers write what event_args() lists.
+ *   4. Read them back in event/event_parse.c, the one reverse of
+ *      event_args() that both trace readers use (the JSON reader and the
+ *      .pftrace reader only turn their bytes into a head and typed args):
+ *      a trace converted JSON -> .pftrace -> JSON must come back byte for
+ *      byte (tests/test_pftrace.py, which traces every syscall).
+ *   5. Produce it in a source (decode/record_decoder.c).
  *
  * Adding a consumer:
  *   1. Embed a struct event_consumer in the consumer's own state, call
@@ -136,14 +137,17 @@ struct ev_trace_end {
 	int64_t end_wall_ns;
 	struct ev_str stop_reason;
 	uint64_t capped_events; /* not written: the trace reached its size cap */
+	uint64_t paths_unknown; /* calls whose file cannot be known (EVS_PATH_UNKNOWN) */
 	bool truncated;		/* the trace was cut short by a write error */
 };
 
 /* ev_syscall.flags */
-#define EVS_OFFSET    0x01 /* offset holds a file offset (or ftruncate's length) */
-#define EVS_IOV_TRUNC 0x02 /* more iovecs than the kernel side sums: size is partial */
-#define EVS_CACHE     0x04 /* cache_miss_bytes is known */
-#define EVS_IDENTITY  0x08 /* ino, dev, fs_magic, file_size describe the opened file */
+#define EVS_OFFSET	  0x01 /* offset holds a file offset (or ftruncate's length) */
+#define EVS_IOV_TRUNC	  0x02 /* more iovecs than the kernel side sums: size is partial */
+#define EVS_CACHE	  0x04 /* cache_miss_bytes is known */
+#define EVS_IDENTITY	  0x08 /* ino, dev, fs_magic, file_size describe the opened file */
+#define EVS_PATH_UNKNOWN  0x10 /* the call's file cannot be known (its record was lost) */
+#define EVS_PATH2_UNKNOWN 0x20 /* the same for path2 (sendfile/copy_file_range's output) */
 
 /* utime, utimes, futimesat, utimensat: atime ([0]) and mtime ([1]) */
 struct ev_times {
@@ -180,6 +184,7 @@ struct ev_syscall {
 	struct ev_str text;    /* xattr calls: the attribute's name; symlink*: the target */
 	uint64_t addr;	       /* madvise, msync, munmap: the address (offset: its file offset) */
 	struct ev_times times; /* utime* */
+	uint16_t sock_family; /* path is a socket: its address family (AF_UNIX = 1, ...; 0: none) */
 };
 
 /* EV_FORK and EV_START */

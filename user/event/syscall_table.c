@@ -132,6 +132,7 @@ const char *record_kind_name(unsigned kind)
 	    [DL_EV_VFS_OPEN - DL_EV_FORK] = "vfs_open",
 	    [DL_EV_CGROUP - DL_EV_FORK] = "cgroup",
 	    [DL_EV_SPAN - DL_EV_FORK] = "span",
+	    [DL_EV_FILE - DL_EV_FORK] = "file",
 	};
 
 	if (kind < DL_SYS_COUNT)
@@ -423,6 +424,15 @@ static const struct enum_name madvise_advice[] = {
     {101, "MADV_SOFT_OFFLINE", 0},   {102, "MADV_GUARD_INSTALL", 0}, {103, "MADV_GUARD_REMOVE", 0},
 };
 
+static const struct enum_name families[] = {
+    {1, "AF_UNIX", 0},	  {2, "AF_INET", 0},   {4, "AF_IPX", 0},    {5, "AF_APPLETALK", 0},
+    {9, "AF_X25", 0},	  {10, "AF_INET6", 0}, {15, "AF_KEY", 0},   {16, "AF_NETLINK", 0},
+    {17, "AF_PACKET", 0}, {21, "AF_RDS", 0},   {24, "AF_PPPOX", 0}, {27, "AF_IB", 0},
+    {28, "AF_MPLS", 0},	  {29, "AF_CAN", 0},   {30, "AF_TIPC", 0},  {31, "AF_BLUETOOTH", 0},
+    {38, "AF_ALG", 0},	  {40, "AF_VSOCK", 0}, {41, "AF_KCM", 0},   {42, "AF_QIPCRTR", 0},
+    {43, "AF_SMC", 0},	  {44, "AF_XDP", 0},   {45, "AF_MCTP", 0},
+};
+
 static const struct {
 	const struct enum_name *names;
 	size_t count;
@@ -431,6 +441,7 @@ static const struct {
     [SYM_LOCK_TYPE] = {lock_types, COUNT(lock_types)},
     [SYM_FADVISE] = {fadvise_advice, COUNT(fadvise_advice)},
     [SYM_MADVISE] = {madvise_advice, COUNT(madvise_advice)},
+    [SYM_FAMILY] = {families, COUNT(families)},
 };
 
 static const struct enum_name *enum_find(enum sym_set set, uint32_t v)

@@ -48,6 +48,7 @@ enum sym_set {
 	SYM_LOCK_TYPE, /* F_RDLCK, F_WRLCK, F_UNLCK */
 	SYM_FADVISE,   /* POSIX_FADV_* */
 	SYM_MADVISE,   /* MADV_* */
+	SYM_FAMILY,    /* AF_UNIX, AF_INET, ... (socket address families) */
 };
 /* The name, or the number as text when it has none. */
 void format_sym(enum sym_set set, uint32_t v, char *buf, size_t size);
