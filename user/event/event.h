@@ -185,6 +185,14 @@ struct ev_syscall {
 	uint64_t addr;	       /* madvise, msync, munmap: the address (offset: its file offset) */
 	struct ev_times times; /* utime* */
 	uint16_t sock_family; /* path is a socket: its address family (AF_UNIX = 1, ...; 0: none) */
+	/*
+	 * --python-stacks: the Python code behind the call, as "FILE:LINE
+	 * FUNCTION" (co_filename as the interpreter holds it, the line of the
+	 * instruction, co_qualname): py the innermost application frame (the
+	 * --python-skip rules), py_stack every frame walked, innermost first,
+	 * joined by " | " (--python-stacks=full).  len 0: none.
+	 */
+	struct ev_str py, py_stack;
 };
 
 /* EV_FORK and EV_START */
@@ -287,7 +295,7 @@ enum ev_arg_type {
 	EV_ARG_I64,
 	EV_ARG_STR,    /* s: text, any bytes (escaped by each writer) */
 	EV_ARG_SYMBOL, /* s: a short printable ASCII word with no quote or backslash */
-		       /* (flag and errno names, devices): needs no escaping */
+	/* (flag and errno names, devices): needs no escaping */
 	EV_ARG_PATH, /* path: a file name, also given as hex when not UTF-8 */
 	EV_ARG_BOOL,
 	EV_ARG_DOUBLE,

@@ -26,15 +26,19 @@ struct probe_options {
 	unsigned layers;     /* wanted layers (bit set of enum layer) */
 	bool cgroup_events;  /* daemon: report cgroup v2 mkdir/rmdir */
 	enum vfs_attach vfs_attach;
-	char *const *lib_paths; /* --lib: libraries of the library layers (real paths) */
+	/* python stacks (probe/python_probe.h): walk CPython frames at these syscall kinds */
+	bool python_stacks;
+	uint64_t python_kinds;	   /* bit 1 << enum dl_kind */
+	uint32_t pthread_specific; /* glibc struct pthread: specific_1stblock */
+	char *const *lib_paths;	   /* --lib: libraries of the library layers (real paths) */
 	size_t nlib_paths;
 };
 
 struct probes {
 	struct dltrace_bpf *skel;
-	struct layer_plan plan;	     /* what is active, and why not */
-	struct library_probes *libs; /* the library layers' libraries and links */
-	struct bpf_link **links;     /* a shared program has one link per kind */
+	struct layer_plan plan;		/* what is active, and why not */
+	struct library_probes *libs;	/* the library layers' libraries and links */
+	struct bpf_link **links;	/* a shared program has one link per kind */
 	int *link_layer;		/* layer of each link (-1: core) */
 	struct bpf_program **link_prog; /* the program of each link */
 	ring_buffer_sample_fn cb;	/* the caller's record handler */
@@ -59,17 +63,21 @@ int probes_attach(struct probes *p, char *err, size_t errlen);
 int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program *), char *err,
 			size_t errlen);
 /*
- * Detach the programs `want` selects from a background thread (detaching
- * takes the kernel seconds); returns how many at once.
+ * Detach the programs `want` selects from a background thread (each
+ * tracepoint detach waits for RCU grace periods: the links are destroyed
+ * from many threads at once, so that they wait together); returns how many.
  */
 size_t probes_detach_where_async(struct probes *p, bool (*want)(const struct bpf_program *));
-/* Detach every program (no new records); the ring can still be drained. */
+/*
+ * Detach every program (no new records); the ring can still be drained.
+ * Many threads at once: about a second for 200 tracepoints, not seven.
+ */
 void probes_detach(struct probes *p);
 /*
  * Last call before exiting: the kernel needs tens of milliseconds per
- * tracepoint to detach (RCU grace periods), seconds for all of them.  A
- * background process takes over the links and detaches them while dltrace
- * exits at once.  Closes every descriptor above 2: call it only when the
+ * tracepoint to detach (RCU grace periods), about a second for all of them
+ * even from many threads.  A background process takes over the links and
+ * detaches them (probes_detach) while dltrace exits at once.  Closes every descriptor above 2: call it only when the
  * trace is complete and the programs idle (every job slot cleared).
  */
 void probes_release_and_exit_soon(struct probes *p);

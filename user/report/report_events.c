@@ -95,7 +95,8 @@ static uint8_t scope_of(struct report_stats *st, const struct ev_str *path, enum
 {
 	uint8_t scope;
 
-	if (path->len && path->len == st->scope_len && !memcmp(path->s, st->scope_path, path->len)) {
+	if (path->len && path->len == st->scope_len &&
+	    !memcmp(path->s, st->scope_path, path->len)) {
 		*env = st->scope_env;
 		return st->scope;
 	}
@@ -172,6 +173,8 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	if (moved > VALUE_MAX)
 		moved = VALUE_MAX; /* damaged input: keep offset arithmetic in range */
 	st->syscalls++;
+	if (s->py.len)
+		rs_python_syscall(st, s, failed, moved, is_read_kind(k), is_write_kind(k));
 	ti = rs_thread_get(st, ev->pid, ev->tid, start);
 	if (ti == NONE32)
 		return;
