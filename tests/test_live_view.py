@@ -231,7 +231,7 @@ class CtlTopTest(DaemonCase):
         tmux.keys('f')
         self.assertTrue(wait_for(lambda: [r[-2:] for r in table_rows(tmux.screen(), 'READ/s')
                                           if r[-1] == data] == [[str(READS + 2), data]],
-                                 timeout=10), tmux.screen())
+                                 timeout=30), tmux.screen())
         # the same numbers as lines, from a pipe
         res = subprocess.run([DLTRACE, 'ctl', '--socket', d.socket, 'top', '905', '-n', '2',
                               '-i', '0.5'], capture_output=True, text=True, timeout=30)

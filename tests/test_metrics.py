@@ -6,6 +6,7 @@ job's series go when it ends, and promtool accepts the exposition."""
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -109,9 +110,11 @@ class MetricsTest(DaemonCase):
         data = self.make_file('data.bin', 1 << 20)
         job = d.job_cgroup(JOB)
         cgroup = job[len(cgroup2_root()):]
-        # the job: 10,000 x 4 KiB over 4 s; outside it, the same reader at the same time
+        # the job: 10,000 x 4 KiB over 4 s, then alive until it is told to end (so that
+        # its process is counted however long the scrapes take); outside it, the same
+        # reader at the same time
         outside = subprocess.Popen([READER, data, '3000', '4096', '2', '0'])
-        reader = d.run_in(job, [READER, data, '10000', '4096', '4', '3'], 'nobody')
+        reader = d.run_in(job, [READER, data, '10000', '4096', '4', '-1'], 'nobody')
         sel = '{job="%d",op="read"}' % JOB
         self.assertTrue(wait_for(lambda: self.one('dltrace_job_operations_total' + sel) ==
                                  10000, timeout=60),
@@ -146,7 +149,8 @@ class MetricsTest(DaemonCase):
                       '10000\n' % (JOB, cgroup, HOST), text)
         # the reads outside the job were made and are not counted
         self.assertEqual(outside.wait(60), 0)
-        self.assertEqual(reader.wait(60), 0)
+        reader.terminate()
+        self.assertEqual(reader.wait(60), -signal.SIGTERM)
         self.assertEqual(self.one('dltrace_job_operations_total' + sel), 10000)
         # the job ends: its series leave /metrics within 5 s, and Prometheus
         d.remove_job(job)
