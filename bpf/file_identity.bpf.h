@@ -160,8 +160,10 @@ static __noinline __u32 dl_file_meet(struct dl_task *t, struct file *f, int fd, 
 /* The cookie of f, the struct file behind descriptor fd (0: no file). */
 static __always_inline __u32 dl_file_cookie(struct dl_task *t, struct file *f, int fd)
 {
-	struct dl_fcache *c;
 	__u64 inode, ino;
+#ifndef DL_FILE_ID_NOCACHE
+	struct dl_fcache *c;
+#endif
 
 #ifdef DL_FILE_ID_NONE
 	return 0;
@@ -170,8 +172,8 @@ static __always_inline __u32 dl_file_cookie(struct dl_task *t, struct file *f, i
 		return 0;
 	inode = (__u64)BPF_CORE_READ(f, f_inode);
 	ino = BPF_CORE_READ((struct inode *)inode, i_ino);
-	c = &t->fcache[fd & (DL_FCACHE - 1)];
 #ifndef DL_FILE_ID_NOCACHE
+	c = &t->fcache[fd & (DL_FCACHE - 1)];
 	if (c->file == (__u64)f && c->inode == inode && c->ino == ino && c->gen == dl_names_gen)
 		return c->cookie;
 #endif
