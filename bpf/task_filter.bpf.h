@@ -57,10 +57,13 @@ static __noinline struct dl_task *dl_evaluate(struct task_struct *task, struct d
 			slot = dl_match_cgroup();
 		if (slot) {
 			job_id = job_ids[slot & (DL_MAX_JOBS - 1)];
-		} else if (!pending) {
+		} else {
 			/*
 			 * Threads the kernel creates without a fork event (io_uring
-			 * workers and SQPOLL threads) follow their process's leader.
+			 * workers and SQPOLL threads) follow their process's leader,
+			 * also when the process is a command that joined its job at
+			 * exec (its seed still says "at exec": the leader knows it
+			 * has joined).
 			 */
 			struct task_struct *leader = task->group_leader;
 			struct dl_task *lt;
@@ -70,6 +73,7 @@ static __noinline struct dl_task *dl_evaluate(struct task_struct *task, struct d
 				if (lt && dl_slot_live(lt)) {
 					slot = lt->slot;
 					job_id = lt->job_id;
+					pending = 0;
 				}
 			}
 		}
