@@ -141,7 +141,8 @@ enum dl_kind {
 	DL_EV_VFS,	  /* vfs layer: a VFS read/write/fsync/io check (struct dl_vfs) */
 	DL_EV_VFS_OPEN,	  /* vfs layer: vfs_open of a file (struct dl_path, path walked) */
 	DL_EV_CGROUP,	  /* daemon: a cgroup v2 directory was made or removed (struct dl_cgroup) */
-	DL_EV_SPAN,	  /* a library call or a marked region, instant or counter (struct dl_span) */
+	DL_EV_SPAN, /* a library call or a marked region, instant or counter (struct dl_span) */
+	DL_EV_FILE, /* a file's identity and path, once per file (struct dl_path) */
 	DL_KIND_COUNT,
 };
 
@@ -387,8 +388,19 @@ struct dl_block {
 
 /*
  * uring layer: one io_uring request of a traced task, reported at
- * completion.  h.ts is the submission time, h.fd the request's fd.
+ * completion.  h.ts is the submission time, h.tgid/h.tid the submitter
+ * (an SQPOLL thread for such rings), h.fd the request's fd, or its index
+ * in the registered files (DL_URING_FIXED).  ino and dev name the file the
+ * request used (DL_URING_FILE), read from the request at completion; its
+ * path came before in a DL_EV_FILE record (file_identity.bpf.h).
+ *
+ *   0   struct dl_hdr (24)
+ *   24  dur          32  user_data     40  res (s64)     48  offset
+ *   56  len (u32)    60  opcode (u8), flags (u8), pad[2]
+ *   64  ino          72  dev (u32), pad2 (u32)           80
  */
+#define DL_URING_FIXED 0x01 /* h.fd is an index in the ring's registered files */
+#define DL_URING_FILE  0x02 /* ino, dev: the request's file */
 struct dl_uring {
 	struct dl_hdr h;
 	__u64 dur;
@@ -397,7 +409,11 @@ struct dl_uring {
 	__u64 offset; /* read/write: the file offset asked for */
 	__u32 len;    /* read/write: bytes asked for (iovec count for *V ops) */
 	__u8 opcode;  /* IORING_OP_* */
-	__u8 pad[3];
+	__u8 flags;   /* DL_URING_* */
+	__u8 pad[2];
+	__u64 ino;
+	__u32 dev;
+	__u32 pad2;
 };
 
 /* vfs layer: which VFS function (dl_vfs.op) */

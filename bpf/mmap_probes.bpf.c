@@ -17,6 +17,11 @@
  * thread remembers the last anonymous mapping it faulted in, until a
  * traced task maps a file (dl_map_gen), so that a run of faults in one
  * allocation costs one lookup.
+ *
+ * The mapped file's path is sent once per file (file_identity.bpf.h), so a
+ * fault is named even when no traced open of the file was seen (a file
+ * opened before tracing began, or mapped by a library from a descriptor
+ * closed since).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -25,6 +30,7 @@
 #include "dltrace_events.h"
 #include "task_filter.bpf.h"
 #include "ring_output.bpf.h"
+#include "file_identity.bpf.h"
 
 #define PAGE_SHIFT   12
 #define X86_PF_PROT  1 /* error code: the page was present (a protection fault) */
@@ -35,6 +41,7 @@ struct fault_lookup {
 	__u64 offset;
 	__u64 ino;
 	__u64 start, end; /* the mapping */
+	__u64 file;	  /* struct file * */
 	__u32 dev;
 	__u32 found; /* 1: a file mapping, 2: anonymous */
 };
@@ -57,6 +64,7 @@ static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void
 		    (vma->vm_pgoff << PAGE_SHIFT);
 	f->ino = BPF_CORE_READ(inode, i_ino);
 	f->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	f->file = (__u64)file;
 	f->found = 1;
 	return 0;
 }
@@ -98,6 +106,8 @@ int BPF_PROG(mmap_fault_user, unsigned long address, struct pt_regs *regs, unsig
 		t->anon_gen = dl_map_gen;
 		return 0;
 	}
+	dl_flush(t);
+	dl_name_file((struct file *)f.file, f.ino, f.dev, t->slot);
 	emit_fault(t, address, f.offset, f.ino, f.dev,
 		   error_code & X86_PF_WRITE ? DL_FAULT_WRITE : 0);
 	return 0;

@@ -59,12 +59,15 @@ static __always_inline void dl_submit(void *rec)
 
 /*
  * Copy a record built in scratch space (it starts with its struct dl_hdr);
- * size must be bounded by the caller.
+ * size must be bounded by the caller.  Non-zero when it did not fit.
  */
-static __always_inline void dl_output(void *rec, __u64 size, __u32 slot)
+static __always_inline long dl_output(void *rec, __u64 size, __u32 slot)
 {
-	if (bpf_ringbuf_output(&events, rec, size, dl_wakeup_flag()))
+	long err = bpf_ringbuf_output(&events, rec, size, dl_wakeup_flag());
+
+	if (err)
 		dl_count_lost(slot, ((struct dl_hdr *)rec)->kind, size);
+	return err;
 }
 
 #define DL_BATCH_AGE_NS 50000000ull /* 50 ms */

@@ -534,6 +534,7 @@ static void handle_fault(struct record_decoder *d, const struct dl_fault *f)
 
 	proc_for(d, &f->h);
 	e.fault.write = f->flags & DL_FAULT_WRITE;
+	e.fault.size = d->page_size;
 	e.fault.offset = f->offset;
 	e.fault.address = f->address;
 	e.fault.ino = f->ino;
@@ -542,21 +543,39 @@ static void handle_fault(struct record_decoder *d, const struct dl_fault *f)
 	emit(d, &e);
 }
 
-/* An io_uring request: its submission and its completion. */
+/*
+ * An io_uring request: its submission and its completion.  Its file is the
+ * one the request used (its inode, named by a DL_EV_FILE record), else the
+ * descriptor's at submission; a registered file's index is no descriptor,
+ * so without its inode's name the path is unknown, and said so.
+ */
 static void handle_uring(struct record_decoder *d, const struct dl_uring *u)
 {
 	struct process *p = proc_for(d, &u->h);
 	struct event e = {
 	    .type = EV_URING, .ts = rel(d, u->h.ts), .pid = u->h.tgid, .tid = u->h.tid};
+	const struct path_ref *path = NULL;
+	bool fixed = u->flags & DL_URING_FIXED;
 
 	e.uring.phase = EV_PH_BEGIN;
 	e.uring.opcode = u->opcode;
 	e.uring.seq = ++d->uring_requests;
 	e.uring.fd = u->h.fd;
+	e.uring.fixed = fixed;
 	e.uring.len = u->len;
 	e.uring.offset = u->offset;
 	e.uring.user_data = u->user_data;
-	e.uring.path = ev_path(u->h.fd >= 0 ? fd_path(p, u->h.fd, u->h.ts) : NULL);
+	if (u->flags & DL_URING_FILE) {
+		path = inode_paths_get(&d->inodes, u->dev, u->ino, 0);
+		e.uring.has_file = true;
+		e.uring.ino = u->ino;
+		e.uring.dev = u->dev;
+	}
+	if (!path && !fixed && u->h.fd >= 0)
+		path = fd_path(p, u->h.fd, u->h.ts);
+	/* a request on a file whose name is not known (a request without a file has none) */
+	e.uring.path_unknown = !path && (fixed || (u->flags & DL_URING_FILE));
+	e.uring.path = ev_path(path);
 	emit(d, &e);
 	e.ts = rel(d, u->h.ts + u->dur);
 	e.uring.phase = EV_PH_END;
@@ -605,6 +624,17 @@ static void handle_vfs_open(struct record_decoder *d, const struct dl_path *rec,
 		e.vfs_open.path = ev_path(path);
 		emit(d, &e);
 	}
+	path_put(path);
+}
+
+/* A file's identity and path (layers that see files without descriptors). */
+static void handle_file(struct record_decoder *d, const struct dl_path *rec, size_t size)
+{
+	size_t off = 0;
+	struct path_ref *path = slot_path(rec, size, 0, &off);
+
+	d->files_named++;
+	inode_paths_set(&d->inodes, rec->dev, rec->ino, path);
 	path_put(path);
 }
 
@@ -692,6 +722,7 @@ static size_t min_size(unsigned kind)
 	case DL_EV_VFS:
 		return sizeof(struct dl_vfs);
 	case DL_EV_VFS_OPEN:
+	case DL_EV_FILE:
 		return sizeof(struct dl_path);
 	case DL_EV_CGROUP:
 		return sizeof(struct dl_cgroup);
@@ -744,6 +775,9 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 		handle_vfs_open(d, rec, size);
 		break;
 	case DL_EV_CGROUP: /* the daemon's business */
+		break;
+	case DL_EV_FILE:
+		handle_file(d, rec, size);
 		break;
 	case DL_EV_SPAN:
 		handle_span(d, rec, size);

@@ -33,6 +33,7 @@ struct record_decoder {
 	struct inode_paths inodes;	 /* (dev, ino) -> path, for faults and VFS calls */
 	struct block_tracks blocks;	 /* per-device tracks of the block layer */
 	uint64_t uring_requests;	 /* async slice ids of io_uring requests */
+	uint64_t files_named;		 /* DL_EV_FILE records */
 	int64_t user_uid;		 /* first non-root uid among the processes (-1: none yet) */
 	uint64_t records;		 /* records decoded */
 	uint64_t by_kind[DL_KIND_COUNT]; /* records per kind */

@@ -208,6 +208,7 @@ struct ev_name {
 /* EV_FAULT */
 struct ev_fault {
 	bool write;
+	uint32_t size;	  /* bytes of the page (0: not said; traces before it: 4096) */
 	uint64_t offset;  /* file offset of the page */
 	uint64_t address; /* faulting address (0: not known) */
 	uint64_t ino;
@@ -239,9 +240,14 @@ struct ev_uring {
 	uint8_t opcode;
 	uint64_t seq;
 	/* begin */
-	int32_t fd;
+	int32_t fd;	   /* the descriptor, or with fixed the index in the registered files */
+	bool fixed;	   /* IOSQE_FIXED_FILE: fd is a registered file's index */
+	bool path_unknown; /* the request has a file whose name is not known */
+	bool has_file;	   /* ino and dev: the file the request used */
 	uint32_t len;
 	uint64_t offset, user_data;
+	uint64_t ino;
+	uint32_t dev;
 	struct ev_path path;
 	/* end */
 	int64_t res;

@@ -591,6 +591,8 @@ unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch)
 		break;
 	case EV_FAULT:
 		ADD_U64(&o, "offset", e->fault.offset);
+		if (e->fault.size)
+			ADD_U64(&o, "size", e->fault.size);
 		ADD_PATH(&o, "path", &e->fault.path);
 		ADD_SYM(&o, "access", e->fault.write ? "write" : "read");
 		if (e->fault.address)
@@ -617,11 +619,20 @@ unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch)
 		break;
 	case EV_URING:
 		if (e->uring.phase == EV_PH_BEGIN) {
-			ADD_I64(&o, "fd", e->uring.fd);
+			if (e->uring.fixed)
+				ADD_I64(&o, "fixed_file", e->uring.fd);
+			else
+				ADD_I64(&o, "fd", e->uring.fd);
 			ADD_PATH(&o, "path", &e->uring.path);
+			if (e->uring.path_unknown)
+				add(&o, KEYLEN("path_unknown"), EV_ARG_BOOL)->b = true;
 			ADD_U64(&o, "offset", e->uring.offset);
 			ADD_U64(&o, "len", e->uring.len);
 			add_hex(&o, KEYLEN("user_data"), e->uring.user_data);
+			if (e->uring.has_file) {
+				ADD_U64(&o, "ino", e->uring.ino);
+				add_dev(&o, e->uring.dev);
+			}
 		} else {
 			add_ret(&o, e->uring.res);
 		}

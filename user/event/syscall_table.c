@@ -131,6 +131,7 @@ const char *record_kind_name(unsigned kind)
 	    [DL_EV_VFS_OPEN - DL_EV_FORK] = "vfs_open",
 	    [DL_EV_CGROUP - DL_EV_FORK] = "cgroup",
 	    [DL_EV_SPAN - DL_EV_FORK] = "span",
+	    [DL_EV_FILE - DL_EV_FORK] = "file_name",
 	};
 
 	if (kind < DL_SYS_COUNT)

@@ -577,6 +577,8 @@ static bool layer_event(struct chrome_events *s, const struct trace_event *l, st
 			return false;
 		e->type = EV_FAULT;
 		e->fault.offset = (uint64_t)l->offset;
+		if (l->has & TE_SIZE)
+			e->fault.size = l->size > UINT32_MAX ? UINT32_MAX : l->size;
 		e->fault.path = path(&l->path);
 		{
 			struct trace_str a;
@@ -623,12 +625,24 @@ static bool layer_event(struct chrome_events *s, const struct trace_event *l, st
 		e->uring.opcode = op;
 		e->uring.seq = l->id2;
 		if (l->ph == 'b') {
+			const struct trace_str *unknown = extra(l, "path_unknown");
+
 			e->uring.fd = (l->has & TE_FD) ? l->fd : -1;
+			if (extra_i64(l, "fixed_file", &i)) {
+				e->uring.fd = i;
+				e->uring.fixed = true;
+			}
 			e->uring.path = path(&l->path);
+			e->uring.path_unknown = unknown && trace_json_true(unknown);
 			e->uring.offset = (uint64_t)l->offset;
 			if (extra_u64(l, "len", &v))
 				e->uring.len = v;
 			extra_hex(s, l, "user_data", &e->uring.user_data);
+			if (l->dev.len) {
+				e->uring.has_file = true;
+				extra_u64(l, "ino", &e->uring.ino);
+				parse_dev(&l->dev, &e->uring.dev);
+			}
 		} else {
 			e->uring.res = ret_of(l);
 		}
