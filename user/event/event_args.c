@@ -3,6 +3,7 @@
 #include "event/event_args.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -57,6 +58,22 @@ static void add_copy(struct args_out *o, const char *key, size_t key_len, const 
 	add_made(o, key, key_len, o->scratch + n);
 }
 #define ADD_COPY(o, k, s) add_copy((o), KEYLEN(k), (s))
+
+/*
+ * A text that may not be valid UTF-8 (a command line, a process's or
+ * thread's name): written like a path, so that "<key>_hex" holds its exact
+ * bytes when it is not; its struct ev_path lives in scratch.
+ */
+static void add_exact(struct args_out *o, const char *key, size_t key_len, struct ev_str s)
+{
+	struct ev_path *p = (struct ev_path *)(((uintptr_t)o->scratch + 7) & ~(uintptr_t)7);
+
+	p->name = s;
+	p->ref = NULL;
+	o->scratch = (char *)(p + 1);
+	add(o, key, key_len, EV_ARG_PATH)->path = p;
+}
+#define ADD_EXACT(o, k, s) add_exact((o), KEYLEN(k), (s))
 
 static void add_path(struct args_out *o, const char *key, size_t key_len, const struct ev_path *p)
 {
@@ -490,7 +507,7 @@ static void begin_args(struct args_out *o, const struct ev_trace_begin *b)
 	ADD_STR(o, "version", b->version);
 	ADD_STR(o, "kernel", b->kernel);
 	ADD_STR(o, "hostname", b->hostname);
-	ADD_STR(o, "target", b->target);
+	ADD_EXACT(o, "target", b->target);
 	if (b->layers.len)
 		ADD_STR(o, "layers", b->layers);
 	else
@@ -577,7 +594,7 @@ unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch)
 	case EV_EXEC:
 		ADD_STR(&o, "file", e->exec.file);
 		if (e->exec.cmdline.len)
-			ADD_STR(&o, "cmdline", e->exec.cmdline);
+			ADD_EXACT(&o, "cmdline", e->exec.cmdline);
 		break;
 	case EV_EXIT:
 		if (e->exit.signaled)
@@ -587,7 +604,7 @@ unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch)
 		break;
 	case EV_PROCESS_NAME:
 	case EV_THREAD_NAME:
-		ADD_STR(&o, "name", e->name.name);
+		ADD_EXACT(&o, "name", e->name.name);
 		break;
 	case EV_FAULT:
 		ADD_U64(&o, "offset", e->fault.offset);

@@ -427,7 +427,8 @@ static int extra_value(struct cursor *c, const struct trace_str *k, struct trace
 }
 
 struct hex_fields {
-	struct trace_str path, path2; /* path_hex, new_path_hex / out_path_hex */
+	struct trace_str path, path2;		/* path_hex, new_path_hex / out_path_hex */
+	struct trace_str cmdline, name, target; /* the exact bytes of texts that are not UTF-8 */
 };
 
 /* One member of "args"; k is its key (non-empty). */
@@ -462,6 +463,8 @@ static int parse_arg(struct cursor *c, const struct trace_str *k, struct trace_e
 			NUM(TE_PARENT, parent, n.i);
 		if (KEY(k, "cmdline"))
 			return str_value(c, &ev->cmdline);
+		if (KEY(k, "cmdline_hex"))
+			return str_value(c, &hx->cmdline);
 		break;
 	case 'd':
 		if (KEY(k, "dev"))
@@ -518,6 +521,8 @@ static int parse_arg(struct cursor *c, const struct trace_str *k, struct trace_e
 	case 'n':
 		if (KEY(k, "name"))
 			return str_value(c, &ev->name);
+		if (KEY(k, "name_hex"))
+			return str_value(c, &hx->name);
 		if (KEY(k, "new_path"))
 			return str_value(c, &ev->path2);
 		if (KEY(k, "new_path_hex"))
@@ -560,6 +565,8 @@ static int parse_arg(struct cursor *c, const struct trace_str *k, struct trace_e
 	case 't':
 		if (KEY(k, "target"))
 			return str_value(c, &ev->target);
+		if (KEY(k, "target_hex"))
+			return str_value(c, &hx->target);
 		if (KEY(k, "truncated")) {
 			ev->has |= TE_TRUNCATED;
 			return parse_bool(c, &ev->truncated);
@@ -771,7 +778,7 @@ int trace_parse_first_event(const char *text, size_t len, char *scratch, struct 
 {
 	struct cursor c = {text, text + len, scratch, NULL};
 	struct trace_str k, name = {"", 0}, cat = {"", 0}, ph = {"", 0};
-	struct hex_fields hx = {{NULL, 0}, {NULL, 0}};
+	struct hex_fields hx = {{NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};
 	struct number n;
 	bool isnum, have_name = false;
 
@@ -865,6 +872,12 @@ done:
 		decode_hex(&c, &hx.path, &ev->path);
 	if (hx.path2.len)
 		decode_hex(&c, &hx.path2, &ev->path2);
+	if (hx.cmdline.len)
+		decode_hex(&c, &hx.cmdline, &ev->cmdline);
+	if (hx.name.len)
+		decode_hex(&c, &hx.name, &ev->name);
+	if (hx.target.len)
+		decode_hex(&c, &hx.target, &ev->target);
 	ev->cat = category(&cat);
 	ev->category = cat;
 	ev->ph = ph.len == 1 ? ph.s[0] : 0;
