@@ -130,6 +130,22 @@ enum dl_kind {
 	DL_SYS_MUNMAP,
 	DL_SYS_SYNC,
 	DL_SYS_SYNCFS,
+	/*
+	 * Pipe transfers (splice, vmsplice, tee), native AIO and io_uring's own
+	 * calls (issue 14), also on the shared programs.
+	 */
+	DL_SYS_SPLICE,
+	DL_SYS_VMSPLICE,
+	DL_SYS_TEE,
+	DL_SYS_IO_SETUP,
+	DL_SYS_IO_SUBMIT,
+	DL_SYS_IO_GETEVENTS,
+	DL_SYS_IO_PGETEVENTS,
+	DL_SYS_IO_CANCEL,
+	DL_SYS_IO_DESTROY,
+	DL_SYS_IO_URING_SETUP,
+	DL_SYS_IO_URING_ENTER,
+	DL_SYS_IO_URING_REGISTER,
 	DL_SYS_COUNT, /* number of syscall kinds */
 
 	DL_EV_FORK = 128, /* a traced task created a process or thread */
@@ -143,6 +159,7 @@ enum dl_kind {
 	DL_EV_CGROUP,	  /* daemon: a cgroup v2 directory was made or removed (struct dl_cgroup) */
 	DL_EV_SPAN, /* a library call or a marked region, instant or counter (struct dl_span) */
 	DL_EV_FILE, /* a file's identity and path, once per file (struct dl_path) */
+	DL_EV_AIO,  /* native AIO: an iocb submitted, or an event reaped (struct dl_aio) */
 	DL_KIND_COUNT,
 };
 
@@ -244,6 +261,7 @@ static inline int dl_kind_maps(unsigned int kind)
 #define DL_F_SHARE_FILES 0x10 /* fork: child shares the fd table */
 #define DL_F_CACHE	 0x20 /* read kinds: dl_io.arg = page-cache pages added (misses) */
 #define DL_F_BATCH	 0x40 /* sent in a batch: the ring record holds several dl_io */
+#define DL_F_OUT_OFFSET	 0x80 /* splice: dl_io.offset is the output side's (the input is a pipe) */
 
 struct dl_hdr {
 	__u64 ts;   /* CLOCK_MONOTONIC ns: syscall entry, or the event time */
@@ -281,6 +299,21 @@ struct dl_hdr {
  *           fadvise64, madvise: advice; msync: flags;
  *           fcntl: cmd | arg << 32, locks: cmd | (l_type | l_whence << 16) << 32;
  *           utime*: atime's ns | mtime's ns << 32 (no times: both UTIME_NOW)
+ * The kinds from DL_SYS_SPLICE on:
+ *   h.fd    splice, tee: the input; vmsplice: the pipe; io_uring_*: the ring;
+ *           the AIO calls: -1 (they name a context)
+ *   offset  splice: the file side's offset (*off or the file position; of
+ *           the output with DL_F_OUT_OFFSET), none when both are pipes;
+ *           io_getevents, io_pgetevents: min_nr; io_cancel: the iocb's address;
+ *           io_uring_enter: min_complete
+ *   size    splice, tee: len; vmsplice: the iovec sum; io_setup: nr_events;
+ *           io_submit: nr; io_getevents, io_pgetevents: nr;
+ *           io_uring_setup: entries; io_uring_enter: to_submit;
+ *           io_uring_register: nr_args
+ *   arg     splice, tee: the output fd | flags << 32; vmsplice: flags;
+ *           the AIO calls: the context (io_setup: the one it made);
+ *           io_uring_setup: the params' flags; io_uring_enter: flags;
+ *           io_uring_register: the opcode
  */
 struct dl_io {
 	struct dl_hdr h;
@@ -414,6 +447,37 @@ struct dl_uring {
 	__u64 ino;
 	__u32 dev;
 	__u32 pad2;
+};
+
+/*
+ * Native AIO: one iocb of an io_submit (DL_AIO_SUBMIT, sent at the call's
+ * entry, before the kernel may complete it: h.ts is the entry), or one
+ * io_event that io_getevents/io_pgetevents returned (sent at its exit: h.ts
+ * is the return, the earliest time the application could know of the
+ * completion).  User space pairs them by (process, ctx, iocb) and learns
+ * from the io_submit's own record how many of its iocbs the kernel took.
+ *
+ *   0   struct dl_hdr (24; h.fd: the iocb's aio_fildes, -1 for events)
+ *   24  ctx      32  iocb (user address: io_event.obj)   40  data (aio_data)
+ *   48  offset   56  nbytes (*V: the iovec sum)
+ *   64  res      72  res2
+ *   80  index (u32: position in io_submit's array)  84  opcode (u16)  86  flags (u16)
+ */
+#define DL_AIO_SUBMIT	 0x01 /* an iocb submitted; else an event reaped */
+#define DL_AIO_IOV_TRUNC 0x02 /* more than DL_MAX_IOV iovecs: nbytes is partial */
+#define DL_AIO_MAX	 256  /* iocbs recorded per io_submit, events per io_getevents */
+struct dl_aio {
+	struct dl_hdr h;
+	__u64 ctx;
+	__u64 iocb;
+	__u64 data;
+	__u64 offset;
+	__u64 nbytes;
+	__s64 res;
+	__s64 res2;
+	__u32 index;
+	__u16 opcode; /* IOCB_CMD_* */
+	__u16 flags;  /* DL_AIO_* */
 };
 
 /* vfs layer: which VFS function (dl_vfs.op) */

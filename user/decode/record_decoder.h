@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "bpf/dltrace_events.h"
+#include "decode/aio_requests.h"
 #include "decode/block_tracks.h"
 #include "decode/inode_paths.h"
 #include "decode/span_args.h"
@@ -33,6 +34,9 @@ struct record_decoder {
 	struct inode_paths inodes;	 /* (dev, ino) -> path, for faults and VFS calls */
 	struct block_tracks blocks;	 /* per-device tracks of the block layer */
 	uint64_t uring_requests;	 /* async slice ids of io_uring requests */
+	struct aio_requests aio;	 /* native AIO requests in flight */
+	uint64_t aio_requests;		 /* async slice ids of AIO requests */
+	uint64_t last_ts;		 /* the latest record time (unreaped AIO ends there) */
 	uint64_t files_named;		 /* DL_EV_FILE records */
 	int64_t user_uid;		 /* first non-root uid among the processes (-1: none yet) */
 	uint64_t records;		 /* records decoded */

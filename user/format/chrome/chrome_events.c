@@ -311,6 +311,58 @@ static void meta_kind_args(struct chrome_events *s, const struct trace_event *l,
 	case DL_SYS_MSYNC:
 		parse_flag_set(FLAGS_MSYNC, flags->s, flags->len, &sc->arg_lo);
 		break;
+	case DL_SYS_SPLICE:
+	case DL_SYS_TEE:
+		if (extra_u64(l, "out_fd", &v))
+			sc->arg_lo = v;
+		if (flags->len)
+			parse_flag_set(FLAGS_SPLICE, flags->s, flags->len, &sc->arg_hi);
+		if (extra_u64(l, "out_offset", &v)) {
+			sc->offset = v;
+			sc->flags |= EVS_OFFSET | EVS_OUT_OFFSET;
+		}
+		break;
+	case DL_SYS_VMSPLICE:
+		if (flags->len)
+			parse_flag_set(FLAGS_SPLICE, flags->s, flags->len, &sc->arg_lo);
+		break;
+	case DL_SYS_IO_SETUP:
+	case DL_SYS_IO_SUBMIT:
+	case DL_SYS_IO_GETEVENTS:
+	case DL_SYS_IO_PGETEVENTS:
+	case DL_SYS_IO_CANCEL:
+	case DL_SYS_IO_DESTROY:
+		if (extra_hex(s, l, "ctx", &v)) {
+			sc->arg_lo = v & 0xffffffff;
+			sc->arg_hi = v >> 32;
+		}
+		if (extra_u64(l, "nr_events", &v))
+			sc->size = v;
+		if (extra_i64(l, "nr", &i))
+			sc->size = i;
+		if (extra_i64(l, "min_nr", &i))
+			sc->offset = i;
+		if (extra_hex(s, l, "iocb", &v))
+			sc->offset = v;
+		break;
+	case DL_SYS_IO_URING_SETUP:
+		if (extra_u64(l, "entries", &v))
+			sc->size = v;
+		parse_flag_set(FLAGS_URING_SETUP, flags->s, flags->len, &sc->arg_lo);
+		break;
+	case DL_SYS_IO_URING_ENTER:
+		if (extra_u64(l, "to_submit", &v))
+			sc->size = v;
+		if (extra_u64(l, "min_complete", &v))
+			sc->offset = v;
+		parse_flag_set(FLAGS_URING_ENTER, flags->s, flags->len, &sc->arg_lo);
+		break;
+	case DL_SYS_IO_URING_REGISTER:
+		if (extra_str(s, l, "opcode", &text))
+			parse_sym(SYM_URING_REGISTER, text.s, text.len, &sc->arg_lo);
+		if (extra_u64(l, "nr_args", &v))
+			sc->size = v;
+		break;
 	default:
 		break;
 	}
@@ -556,6 +608,25 @@ static int uring_opcode(const struct trace_str *name)
 	return -1;
 }
 
+/* PREAD, ..., OP_<n>, UNKNOWN (aio_op_name) */
+static int aio_opcode(const struct trace_str *name)
+{
+	char buf[16];
+	uint64_t v = 0;
+
+	if (name_is(name, "UNKNOWN"))
+		return AIO_OP_UNKNOWN;
+	for (unsigned op = 0; op < 9; op++)
+		if (name_is(name, aio_op_name(op, buf, sizeof(buf))) && strncmp(buf, "OP_", 3))
+			return op;
+	if (name->len > 3 && !memcmp(name->s, "OP_", 3)) {
+		for (uint32_t i = 3; i < name->len && name->s[i] >= '0' && name->s[i] <= '9'; i++)
+			v = v * 10 + (name->s[i] - '0');
+		return v < AIO_OP_UNKNOWN ? (int)v : -1;
+	}
+	return -1;
+}
+
 static int vfs_op(const struct trace_str *name)
 {
 	for (unsigned op = 0; op < DL_VFS_OP_COUNT; op++)
@@ -645,6 +716,38 @@ static bool layer_event(struct chrome_events *s, const struct trace_event *l, st
 			}
 		} else {
 			e->uring.res = ret_of(l);
+		}
+		return true;
+	case 'a':
+		if ((l->ph != 'b' && l->ph != 'e') || (op = aio_opcode(nm)) < 0)
+			return false;
+		e->type = EV_AIO;
+		e->aio.phase = l->ph;
+		e->aio.opcode = op;
+		e->aio.seq = l->id2;
+		if (l->ph == 'b') {
+			const struct trace_str *unknown = extra(l, "submission_unknown");
+			const struct trace_str *partial = extra(l, "size_partial");
+
+			e->aio.fd = (l->has & TE_FD) ? l->fd : -1;
+			e->aio.path = path(&l->path);
+			e->aio.submission_unknown = unknown && trace_json_true(unknown);
+			e->aio.size_partial = partial && trace_json_true(partial);
+			e->aio.offset = (uint64_t)l->offset;
+			if (extra_u64(l, "len", &v))
+				e->aio.len = v;
+			extra_hex(s, l, "data", &e->aio.data);
+			extra_hex(s, l, "iocb", &e->aio.iocb);
+			extra_hex(s, l, "ctx", &e->aio.ctx);
+		} else {
+			const struct trace_str *reaped = extra(l, "reaped");
+
+			e->aio.reaped = !reaped || trace_json_true(reaped);
+			if (e->aio.reaped) {
+				e->aio.res = ret_of(l);
+				if (extra_i64(l, "res2", &i))
+					e->aio.res2 = i;
+			}
 		}
 		return true;
 	case 'v':

@@ -246,8 +246,7 @@ static char *put_phase_fields(char *p, const struct event *e, char ph)
 	case 'b':
 	case 'e':
 		PUT(p, ",\"id2\":{\"local\":\"0x");
-		p += sprintf(p, "%llx", (unsigned long long)(e->type == EV_BLOCK ? e->block.seq
-										: e->uring.seq));
+		p += sprintf(p, "%llx", (unsigned long long)event_async_id(e));
 		PUT(p, "\"}");
 		return p;
 	default:

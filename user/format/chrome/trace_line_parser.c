@@ -762,6 +762,8 @@ static char category(const struct trace_str *cat)
 		return 'b';
 	if (KEY(cat, "uring"))
 		return 'u';
+	if (KEY(cat, "aio"))
+		return 'a';
 	if (KEY(cat, "vfs"))
 		return 'v';
 	return 0;
