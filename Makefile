@@ -83,17 +83,16 @@ demo: deps-demo
 	$(MAKE) all
 	examples/pytorch/run_demo.sh $(BUILD)/dltrace $(PYTHON) $(DEMO_OUT)
 
-# The Perfetto writer's byte-exact tests and its encoder driver (tests/perfetto/).
+# The Perfetto writer's byte-exact tests and its driver (tests/perfetto/).
 PFTRACE_TEST_BINS := $(BUILD)/tests/pb_writer_test $(BUILD)/tests/pftrace_encode
 PFTRACE_OBJS := $(addprefix $(BUILD)/obj/,lib/pb_writer.o format/perfetto/pftrace_intern.o)
 $(BUILD)/tests/pb_writer_test: tests/perfetto/pb_writer_test.c $(PFTRACE_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@
-$(BUILD)/tests/pftrace_encode: tests/perfetto/pftrace_encode.c $(PFTRACE_OBJS) \
-		$(addprefix $(BUILD)/obj/,format/perfetto/pftrace_writer.o io/output_sink.o \
-		lib/string_index.o lib/u64_index.o)
+$(BUILD)/tests/pftrace_encode: tests/perfetto/pftrace_encode.c \
+		$(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $^ -o $@ -lz
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 workloads: $(TEST_WORKLOADS) $(PFTRACE_TEST_BINS)
 
@@ -122,6 +121,7 @@ test-each: deps-test
 # build/fuzz/corpus, the seeds in tests/fuzz/corpus.
 FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_line_parser.c \
+	format/trace_status.c \
 	format/chrome/chrome_events.c event/event_consumer.c event/event_args.c event/lost_counts.c \
 	event/syscall_table.c lib/json_string.c lib/string_index.c lib/u64_index.c \
 	lib/quantile_sketch.c report/path_scope.c report/report_tables.c report/report_access.c \
@@ -130,7 +130,7 @@ FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_
 	report/report_findings.c report/render/report_format.c report/report_warnings.c \
 	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \
 	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
-	format/chrome/chrome_format.c io/output_sink.c lib/fs_names.c lib/path_table.c \
+	format/chrome/chrome_format.c io/output_sink.c io/input_stream.c lib/fs_names.c lib/path_table.c \
 	lib/decimal.c lib/json_value.c)
 FUZZ_TARGET := $(BUILD)/fuzz/trace_reader_fuzz
 
@@ -141,6 +141,19 @@ $(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_H
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) -o $@ -lz -lm -ljson-c
 
+# The .pftrace reader and what its events flow into (the report, both writers).
+PFTRACE_FUZZ_TARGET := $(BUILD)/fuzz/pftrace_reader_fuzz
+PFTRACE_FUZZ_SRCS := $(FUZZ_SRCS) $(addprefix user/,format/perfetto/pftrace_events.c \
+	format/perfetto/pftrace_consumer.c format/perfetto/pftrace_writer.c \
+	format/perfetto/pftrace_intern.c format/trace_format.c format/chrome/chrome_writer.c \
+	event/event_parse.c event/event_tee.c io/output_sink.c lib/pb_reader.c lib/pb_writer.c)
+$(PFTRACE_FUZZ_TARGET): tests/fuzz/pftrace_reader_fuzz.c $(PFTRACE_FUZZ_SRCS) $(USER_HDRS) \
+		$(BPF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -I. -DDLTRACE_VERSION=\"$(VERSION)\" \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		tests/fuzz/pftrace_reader_fuzz.c $(sort $(PFTRACE_FUZZ_SRCS)) -o $@ -lz -lm -ljson-c
+
 # The daemon's configuration parser, the same way.
 CONFIG_FUZZ_TARGET := $(BUILD)/fuzz/config_fuzz
 CONFIG_FUZZ_SRCS := user/daemon/daemon_config.c user/probe/probe_layers.c user/probe/system_checks.c
@@ -150,11 +163,15 @@ $(CONFIG_FUZZ_TARGET): tests/fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) $(USER_HDRS)
 		-fno-sanitize-recover=undefined tests/fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) \
 		-o $@ -lbpf -lelf -lz
 
-fuzz: $(FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
-	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/config_corpus $(BUILD)/fuzz/crashes
+fuzz: $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/config_corpus $(BUILD)/fuzz/crashes \
+		$(BUILD)/fuzz/pftrace_corpus
 	$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 		-dict=tests/fuzz/trace.dict -artifact_prefix=$(BUILD)/fuzz/crashes/ \
 		-print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
+	$(PFTRACE_FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+		-artifact_prefix=$(BUILD)/fuzz/crashes/pftrace- -print_final_stats=1 \
+		$(BUILD)/fuzz/pftrace_corpus tests/fuzz/pftrace_corpus
 	$(CONFIG_FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 		-artifact_prefix=$(BUILD)/fuzz/crashes/config- -print_final_stats=1 \
 		$(BUILD)/fuzz/config_corpus tests/fuzz/config_corpus

@@ -10,6 +10,9 @@
  * NAME@CATEGORY/EVENT for a program dltrace attaches to several
  * tracepoints (its shared programs): one attachment per such argument.
  * Prints "ready N" (N attachments) once everything is attached.
+ * USDT programs (the markers layer) are not attached: dltrace attaches
+ * them to the marker library's file, and they cost only the processes
+ * that run a marker, which the workloads do at most once per step.
  */
 #define _GNU_SOURCE
 #include <bpf/libbpf.h>
@@ -48,7 +51,7 @@ int main(int argc, char **argv)
 	struct bpf_object *obj;
 	struct bpf_program *prog;
 	sigset_t stop;
-	int attached = 0, sig;
+	int attached = 0, skipped = 0, sig;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: floor_loader FLOOR_BPF_OBJECT PROGRAM...\n");
@@ -103,6 +106,10 @@ int main(int argc, char **argv)
 		if (!bpf_program__autoload(prog) ||
 		    !strcmp(bpf_program__section_name(prog), "tracepoint"))
 			continue;
+		if (!strncmp(bpf_program__section_name(prog), "usdt", 4)) {
+			skipped++;
+			continue;
+		}
 		if (!bpf_program__attach(prog)) {
 			fprintf(stderr, "floor_loader: cannot attach %s: %s\n",
 				bpf_program__section_name(prog), strerror(errno));
@@ -110,6 +117,9 @@ int main(int argc, char **argv)
 		}
 		attached++;
 	}
+	if (skipped)
+		fprintf(stderr, "floor_loader: %d USDT programs not attached (marker library)\n",
+			skipped);
 	printf("ready %d\n", attached);
 	fflush(stdout);
 	sigwait(&stop, &sig);

@@ -5,15 +5,19 @@
  * involved, so that user-space cost per event can be counted exactly
  * (valgrind --tool=callgrind counts the instructions of replay_records()).
  *
- * Usage: replay json|gz|report RECORDS [MAX_RECORDS]
+ * Usage: replay json|gz|pftrace|pftrace.gz|report|summary RECORDS [MAX_RECORDS]
  * The trace goes to /dev/null, or to $REPLAY_OUT when it is set.
- *   json    decode, write the Chrome JSON trace (to /dev/null)
- *   gz      the same, gzip-compressed (level 1, dltrace's default)
- *   report  decode and feed the report (the `--report` path: JSON to /dev/null too)
+ *   json        decode, write the Chrome JSON trace (to /dev/null)
+ *   gz          the same, gzip-compressed (level 1, dltrace's default)
+ *   pftrace     decode, write the .pftrace
+ *   pftrace.gz  the same, gzip-compressed (level 5, dltrace's default for it)
+ *   report      decode and feed the report (the `--report` path: JSON to /dev/null too)
+ *   summary     decode and feed the report, no trace (the `--summary-only` path)
  * Prints: records, events, seconds, ns per event.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,9 +71,16 @@ int main(int argc, char **argv)
 	double t;
 	int fd;
 
-	if (argc < 3 || (strcmp(argv[1], "json") && strcmp(argv[1], "gz") &&
-			 strcmp(argv[1], "report"))) {
-		fprintf(stderr, "usage: replay json|gz|report RECORDS [MAX_RECORDS]\n");
+	static const char *const modes[] = {"json",	  "gz",	    "pftrace",
+					    "pftrace.gz", "report", "summary"};
+	struct job_output out = {.fd = -1};
+	bool known = false;
+
+	for (size_t i = 0; argc >= 3 && i < sizeof(modes) / sizeof(modes[0]); i++)
+		known |= !strcmp(argv[1], modes[i]);
+	if (!known) {
+		fprintf(stderr, "usage: replay json|gz|pftrace|pftrace.gz|report|summary RECORDS "
+				"[MAX_RECORDS]\n");
 		return 2;
 	}
 	if (record_file_load(argv[2], &buf, &len, err, sizeof(err))) {
@@ -78,11 +89,18 @@ int main(int argc, char **argv)
 	}
 	if (len >= 4 + 8) /* the trace starts at the first record's time */
 		memcpy(&m.start_mono_ns, buf + 4, 8);
-	fd = open(getenv("REPLAY_OUT") ? getenv("REPLAY_OUT") : "/dev/null",
-		  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (job_trace_init(&jt, fd, !strcmp(argv[1], "gz"), 1, 0))
+	if (strcmp(argv[1], "summary")) {
+		fd = open(getenv("REPLAY_OUT") ? getenv("REPLAY_OUT") : "/dev/null",
+			  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		out.fd = fd;
+		out.format =
+		    strncmp(argv[1], "pftrace", 7) ? TRACE_FORMAT_JSON : TRACE_FORMAT_PFTRACE;
+		out.gzip = !strcmp(argv[1], "gz") || !strcmp(argv[1], "pftrace.gz");
+		out.level = trace_format_gzip_level(out.format);
+	}
+	if (job_trace_init(&jt, &out))
 		return 1;
-	if (!strcmp(argv[1], "report")) {
+	if (!strcmp(argv[1], "report") || !strcmp(argv[1], "summary")) {
 		rs = report_session__new();
 		job_trace_add_consumer(&jt, report_session__begin_trace(rs, "replay"));
 	}

@@ -5,15 +5,17 @@ ring records); build/bench/replay then feeds those records through the
 decoder and one consumer, with no kernel involved, under
 `valgrind --tool=callgrind`, which counts the instructions of
 replay_records() the same on a loaded or an idle machine.  Modes: json (the
-Chrome writer), gz (the same, gzip level 1) and report (the report's
-accumulators beside the JSON writer, as `--report` runs them).
+Chrome writer), gz (the same, gzip level 1), pftrace and pftrace.gz (the
+.pftrace writer; gzip level 5), report (the report's accumulators beside
+the JSON writer, as `--report` runs them) and summary (the accumulators
+alone, as `--summary-only` runs them).
 """
 import os
 import re
 import subprocess
 import tempfile
 
-MODES = ('json', 'gz', 'report')
+MODES = ('json', 'gz', 'pftrace', 'pftrace.gz', 'report', 'summary')
 
 
 def record(dltrace, argv, records, env=None):
@@ -53,8 +55,12 @@ def replay_costs(replays, records_by_workload, log):
         for build, replay in replays.items():
             out[work][build] = {}
             for mode in MODES:
-                r = instructions(replay, mode, records)
+                try:
+                    r = instructions(replay, mode, records)
+                except RuntimeError as e:  # a base build without the mode
+                    log('  replay %-8s %-8s %-10s not measured: %s' % (work, build, mode, e))
+                    continue
                 out[work][build][mode] = r
-                log('  replay %-8s %-8s %-6s %8.0f instructions/event (%d events)' %
+                log('  replay %-8s %-8s %-10s %8.0f instructions/event (%d events)' %
                     (work, build, mode, r['per_event'], r['events']))
     return out

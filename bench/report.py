@@ -43,7 +43,8 @@ def summarize(runs, workloads, conditions):
             cpu = [r['tracer_cpu_s'] * 1e9 / r['events'] for r in ok
                    if r.get('events') and (r.get('tracer_cpu_s') or 0) >= 0.1]
             s['cpu_ns_per_event'] = round(statistics.median(cpu)) if cpu else None
-            sizes = [r['trace_bytes'] / r['events'] for r in ok if r.get('events')]
+            sizes = [r['trace_bytes'] / r['events'] for r in ok
+                     if r.get('events') and r.get('trace_bytes')]
             s['bytes_per_event'] = round(statistics.median(sizes), 2) if sizes else None
             per[c.name] = s
         base = per.get('untraced')
@@ -152,12 +153,13 @@ def replay_table(replay):
     """Instructions per event of the replay, by workload, build and consumer."""
     lines = ['', 'user-space instructions per event (replay of recorded ring records under '
              'callgrind: decoder + consumer, no kernel)',
-             '%-10s %-6s %10s %10s %10s' % ('workload', 'build', 'json', 'json.gz',
-                                           'report')]
+             '%-10s %-6s %10s %10s %10s %10s %10s %10s' % (
+                 'workload', 'build', 'json', 'json.gz', 'pftrace', 'pftrace.gz', 'report',
+                 'summary')]
     for work, builds in replay.items():
         for build, modes in builds.items():
-            lines.append('%-10s %-6s %10.0f %10.0f %10.0f' % (
-                work, build, modes['json']['per_event'], modes['gz']['per_event'],
-                modes['report']['per_event']))
+            lines.append('%-10s %-6s' % (work, build) + ''.join(
+                ' %10s' % _fmt(modes[m]['per_event'] if m in modes else None)
+                for m in ('json', 'gz', 'pftrace', 'pftrace.gz', 'report', 'summary')))
     return '\n'.join(lines)
 

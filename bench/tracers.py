@@ -1,6 +1,7 @@
-"""The measured conditions: untraced, the floor, dltrace (.json, .json.gz),
-strace, bpftrace and perf trace.  Each runs a workload command inside the
+"""The measured conditions: untraced, the floor, dltrace (.json, .json.gz,
+.pftrace, .pftrace.gz, --summary-only), strace, bpftrace and perf trace.  Each runs a workload command inside the
 job cgroup and returns what it observed."""
+import json
 import os
 import re
 import shutil
@@ -154,14 +155,41 @@ class Floor(Condition):
         return result
 
 
+def report_summary(dltrace, path):
+    """events, lost_events and lost_bytes of a trace of any format, from `dltrace report`,
+    or of a --summary-only report (which is that JSON)."""
+    if path.endswith('.summary.json'):
+        with open(path) as f:
+            rep = json.load(f)
+    else:
+        res = subprocess.run([dltrace, 'report', '--json', path], capture_output=True)
+        if res.returncode:
+            raise ValueError('dltrace report %s failed: %s' % (path, res.stderr[-300:]))
+        rep = json.loads(res.stdout)
+    t = rep['traces'][0]
+    return {'events': t['events'], 'lost_events': t['lost_events'],
+            'lost_bytes': t['lost_bytes'], 'counts': {}}
+
+
 class Dltrace(Condition):
-    def __init__(self, gzip, base=None):
-        """base: another built checkout, measured under the names base-json, base-gz."""
-        self.suffix = '.json.gz' if gzip else '.json'
+    # kind: (name, output suffix, options)
+    KINDS = {'json': ('json', '.json', []), 'gz': ('gz', '.json.gz', []),
+             'pftrace': ('pftrace', '.pftrace', []),
+             'pftrace.gz': ('pftrace-gz', '.pftrace.gz', []),
+             'summary': ('summary', '.summary.json', ['--summary-only'])}
+
+    def __init__(self, gzip, base=None, kind=None):
+        """kind: json, gz (gzip), pftrace, pftrace.gz or summary (--summary-only, no
+        trace).  base: another built checkout, measured under the names base-json,
+        base-gz."""
+        kind = kind or ('gz' if gzip else 'json')
+        name, self.suffix, self.options = self.KINDS[kind]
         self.base = base
-        kind = 'base' if base else 'dltrace'
-        self.name = kind + ('-gz' if gzip else '-json')
-        self.label = ('dltrace (base) ' if base else 'dltrace ') + self.suffix
+        self.name = ('base-' if base else 'dltrace-') + name
+        self.label = ('dltrace (base) ' if base else 'dltrace ') + (
+            '--summary-only' if kind == 'summary' else self.suffix)
+        if kind in ('pftrace', 'pftrace.gz'):
+            self.only = ('micro-1t', 'pytorch')  # sizes: the JSON's workloads
 
     def available(self, job):
         if self.base and not os.path.exists(os.path.join(self.base, 'build', 'dltrace')):
@@ -189,7 +217,7 @@ class Dltrace(Condition):
                 seen['bpf'] = measure.bpf_programs(pid)
 
         build = os.path.join(self.base, 'build') if self.base else job.build
-        cmd = [os.path.join(build, 'dltrace'), '-o', trace, '--']
+        cmd = [os.path.join(build, 'dltrace'), '-o', trace] + self.options + ['--']
         status, lines, stderr, wall = execute(job, cmd + job.in_cgroup(argv, hold=True),
                                               on_hold=on_hold, on_start=on_start,
                                               on_begin=on_begin, on_exit=on_exit)
@@ -205,10 +233,14 @@ class Dltrace(Condition):
         if 'bpf' in seen:
             result['bpf'] = seen['bpf']
         if os.path.exists(trace):
-            summary = measure.trace_summary(trace, count)
+            if self.suffix in ('.json', '.json.gz'):
+                summary = measure.trace_summary(trace, count)
+            else:
+                summary = report_summary(os.path.join(build, 'dltrace'), trace)
             result.update(events=summary['events'], lost=summary['lost_events'],
-                          lost_bytes=summary['lost_bytes'], counts=summary['counts'],
-                          trace_bytes=os.path.getsize(trace))
+                          lost_bytes=summary['lost_bytes'], counts=summary['counts'])
+            if not self.options:  # a trace, not the report alone
+                result['trace_bytes'] = os.path.getsize(trace)
             _remove(job, trace)
         return result
 
@@ -402,5 +434,6 @@ def _wait_log(f, text, timeout=60):
 
 def all_conditions(base=None):
     base_runs = [Dltrace(False, base), Dltrace(True, base)] if base else []
-    return [Untraced(), Floor(), Dltrace(False), Dltrace(True)] + base_runs + [
+    return [Untraced(), Floor(), Dltrace(False), Dltrace(True), Dltrace(False, kind='pftrace'),
+            Dltrace(False, kind='pftrace.gz'), Dltrace(False, kind='summary')] + base_runs + [
         Strace(), Bpftrace(), PerfTrace(), DaemonIdle(True), DaemonIdle(False)]

@@ -273,6 +273,7 @@ class DaemonConfigTest(TraceTest):
             'log_dir = relative\n': 'line 1: log_dir needs an absolute directory',
             '# ok\nring_size_mb = 3\n': 'line 2: ring_size_mb needs a power of two',
             'gzip_level = 11\n': "line 1: gzip_level: '11' is not a valid number here",
+            'trace_format = xml\n': 'line 1: trace_format needs json, pftrace or none',
             'no equals sign\n': "line 1: expected 'key = value'",
         }
         for text, message in cases.items():

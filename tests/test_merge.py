@@ -4,8 +4,10 @@ passes the strict validator, keeps every event of every input, moves each
 input's times by its recorded wall-clock start to the nanosecond, gives
 every process and thread an id no other input uses, and names processes
 after their host.  Also: the same trace twice (every id collides), a trace
-cut short, inputs that are not dltrace traces, usage, output files, and
-the report on the two node traces.
+cut short, inputs that are not dltrace traces, usage, output files, the
+report on the two node traces, the inputs' lost records by kind added up,
+and .pftrace inputs and output (typed events: the same events as the text
+merge).
 """
 import ctypes
 import gzip
@@ -48,6 +50,10 @@ def read_exact(path):
 
 def ns(ts):
     return int(Decimal(ts) * 1000)
+
+
+def convert(src, dst):
+    subprocess.run([DLTRACE, 'convert', '-q', src, dst], check=True, timeout=300)
 
 
 def merge(args, check=True):
@@ -273,6 +279,67 @@ class MergeTest(TraceTest):
         self.assertEqual(res.returncode, 1)
         self.assertIn(b'is the input', res.stderr)
         self.assertEqual(os.path.getsize(self.inputs[0]), size)
+
+    def test_pftrace_inputs_and_output(self):
+        """Typed events give the same events as the text rewrite of the same traces."""
+        pfs = [self.path('node1.pftrace'), self.path('node2.pftrace.gz')]
+        for src, dst in zip(self.inputs, pfs):
+            convert(src, dst)
+        text, typed, typed_pf = self.path('text.json'), self.path('typed.json'), \
+            self.path('typed.pftrace')
+        merge(self.inputs + ['-o', text, '-q'])
+        res = merge(pfs + ['-o', typed])
+        self.assertRegex(res.stderr.decode(), r'^dltrace merge: wrote \d+ events of 2 traces')
+        load_trace(typed)
+        a, b = read_exact(text), read_exact(typed)
+        listed = [e['args'] for e in b if e['name'] == 'dltrace_input']
+        self.assertEqual([e for e in b[1:-1] if e['name'] != 'dltrace_input'], a[1:-1])
+        head, summary = b[0]['args'], b[-1]['args']
+        self.assertEqual((head['hostname'], head['target'], head['start_wall_ns']),
+                         ('node1,node2', 'merge of 2 traces', a[0]['args']['start_wall_ns']))
+        self.assertEqual([(t['file'], t['hostname'], t['shift_ns']) for t in listed],
+                         [(p, t['hostname'], t['shift_ns'])
+                          for p, t in zip(pfs, a[0]['args']['traces'])])
+        self.assertEqual(summary['events'], len(b))
+        for key in ('lost_events', 'duration_ns', 'end_wall_ns', 'stop_reason'):
+            self.assertEqual(summary[key], a[-1]['args'][key], key)
+        # into a .pftrace: the same events again
+        merge(pfs + ['-o', typed_pf, '-q'])
+        back = self.path('typed-back.json')
+        convert(typed_pf, back)
+        with open(back, 'rb') as f, open(typed, 'rb') as g:
+            self.assertEqual(f.read(), g.read())
+
+    def test_lost_by_kind_is_added_up(self):
+        """The inputs' summaries as tracers that lost records write them; the merged
+        summary adds up lost_by_kind, kind by kind, in both paths."""
+        losses = ({'pread64': 5, 'write': 2}, {'pread64': 3})
+        edited = []
+        for i, (src, kinds) in enumerate(zip(self.inputs, losses)):
+            opener = gzip.open if src.endswith('.gz') else open
+            with opener(src, 'rt', encoding='utf-8') as f:
+                lines = f.read().split('\n')
+            at = max(k for k, l in enumerate(lines) if '"dltrace_summary"' in l)
+            summary = json.loads(lines[at][1:])
+            summary['args'].update(lost_events=sum(kinds.values()), lost_by_kind=kinds)
+            lines[at] = ',' + json.dumps(summary, separators=(',', ':'))
+            out = self.path('lossy%d.json' % i)
+            with open(out, 'w', encoding='utf-8') as f:
+                f.write('\n'.join(lines))
+            edited.append(out)
+        text = self.path('lossy-text.json')
+        merge(edited + ['-o', text, '-q'])
+        self.assertEqual(read_exact(text)[-1]['args']['lost_by_kind'],
+                         {'pread64': 8, 'write': 2})
+        self.assertEqual(read_exact(text)[-1]['args']['lost_events'], 10)
+        pfs = [self.path('lossy%d.pftrace' % i) for i in range(2)]
+        for src, dst in zip(edited, pfs):
+            convert(src, dst)
+        typed, back = self.path('lossy.pftrace'), self.path('lossy-back.json')
+        merge(pfs + ['-o', typed, '-q'])
+        convert(typed, back)
+        self.assertEqual(read_exact(back)[-1]['args']['lost_by_kind'],
+                         {'pread64': 8, 'write': 2})
 
     def test_report_on_the_node_traces_shows_both_hosts(self):
         res = subprocess.run([DLTRACE, 'report', '--json'] + self.inputs, capture_output=True)

@@ -159,6 +159,8 @@ WORKLOADS = {
     'imbalance': ['imbalance', 'in16'],
     'sync-heavy': ['sync-heavy', 'sync.out'],
     'checkpoint': ['checkpoint', 'ckpt.out'],
+    'write-read-64': ['write-read', 'made64.bin', '64'],
+    'write-read-256': ['write-read', 'made256.bin', '256'],
     'enoent': ['enoent', 'small'],
     'single-reader': ['single-reader', 'in64'],
 }
@@ -458,9 +460,50 @@ class FindingsTest(unittest.TestCase):
                         "thread's %.1f ms, under the rule's 50 ms or 5%%" %
                         (blocked / 1e3, life / 1e3))
         rep, f = self.check('checkpoint', 'checkpoint_stall')
-        # three checkpoints 20 ms apart: one burst of 192 MiB on the training thread
-        self.assertEqual((f['metrics']['bursts'], f['metrics']['burst_bytes']), (1, 192 * MIB))
-        self.assertTrue(rep['bursts']['list'][0]['training_thread'])
+        # two checkpoints 1.1 s apart: two bursts of 64 MiB on the training thread
+        self.assertEqual((f['metrics']['bursts'], f['metrics']['burst_bytes']), (2, 128 * MIB))
+        self.assertEqual([b['bytes'] for b in rep['bursts']['list']], [64 * MIB] * 2)
+        self.assertTrue(all(b['training_thread'] for b in rep['bursts']['list']))
+
+    def test_a_file_written_once_is_no_checkpoint(self):
+        """A data file made at the start and read back is one burst, not checkpoints."""
+        for mode, mib in (('write-read-64', 64), ('write-read-256', 256)):
+            rep = self.report(mode)
+            # one burst on the training thread, most of the job's time or not
+            self.assertEqual((rep['bursts']['count'], rep['bursts']['bytes']), (1, mib * MIB))
+            self.assertTrue(rep['bursts']['list'][0]['training_thread'])
+            self.assertEqual(rep['pattern']['bytes_read'], mib * MIB)
+            self.assertIsNone(finding(rep, 'checkpoint_stall'), mode)
+            # and nothing else at warning level: large sequential writes, then reads
+            self.assertEqual([f['id'] for f in rep['findings'] if f['level'] != 'info'], [],
+                             mode)
+
+    def test_block_devices_are_not_processes(self):
+        """A block device's track (pid 1073741824 up, "block vda (254:0)") is in the trace,
+        never in the report's process and thread tables (JSON, terminal, HTML)."""
+        trace = pattern_trace('single-reader')  # reads 64 MiB from the disk
+        events = trace_events(trace)
+        devices = {e['pid'] for e in events if e.get('cat') == 'block'}
+        self.assertTrue(devices)
+        self.assertTrue(all(d >= 0x40000000 for d in devices))
+        names = {e['pid']: e['args']['name'] for e in events if e['name'] == 'process_name'}
+        self.assertTrue(all(names[d].startswith('block ') for d in devices))
+        rep = report_json(trace)
+        self.assertGreater(rep['layers']['block']['reads'], 0)
+        shown = {p['pid'] for p in rep['time']['processes']} | \
+            {t['pid'] for t in rep['time']['threads']}
+        self.assertEqual(shown & devices, set())
+        self.assertEqual(rep['job']['processes'], 1)
+        self.assertEqual(len(rep['time']['processes']), 1)
+        html = os.path.join(_tmp, 'devices.html')
+        run_report(['--html', html, '-q', trace])
+        with open(html, encoding='utf-8') as f:
+            page = f.read()
+        text = run_report([trace], env=dict(os.environ, NO_COLOR='1')).stdout.decode()
+        for out in (text, page):
+            for d in devices:
+                self.assertNotIn(str(d), out)
+                self.assertNotIn(names[d], out)
 
     def test_failed_syscalls(self):
         rep, f = self.check('enoent', 'failed_syscalls', 'warn')

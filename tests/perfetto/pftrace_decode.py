@@ -180,7 +180,7 @@ def events(path):
     trace = parse_text(text)
     seqs, tracks, out = {}, {}, []
     open_slices = {}
-    counter_names = {}
+    start_mono = 0
     for p in trace.get('packet', []):
         sid = one(p, 'sequence_id', 0)
         seq = seqs.setdefault(sid, {'ts': 0, 'track': 0, 'interned': {}})
@@ -191,18 +191,24 @@ def events(path):
             assert one(d, 'timestamp_clock_id') == 64
             seq['track'] = one(one(d, 'track_event_defaults'), 'track_uuid')
         for c in p.get('clock_snapshot', []):
+            clocks = {one(clk, 'clock_id'): one(clk, 'timestamp') for clk in c['clocks']}
             for clk in c['clocks']:
                 if one(clk, 'clock_id') == 64:
                     assert one(clk, 'is_incremental')
                     seq['ts'] = one(clk, 'timestamp')
+            if 3 in clocks and 64 in clocks:
+                start_mono = clocks[3] - clocks[64]
         for i in p.get('interned', []):
             for kind, entries in i.items():
                 table = seq['interned'].setdefault(kind, {})
                 for e in entries:
                     table[one(e, 'iid')] = one(e, 'name', b'')
-        if 'timestamp' in p:
-            seq['ts'] = (seq['ts'] + one(p, 'timestamp')) % (1 << 64)
-        ts = seq['ts']
+        if 'timestamp' in p and one(p, 'timestamp_clock_id') == 3:
+            ts = one(p, 'timestamp') - start_mono  # absolute: the summary
+        else:
+            if 'timestamp' in p:
+                seq['ts'] = (seq['ts'] + one(p, 'timestamp')) % (1 << 64)
+            ts = seq['ts']
         for t in p.get('track_descriptor', []):
             uuid = one(t, 'uuid')
             old = tracks.get(uuid, {})

@@ -19,7 +19,10 @@
  *   reread-epochs IN    read IN (32 MiB) three times, a new open each time
  *   imbalance IN        4 processes read 4, 8, 12 and 16 MiB of IN
  *   sync-heavy OUT      200 times: write 4 KiB, fdatasync
- *   checkpoint OUT      3 times: 20 ms of "compute", write 64 MiB, fsync
+ *   checkpoint OUT      2 times: 1.1 s of "compute", write 64 MiB, fsync (two
+ *                       checkpoints: two write bursts, other work between them)
+ *   write-read OUT MIB  write MIB MiB to OUT in 4 MiB writes, fsync, then read it
+ *                       back in 4 MiB reads (a data file made once: no checkpoint)
  *   enoent DIR          stat 3000 names that do not exist in DIR
  *   single-reader IN    read IN (64 MiB) in 64 KiB reads, from the disk (its
  *                       cached pages are dropped first, readahead is off: each
@@ -277,16 +280,27 @@ static void sync_heavy(const char *out)
 
 static void checkpoint(const char *out)
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 2; i++) {
 		int fd;
 
-		sleep_ms(20);
+		sleep_ms(1100);
 		fd = open_or_die(out, O_WRONLY | O_CREAT | O_TRUNC);
 		write_all(fd, MIB, 64);
 		if (fsync(fd))
 			die("fsync");
 		close(fd);
 	}
+}
+
+static void write_read(const char *out, int mib)
+{
+	int fd = open_or_die(out, O_RDWR | O_CREAT | O_TRUNC);
+
+	write_all(fd, 4 * MIB, mib / 4);
+	if (fsync(fd) || lseek(fd, 0, SEEK_SET))
+		die("fsync, lseek");
+	read_all(fd, 4 * MIB, 0);
+	close(fd);
 }
 
 static void enoent(const char *dir)
@@ -375,6 +389,8 @@ int main(int argc, char **argv)
 		sync_heavy(argv[2]);
 	else if (!strcmp(mode, "checkpoint") && argc == 3)
 		checkpoint(argv[2]);
+	else if (!strcmp(mode, "write-read") && argc == 4)
+		write_read(argv[2], atoi(argv[3]));
 	else if (!strcmp(mode, "enoent") && argc == 3)
 		enoent(argv[2]);
 	else if (!strcmp(mode, "single-reader") && argc == 3)

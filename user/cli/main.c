@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "daemon/daemon.h"
+#include "cli/convert_cmd.h"
 #include "cli/merge_main.h"
 #include "cli/report_cmd.h"
 #include "cli/trace_options.h"
@@ -22,6 +23,8 @@ int main(int argc, char **argv)
 		return merge_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return report_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "convert"))
+		return convert_main(argc - 1, argv + 1);
 
 	rc = trace_options_parse(&o, argc, argv);
 	if (!rc)

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * `dltrace merge`: read every input's first line (the earliest start is
- * the merged trace's time 0), then stream the inputs one after the other
- * through trace_merge into one output, with the merged metadata first and
- * the merged summary last.  Memory is bounded by the longest line and the
- * number of processes and threads, not by events.
+ * `dltrace merge`: read every input's metadata (the earliest start is the
+ * merged trace's time 0), then stream the inputs one after the other into
+ * one output, with the merged metadata first and the merged summary last.
+ * Two paths, chosen by the formats:
+ *   - JSON inputs into a JSON output: a text-level rewrite of each line
+ *     (merge/trace_merge.h), which keeps every other byte as it was;
+ *   - any .pftrace input or output: typed events (merge/event_merge.h)
+ *     from the format's reader into the output format's writer.
+ * Memory is bounded by the longest line (packet) and the number of
+ * processes and threads, not by events.
  */
 #define _GNU_SOURCE
 #include "cli/merge_main.h"
@@ -16,9 +21,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "merge/merge_meta.h"
 #include "cli/cli_usage.h"
+#include "event/version.h"
+#include "format/trace_format.h"
 #include "io/output_file.h"
+#include "merge/event_merge.h"
+#include "merge/merge_meta.h"
 #include "merge/trace_merge.h"
 
 struct merge_options {
@@ -32,15 +40,18 @@ static void merge_usage(FILE *out)
 	fprintf(out,
 		"Usage: dltrace merge [OPTIONS] TRACE [TRACE...] -o OUTPUT\n"
 		"\n"
-		"Merge dltrace traces of several hosts (.json or .json.gz), e.g. one per node\n"
-		"of a job, into one trace for Perfetto.  Times are aligned by each trace's\n"
-		"wall-clock start (time 0 is the earliest start), pids and tids are made\n"
-		"unique across traces, and every process is named '<host>: <command>'.\n"
+		"Merge dltrace traces of several hosts (.json or .pftrace, plain or gzip),\n"
+		"e.g. one per node of a job, into one trace for Perfetto.  Times are aligned\n"
+		"by each trace's wall-clock start (time 0 is the earliest start), pids and\n"
+		"tids are made unique across traces, and every process is named\n"
+		"'<host>: <command>'.  The output's format comes from its name (.pftrace\n"
+		"and .pftrace.gz: Perfetto's protobuf; else JSON).\n"
 		"\n"
 		"Options:\n"
 		"  -o, --output FILE      the merged trace; .gz compresses; '-' is standard\n"
 		"                         output (required)\n"
-		"      --gzip-level N     compression level 1-9 for .gz output (default 1)\n"
+		"      --gzip-level N     compression level 1-9 for .gz output (default 1 for\n"
+		"                         .json.gz, 5 for .pftrace.gz)\n"
 		"  -q, --quiet            print nothing but errors and warnings\n"
 		"  -h, --help             this help\n"
 		"\n"
@@ -65,7 +76,7 @@ static int parse_args(int argc, char **argv, struct merge_options *o, int *first
 	long v;
 	int c;
 
-	*o = (struct merge_options){NULL, 1, false};
+	*o = (struct merge_options){NULL, 0, false};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
@@ -190,7 +201,8 @@ static int write_merged(const struct merge_options *o, struct merge_input *in, u
 		fprintf(stderr, "dltrace merge: %s\n", err);
 		return 1;
 	}
-	if (sink_init(&sink, fd, output_wants_gzip(o->output), o->gzip_level)) {
+	if (sink_init(&sink, fd, output_wants_gzip(o->output),
+		      o->gzip_level ? o->gzip_level : trace_format_gzip_level(TRACE_FORMAT_JSON))) {
 		fprintf(stderr, "dltrace merge: out of memory\n");
 		return 1;
 	}
@@ -214,12 +226,151 @@ static int write_merged(const struct merge_options *o, struct merge_input *in, u
 	return rc;
 }
 
+/* ---- typed events: .pftrace inputs or output ---- */
+
+struct header_in {
+	struct event_consumer c;
+	struct merge_input *in;
+};
+
+static void header_in(struct event_consumer *c, const struct event *e)
+{
+	merge_input_begin(container_of(c, struct header_in, c)->in, &e->begin);
+}
+
+static int read_header(struct merge_input *in, char *err, size_t errlen)
+{
+	struct header_in h = {.in = in};
+
+	event_consumer_init(&h.c);
+	h.c.trace_begin = header_in;
+	return trace_file_header(in->path, &h.c, err, errlen);
+}
+
+static struct ev_str ev(struct trace_str s)
+{
+	return (struct ev_str){s.s, s.len};
+}
+
+/* The merged metadata: hosts and layers of all inputs, the earliest start. */
+static void merged_begin(struct event_consumer *out, const struct merge_input *in, uint32_t n,
+			 uint32_t origin)
+{
+	struct trace_str hosts = merge_hosts(in, n), layers = merge_layers(in, n);
+	struct event e = {.type = EV_TRACE_BEGIN};
+	char target[64];
+
+	snprintf(target, sizeof(target), "merge of %u trace%s", n, n == 1 ? "" : "s");
+	e.begin.version = EV_STR(DLTRACE_VERSION);
+	e.begin.hostname = ev(hosts);
+	e.begin.target = (struct ev_str){target, strlen(target)};
+	e.begin.layers = ev(layers);
+	/* every input's monotonic times, moved onto the earliest wall-clock start */
+	e.begin.clock = EV_STR("CLOCK_REALTIME");
+	e.begin.start_wall_ns = in[origin].start_wall_ns;
+	e.begin.start_wall = ev(in[origin].start_wall);
+	event_deliver(out, &e);
+	free((char *)hosts.s);
+	free((char *)layers.s);
+}
+
+/* Each input as an event of no dltrace kind (its file, host, start, shift), then the summary. */
+static void merged_end(struct event_consumer *out, const struct merge_input *in, uint32_t n,
+		       bool output_error)
+{
+	struct merge_totals t;
+	struct event e = {.type = EV_TRACE_END};
+
+	for (uint32_t i = 0; i < n; i++) {
+		char *line = malloc(merge_input_line_max(&in[i]));
+		struct event x = {.type = EV_OTHER};
+
+		if (!line)
+			abort();
+		x.raw = (struct ev_str){line, merge_input_line(line, &in[i])};
+		x.other.name = EV_STR("dltrace_input");
+		x.other.phase = 'M';
+		event_deliver(out, &x);
+		free(line);
+	}
+	merge_totals(in, n, output_error, &t);
+	e.ts = t.duration_ns;
+	e.end.lost = &t.lost;
+	e.end.lost_events = t.lost.events;
+	e.end.lost_bytes = t.lost.bytes;
+	e.end.duration_ns = t.duration_ns;
+	e.end.end_wall_ns = t.end_wall_ns;
+	e.end.stop_reason = EV_STR("merged");
+	e.end.truncated = t.truncated;
+	event_deliver(out, &e);
+}
+
+static int write_merged_events(const struct merge_options *o, struct merge_input *in, uint32_t n)
+{
+	struct file_owner owner = invoking_user();
+	enum trace_format format = trace_format_of_name(o->output);
+	uint32_t origin = merge_align(in, n);
+	struct output_sink sink;
+	struct trace_writer *w;
+	struct event_merge m;
+	char err[600];
+	const char *tail;
+	size_t tail_len;
+	int fd, rc = 0, werr;
+
+	if (check_output(o->output, in, n))
+		return 1;
+	fd = output_open(o->output, &owner, 0600, err, sizeof(err));
+	if (fd < 0) {
+		fprintf(stderr, "dltrace merge: %s\n", err);
+		return 1;
+	}
+	if (sink_init(&sink, fd, output_wants_gzip(o->output),
+		      o->gzip_level ? o->gzip_level : trace_format_gzip_level(format)) ||
+	    !(w = trace_writer__new(format, &sink, 0))) {
+		fprintf(stderr, "dltrace merge: out of memory\n");
+		return 1;
+	}
+	merged_begin(trace_writer__consumer(w), in, n, origin);
+	sink_flush(&sink); /* the header is its own chunk: it survives a full disk */
+	event_merge_init(&m, trace_writer__consumer(w), n);
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		event_merge_begin(&m, i, in[i].shift_ns, in[i].hostname.s, in[i].hostname.len);
+		if (trace_file_read(in[i].path, &m.consumer, &in[i].status)) {
+			fprintf(stderr, "dltrace merge: %s: %s; %s holds only what came before\n",
+				in[i].path, in[i].status.error,
+				strcmp(o->output, "-") ? o->output : "the output");
+			rc = 1;
+		}
+		event_merge_end(&m);
+		in[i].summary = m.summary;
+		if (!rc)
+			warn_input(&in[i]);
+	}
+	merged_end(trace_writer__consumer(w), in, n, sink.error != 0 || rc != 0);
+	tail = trace_writer__tail(w, &tail_len);
+	werr = sink_close(&sink, tail, tail_len);
+	if (werr) {
+		fprintf(stderr, "dltrace merge: writing %s failed: %s\n", o->output,
+			strerror(-werr));
+		rc = 1;
+	} else if (!rc && !o->quiet) {
+		fprintf(stderr, "dltrace merge: wrote %llu events of %u trace%s to %s\n",
+			(unsigned long long)trace_writer__events(w), n, n == 1 ? "" : "s",
+			strcmp(o->output, "-") ? o->output : "standard output");
+	}
+	event_merge_free(&m);
+	trace_writer__free(w);
+	return rc;
+}
+
 int merge_main(int argc, char **argv)
 {
 	struct merge_options o;
 	struct merge_input *in;
 	char err[400];
 	int first = 0, rc;
+	bool typed;
 	uint32_t n;
 
 	rc = parse_args(argc, argv, &o, &first);
@@ -231,15 +382,28 @@ int merge_main(int argc, char **argv)
 		fprintf(stderr, "dltrace merge: out of memory\n");
 		return 1;
 	}
+	/* JSON into JSON: the text rewrite; any .pftrace: typed events */
+	typed = trace_format_of_name(o.output) != TRACE_FORMAT_JSON;
 	for (uint32_t i = 0; i < n && !rc; i++) {
+		enum trace_format f;
+
 		in[i].path = argv[first + i];
-		if (trace_read_header(in[i].path, merge_input_header, &in[i], err, sizeof(err))) {
+		if (trace_file_format(in[i].path, &f, err, sizeof(err))) {
+			fprintf(stderr, "dltrace merge: %s: %s\n", in[i].path, err);
+			rc = 1;
+		}
+		typed |= f != TRACE_FORMAT_JSON;
+	}
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		if (typed ? read_header(&in[i], err, sizeof(err))
+			  : trace_read_header(in[i].path, merge_input_header, &in[i], err,
+					      sizeof(err))) {
 			fprintf(stderr, "dltrace merge: %s: %s\n", in[i].path, err);
 			rc = 1;
 		}
 	}
 	if (!rc)
-		rc = write_merged(&o, in, n);
+		rc = typed ? write_merged_events(&o, in, n) : write_merged(&o, in, n);
 	for (uint32_t i = 0; i < n; i++)
 		merge_input_free(&in[i]);
 	free(in);

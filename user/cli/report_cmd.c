@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli_usage.h"
-#include "format/chrome/chrome_events.h"
+#include "format/trace_format.h"
 #include "io/output_file.h"
 #include "report/report_session.h"
 
@@ -27,12 +27,13 @@ static void report_usage(FILE *out)
 	fprintf(out,
 		"Usage: dltrace report [OPTIONS] TRACE [TRACE...]\n"
 		"\n"
-		"Summarize dltrace traces (.json or .json.gz; several traces, e.g. one per\n"
-		"node or run, are combined): where the job's I/O time goes, Darshan-style\n"
-		"counters (access sizes, sequential/consecutive accesses, files, directories,\n"
-		"file systems), balance across processes, a timeline with write bursts, and\n"
-		"findings with evidence and recommendations.  Environment I/O (Python imports,\n"
-		"shared libraries, /proc, /sys, /dev) is reported apart from the job's data.\n"
+		"Summarize dltrace traces (.json or .pftrace, plain or gzip-compressed;\n"
+		"several traces, e.g. one per node or run, are combined): where the job's\n"
+		"I/O time goes, Darshan-style counters (access sizes, sequential/consecutive\n"
+		"accesses, files, directories, file systems), balance across processes, a\n"
+		"timeline with write bursts, and findings with evidence and recommendations.\n"
+		"Environment I/O (Python imports, shared libraries, /proc, /sys, /dev) is\n"
+		"reported apart from the job's data.\n"
 		"\n"
 		"Options:\n"
 		"      --json         print the report as JSON (stable keys; see dltrace(8))\n"
@@ -101,7 +102,7 @@ static int read_traces(struct report_session *s, char **files, int n)
 
 		if (!strcmp(files[i], "-"))
 			continue;
-		if (chrome_read_start(files[i], &start, err, sizeof(err))) {
+		if (trace_file_start(files[i], &start, err, sizeof(err))) {
 			fprintf(stderr, "dltrace report: %s: %s\n", files[i], err);
 			return 1;
 		}

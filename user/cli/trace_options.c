@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/trace_format.h"
+#include "io/output_file.h"
 #include "probe/library_probes.h"
 #include "probe/probe_layers.h"
 #include "probe/system_checks.h"
@@ -24,11 +26,12 @@ void trace_usage(FILE *out)
 		"       dltrace [OPTIONS] -- COMMAND [ARGS...]\n"
 		"       dltrace report [--json] [--html FILE] TRACE...\n"
 		"       dltrace merge TRACE... -o OUTPUT\n"
+		"       dltrace convert IN OUT\n"
 		"       dltrace daemon [--config FILE] [--foreground]\n"
 		"       dltrace ctl status|start --cgroup CGROUP|stop JOB\n"
 		"\n"
-		"Trace the file I/O of a process tree with eBPF and write a Chrome trace\n"
-		"(JSON) that opens in Perfetto (https://ui.perfetto.dev).\n"
+		"Trace the file I/O of a process tree with eBPF and write a trace that opens\n"
+		"in Perfetto (https://ui.perfetto.dev): Chrome JSON or Perfetto's protobuf.\n"
 		"\n"
 		"Targets (one kind):\n"
 		"  -p, --pid PID          a running process (all its threads and the\n"
@@ -39,12 +42,17 @@ void trace_usage(FILE *out)
 		"                         traced from its first instruction\n"
 		"\n"
 		"Options:\n"
-		"  -o, --output FILE      trace file; .gz compresses; '-' is standard output\n"
+		"  -o, --output FILE      trace file: .json (Chrome JSON) or .pftrace (Perfetto's\n"
+		"                         protobuf, a few bytes per event); .gz compresses;\n"
+		"                         '-' is standard output (JSON)\n"
 		"                         (default: dltrace-YYYYmmdd-HHMMSS.json)\n"
 		"  -d, --duration SECS    stop after SECS seconds\n"
 		"      --report           print the I/O report when tracing ends\n"
 		"      --report-json FILE write the report as JSON to FILE ('-': standard\n"
 		"                         output) when tracing ends\n"
+		"      --summary-only     write no trace, only the report as JSON, into -o's\n"
+		"                         file (default dltrace-YYYYmmdd-HHMMSS.summary.json);\n"
+		"                         the cheapest way to watch a job\n"
 		"      --layers LIST      capture layers, comma separated: syscall, vfs, mmap,\n"
 		"                         cache, block, uring, markers, stdio, hdf5, mpiio;\n"
 		"                         all; default (all but stdio, hdf5, mpiio, where the\n"
@@ -53,7 +61,8 @@ void trace_usage(FILE *out)
 		"                         layer besides those found (repeatable)\n"
 		"      --vfs-attach HOW   vfs layer: auto (fentry, else kprobes), fentry, kprobe\n"
 		"      --ring-size MIB    kernel ring buffer size in MiB (default 16)\n"
-		"      --gzip-level N     compression level 1-9 for .gz output (default 1)\n"
+		"      --gzip-level N     compression level 1-9 for .gz output (default 1 for\n"
+		"                         .json.gz, 5 for .pftrace.gz)\n"
 		"      --save-records FILE  also save the kernel's raw records to FILE\n"
 		"                         (input of the benchmark's replay; developers)\n"
 		"      --list-syscalls    print the syscalls dltrace traces (name, category,\n"
@@ -125,7 +134,8 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 		OPT_VFS,
 		OPT_SAVE_RECORDS,
 		OPT_LIB,
-		OPT_LIST_SYSCALLS
+		OPT_LIST_SYSCALLS,
+		OPT_SUMMARY_ONLY
 	};
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
@@ -134,6 +144,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	    {"duration", required_argument, NULL, 'd'},
 	    {"report", no_argument, NULL, OPT_REPORT},
 	    {"report-json", required_argument, NULL, OPT_REPORT_JSON},
+	    {"summary-only", no_argument, NULL, OPT_SUMMARY_ONLY},
 	    {"ring-size", required_argument, NULL, OPT_RING},
 	    {"gzip-level", required_argument, NULL, OPT_GZIP},
 	    {"layers", required_argument, NULL, OPT_LAYERS},
@@ -153,7 +164,6 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = 16ull << 20;
-	o->gzip_level = 1;
 	o->layers = LAYERS_DEFAULT;
 	o->vfs_attach = VFS_ATTACH_AUTO;
 	optind = 1;
@@ -188,6 +198,9 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 			break;
 		case OPT_REPORT:
 			o->report = true;
+			break;
+		case OPT_SUMMARY_ONLY:
+			o->summary_only = true;
 			break;
 		case OPT_REPORT_JSON:
 			if (!*optarg)
@@ -279,6 +292,15 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 		return usage_error("the trace and the --report-json report cannot both go to "
 				   "standard output%s",
 				   "");
+	if (o->summary_only && o->report_json)
+		return usage_error("--summary-only writes the report's JSON into -o's file: "
+				   "--report-json is not needed%s",
+				   "");
+	if (o->summary_only && o->output && strcmp(o->output, "-") &&
+	    (trace_format_of_name(o->output) != TRACE_FORMAT_JSON || output_wants_gzip(o->output)))
+		return usage_error("--summary-only writes the report as JSON, not a trace: give -o "
+				   "a .json file, not '%s'",
+				   o->output);
 	if ((o->npids > 0) + (o->cgroup != NULL) + (o->command != NULL) != 1)
 		return usage_error("give exactly one target kind: --pid, --cgroup or -- COMMAND%s",
 				   "");

@@ -19,7 +19,7 @@ struct trace_options {
 	const char *output;
 	double duration; /* seconds; 0 = until the target ends or a signal */
 	uint64_t ring_bytes;
-	int gzip_level;
+	int gzip_level;		  /* 0: the format's default */
 	const char *save_records; /* --save-records: raw ring records (bench replay) */
 	unsigned layers;	  /* bit set of enum layer */
 	char *libs[MAX_LIBS];	  /* --lib, real paths (malloc'd) */
@@ -27,6 +27,7 @@ struct trace_options {
 	int vfs_attach;		 /* enum vfs_attach */
 	bool report;		 /* --report: the terminal report */
 	const char *report_json; /* --report-json FILE */
+	bool summary_only;	 /* --summary-only: no trace, the report's JSON into -o's file */
 	bool quiet;
 	bool verbose;
 };

@@ -189,7 +189,11 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 	}
 	j->cgroup_id = st.st_ino;
 	j->started = time(NULL);
-	fd = job_files_create(&j->files, d->cfg.log_dir, j->started, jobid, d->host, err, errlen);
+	fd = job_files_create(&j->files, d->cfg.log_dir, j->started, jobid, d->host,
+			      d->cfg.trace_format == DAEMON_TRACE_NONE	    ? ""
+			      : d->cfg.trace_format == DAEMON_TRACE_PFTRACE ? ".pftrace.gz"
+									    : ".json.gz",
+			      err, errlen);
 	if (fd < 0) {
 		close(j->cgroup_fd);
 		return -1;
@@ -211,6 +215,21 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 		m.layers_off = missing;
 		struct event_consumer *c = NULL;
 		char tmp_path[PATH_MAX + 600];
+		struct job_output out = {
+		    .fd = fd,
+		    .format = d->cfg.trace_format == DAEMON_TRACE_PFTRACE ? TRACE_FORMAT_PFTRACE
+									  : TRACE_FORMAT_JSON,
+		    .gzip = true,
+		    .size_cap = d->cfg.max_trace_bytes,
+		};
+
+		out.level =
+		    d->cfg.gzip_level ? d->cfg.gzip_level : trace_format_gzip_level(out.format);
+		if (d->cfg.trace_format == DAEMON_TRACE_NONE) {
+			/* the summary alone: the empty file goes at the end */
+			close(fd);
+			out.fd = -1;
+		}
 
 		/* the summary covers the whole job, whatever the size cap keeps of the trace */
 		snprintf(tmp_path, sizeof(tmp_path), "%s/%s/%s", d->cfg.log_dir, j->files.day,
@@ -218,8 +237,7 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 		j->report = report_session__new();
 		if (j->report)
 			c = report_session__begin_trace(j->report, tmp_path);
-		if (!c || job_trace_init(&j->trace, fd, true, d->cfg.gzip_level,
-					 d->cfg.max_trace_bytes)) {
+		if (!c || job_trace_init(&j->trace, &out)) {
 			snprintf(err, errlen, "out of memory");
 			report_session__free(j->report);
 			j->report = NULL;
@@ -299,7 +317,8 @@ static void job_finish(struct daemon *d, struct job *j)
 		logf_("job %s: %llu events, %llu lost%s%s%s -> %s/%s", j->jobid,
 		      (unsigned long long)job_trace_events(&j->trace),
 		      (unsigned long long)sum.lost.events, sum.lost.events ? " (" : "", lost_kinds,
-		      sum.lost.events ? ")" : "", d->cfg.log_dir, trace_path);
+		      sum.lost.events ? ")" : "", d->cfg.log_dir,
+		      *trace_path ? trace_path : summary_path);
 	free(summary);
 	close(j->cgroup_fd);
 	j->used = false;

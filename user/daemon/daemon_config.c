@@ -27,7 +27,6 @@ void config_defaults(struct daemon_config *c)
 	c->layers = LAYERS_DEFAULT;
 	c->max_trace_bytes = 4ull << 30;
 	c->retention_days = 30;
-	c->gzip_level = 1;
 	c->ring_bytes = 64ull << 20;
 	c->idle_detach_s = 60;
 	snprintf(c->socket, sizeof(c->socket), "/run/dltrace.sock");
@@ -89,6 +88,17 @@ static int set_key(struct daemon_config *c, const char *key, const char *v, bool
 		if (parse_long(v, 0, 100000, &n))
 			goto number;
 		c->retention_days = n;
+	} else if (!strcmp(key, "trace_format")) {
+		if (!strcmp(v, "json"))
+			c->trace_format = DAEMON_TRACE_JSON;
+		else if (!strcmp(v, "pftrace"))
+			c->trace_format = DAEMON_TRACE_PFTRACE;
+		else if (!strcmp(v, "none"))
+			c->trace_format = DAEMON_TRACE_NONE;
+		else {
+			snprintf(why, whylen, "trace_format needs json, pftrace or none");
+			return -1;
+		}
 	} else if (!strcmp(key, "gzip_level")) {
 		if (parse_long(v, 1, 9, &n))
 			goto number;

@@ -9,7 +9,9 @@
  *   layers = LIST           capture layers (as --layers)
  *   max_trace_mb = N        stop writing a job's trace past N MiB (0: no cap)
  *   retention_days = N      delete traces older than N days (0: keep)
- *   gzip_level = N          1..9
+ *   trace_format = F        json (.json.gz), pftrace (.pftrace.gz) or none
+ *                           (no trace: only the job's summary)
+ *   gzip_level = N          1..9 (default: 1 for json, 5 for pftrace)
  *   ring_size_mb = N        kernel ring buffer, a power of two
  *   idle_detach_s = N       detach the probes N seconds after the last job
  *                           ends (-1: stay attached)
@@ -23,6 +25,13 @@
 
 #define CONFIG_MAX_PATTERNS 16
 
+/* What a job's trace file is. */
+enum daemon_trace {
+	DAEMON_TRACE_JSON,
+	DAEMON_TRACE_PFTRACE,
+	DAEMON_TRACE_NONE,
+};
+
 struct daemon_config {
 	char patterns[CONFIG_MAX_PATTERNS][256];
 	int npatterns;
@@ -30,7 +39,8 @@ struct daemon_config {
 	unsigned layers;
 	uint64_t max_trace_bytes;
 	int retention_days;
-	int gzip_level;
+	int trace_format; /* enum daemon_trace */
+	int gzip_level;	  /* 0: the format's default */
 	uint64_t ring_bytes;
 	int idle_detach_s;
 	char socket[108];

@@ -38,7 +38,7 @@ static int open_dir(int parent, const char *name, char *err, size_t errlen, cons
 }
 
 int job_files_create(struct job_files *jf, const char *log_dir, time_t t, const char *jobid,
-		     const char *host, char *err, size_t errlen)
+		     const char *host, const char *suffix, char *err, size_t errlen)
 {
 	char part[3][12], shown[1200];
 	struct tm tm;
@@ -48,6 +48,7 @@ int job_files_create(struct job_files *jf, const char *log_dir, time_t t, const 
 	jf->dir_fd = -1;
 	snprintf(jf->jobid, sizeof(jf->jobid), "%s", jobid);
 	snprintf(jf->host, sizeof(jf->host), "%s", host);
+	snprintf(jf->suffix, sizeof(jf->suffix), "%s", suffix);
 	localtime_r(&t, &tm);
 	snprintf(part[0], sizeof(part[0]), "%04d", tm.tm_year + 1900);
 	snprintf(part[1], sizeof(part[1]), "%02d", tm.tm_mon + 1);
@@ -72,8 +73,8 @@ int job_files_create(struct job_files *jf, const char *log_dir, time_t t, const 
 		top = fd;
 	}
 	jf->dir_fd = top;
-	snprintf(jf->tmp_name, sizeof(jf->tmp_name), ".%s_%s.%d.partial.json.gz", jobid, host,
-		 (int)getpid());
+	snprintf(jf->tmp_name, sizeof(jf->tmp_name), ".%s_%s.%d.partial%s", jobid, host,
+		 (int)getpid(), *suffix ? suffix : ".none");
 	fd = openat(jf->dir_fd, jf->tmp_name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		    0600);
 	if (fd < 0) {
@@ -112,15 +113,23 @@ int job_files_finish(struct job_files *jf, const char *user, uid_t uid, gid_t gi
 	int fd;
 
 	snprintf(base, sizeof(base), "%s_%s_%s", user, jf->jobid, jf->host);
-	if (fchownat(jf->dir_fd, jf->tmp_name, uid, gid, AT_SYMLINK_NOFOLLOW) ||
-	    fchmodat(jf->dir_fd, jf->tmp_name, 0640, 0) ||
-	    rename_unique(jf->dir_fd, jf->tmp_name, base, ".json.gz", final, sizeof(final))) {
+	if (!*jf->suffix) {
+		/* no trace: the summary alone */
+		unlinkat(jf->dir_fd, jf->tmp_name, 0);
+		snprintf(final, sizeof(final), "%s", base);
+		if (size)
+			trace_path[0] = '\0';
+	} else if (fchownat(jf->dir_fd, jf->tmp_name, uid, gid, AT_SYMLINK_NOFOLLOW) ||
+		   fchmodat(jf->dir_fd, jf->tmp_name, 0640, 0) ||
+		   rename_unique(jf->dir_fd, jf->tmp_name, base, jf->suffix, final,
+				 sizeof(final))) {
 		snprintf(err, errlen, "cannot finish %s: %s", jf->tmp_name, strerror(errno));
 		return -1;
+	} else {
+		snprintf(trace_path, size, "%s/%s", jf->day, final);
+		/* the summary: same stem as the trace, so the pair stays together */
+		final[strlen(final) - strlen(jf->suffix)] = '\0';
 	}
-	snprintf(trace_path, size, "%s/%s", jf->day, final);
-	/* the summary: same stem as the trace, so the pair stays together */
-	final[strlen(final) - strlen(".json.gz")] = '\0';
 	snprintf(tmp_summary, sizeof(tmp_summary), ".%s.summary.tmp", final);
 	fd = openat(jf->dir_fd, tmp_summary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		    0600);
@@ -154,6 +163,7 @@ static int expire_entry(const char *path, const struct stat *st, int type, struc
 	const char *name = path + ftw->base;
 	size_t n = strlen(name);
 	bool ours = (n > 8 && !strcmp(name + n - 8, ".json.gz")) ||
+		    (n > 11 && !strcmp(name + n - 11, ".pftrace.gz")) ||
 		    (n > 13 && !strcmp(name + n - 13, ".summary.json"));
 
 	if (type == FTW_F && ours && st->st_mtime < expire_before && !unlink(path))

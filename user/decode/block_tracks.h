@@ -13,7 +13,7 @@
 #include "bpf/dltrace_events.h"
 #include "event/event.h"
 
-#define BLOCK_TRACK_PID_BASE 0x40000000u /* above PID_MAX_LIMIT (4194304) */
+#define BLOCK_TRACK_PID_BASE EV_DEVICE_PID_BASE /* above PID_MAX_LIMIT (4194304) */
 #define BLOCK_BUCKET_NS	     100000000ull
 
 struct block_track {

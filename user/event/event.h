@@ -4,9 +4,10 @@
  * consumes them.
  *
  *   sources                      events                 consumers
- *   decode/  (ring records)  --> struct event  --> tee --> format/chrome/ writer
- *   format/chrome/ reader        by pointer,        |---> report/ accumulators
- *   (a trace file)               one at a time      `---> (live view, metrics, ...)
+ *   decode/  (ring records)  --> struct event  --> tee --> format/ writer (chrome/ JSON,
+ *   format/ readers              by pointer,        |       perfetto/ .pftrace)
+ *   (a trace file: chrome/,      one at a time      |---> report/ accumulators
+ *    perfetto/)                                     `---> (live view, metrics, ...)
  *
  * An event is typed and resolved: file names, command lines and process
  * names are strings, pids are the ids a trace shows (a reused pid already
@@ -33,10 +34,12 @@
  *   2. Add its slot to struct event_consumer and to event_consumer_init()
  *      and event_deliver() (event/event_consumer.c).
  *   3. List its name, category and arguments in event/event_args.c: the
- *      writers write what event_args() lists, and the trace reader fills
- *      the payload back from the same keys.
+ *      writers write what event_args() lists, and the trace readers fill
+ *      the payload back from the same keys (event/event_parse.c for the
+ *      .pftrace reader).
  *   4. Produce it in a source (decode/record_decoder.c) and teach the
- *      reader to recognise it (format/chrome/trace_line_parser.c).
+ *      JSON reader to recognise it (format/chrome/trace_line_parser.c and
+ *      chrome_events.c) and event_parse() to rebuild it.
  *
  * Adding a consumer:
  *   1. Embed a struct event_consumer in the consumer's own state, call
@@ -44,7 +47,7 @@
  *      others stay no-ops).  In a slot, get the state back with
  *      container_of(c, struct my_state, consumer).
  *   2. Attach it with event_tee_add() to the session's tee (live/), or give
- *      it to a file source (trace_read_file()).
+ *      it to a file source (trace_file_read(), format/trace_format.h).
  */
 #ifndef EVENT_H
 #define EVENT_H
@@ -223,6 +226,13 @@ struct ev_fault {
 	struct ev_path path;
 };
 
+/*
+ * Block devices are tracks of their own: EV_BLOCK and EV_BLOCK_RATE have a
+ * pid (= tid) from here up, above any real pid (and the aliases of reused
+ * ones), named "block DEV (MAJ:MIN)" by an EV_PROCESS_NAME.  Not processes.
+ */
+#define EV_DEVICE_PID_BASE 0x40000000u
+
 /* EV_BLOCK: pid and tid are the device's track; the issuing process is in issuer_pid. */
 struct ev_block {
 	char phase;   /* EV_PH_BEGIN or EV_PH_END */
@@ -310,12 +320,13 @@ enum ev_arg_type {
 	EV_ARG_I64,
 	EV_ARG_STR,    /* s: text, any bytes (escaped by each writer) */
 	EV_ARG_SYMBOL, /* s: a short printable ASCII word with no quote or backslash */
-	/* (flag and errno names, devices, hex values): needs no escaping */
+		       /* (flag and errno names, devices): needs no escaping */
 	EV_ARG_PATH, /* path: a file name, also given as hex when not UTF-8 */
 	EV_ARG_BOOL,
 	EV_ARG_DOUBLE,
 	EV_ARG_US,	   /* u: nanoseconds, written as microseconds with ns precision */
 	EV_ARG_LOST_KINDS, /* lost: records lost per kind (an object of counts) */
+	EV_ARG_HEX,	   /* u: an address, flags or magic number, shown in hex ("0x1f") */
 };
 
 struct ev_arg {

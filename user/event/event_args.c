@@ -104,14 +104,10 @@ static void add_dev(struct args_out *o, uint32_t dev)
 	add_made(o, KEYLEN("dev"), dec_u64(p, dev & 0xfffff));
 }
 
-/* "0x1f" */
+/* 0x1f (each writer writes it in hex: the JSON as the string "0x1f") */
 static void add_hex(struct args_out *o, const char *key, size_t key_len, uint64_t v)
 {
-	char *p = o->scratch;
-
-	*p++ = '0';
-	*p++ = 'x';
-	add_made(o, key, key_len, hex_u64(p, v));
+	add(o, key, key_len, EV_ARG_HEX)->u = v;
 }
 
 /* "0644" */

@@ -65,3 +65,16 @@ bool lost_counts_next(const struct lost_counts *c, unsigned *i, const char **nam
 	}
 	return false;
 }
+
+int lost_counts_add_named(struct lost_counts *c, const char *name, size_t len, uint64_t n)
+{
+	for (unsigned k = 0; k < DL_KIND_COUNT; k++) {
+		const char *kn = record_kind_name(k);
+
+		if (kn && strlen(kn) == len && !memcmp(kn, name, len)) {
+			c->by_kind[dl_lost_index(k)] += n;
+			return 0;
+		}
+	}
+	return -1;
+}

@@ -35,4 +35,7 @@ void lost_counts_describe(const struct lost_counts *c, unsigned max, char *buf, 
 bool lost_counts_next(const struct lost_counts *c, unsigned *i, const char **name,
 		      uint64_t *count);
 
+/* Add n to the kind named name[0..len) ("pread64"); -1 when no kind has that name. */
+int lost_counts_add_named(struct lost_counts *c, const char *name, size_t len, uint64_t n);
+
 #endif

@@ -29,6 +29,8 @@ const struct syscall_info *syscall_info(unsigned kind);
 /* The syscall's name, or "fork", "page_fault", ... for the other kinds; NULL if unknown. */
 const char *record_kind_name(unsigned kind);
 const char *io_class_name(enum io_class c);
+/* The reverse: DL_SYS_* of a syscall name as traces write it, or -1. */
+int syscall_kind(const char *name, size_t len);
 
 /* "O_WRONLY|O_CREAT|O_TRUNC" style rendering into buf. */
 void format_open_flags(uint32_t flags, char *buf, size_t size);

@@ -64,13 +64,44 @@ static int write_all(int fd, const char *p, size_t n)
 	return write_some(fd, p, n, NULL);
 }
 
+void sink_frame_packets(struct output_sink *s)
+{
+	s->packets = true;
+}
+
+/* Packets: the end of the last whole one in buf[0..n), which starts with one. */
+static size_t last_packet_end(const char *buf, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	size_t at = 0;
+
+	while (at < n) {
+		size_t i = at + 1;
+		uint64_t len = 0;
+		unsigned shift = 0;
+
+		while (i < n && shift < 64) {
+			len |= (uint64_t)(p[i] & 0x7f) << shift;
+			shift += 7;
+			if (!(p[i++] & 0x80))
+				break;
+		}
+		if (i >= n || p[i - 1] & 0x80 || len > n - i)
+			break;
+		at = i + len;
+	}
+	return at;
+}
+
 /*
  * Plain output: the end of the last whole event within buf[0..n).  Every
- * event after the first starts a new line ("\n,{"), so that is the last
- * newline.
+ * JSON event after the first starts a new line ("\n,{"), so that is the
+ * last newline.
  */
-static size_t last_event_end(const char *buf, size_t n)
+static size_t last_event_end(const struct output_sink *s, const char *buf, size_t n)
 {
+	if (s->packets)
+		return last_packet_end(buf, n);
 	while (n > 0 && buf[n - 1] != '\n')
 		n--;
 	return n ? n - 1 : 0;
@@ -114,7 +145,7 @@ static int sink_emit(struct output_sink *s, int zflush)
 		err = write_some(s->fd, s->buf, s->len, &done);
 		if (err) {
 			/* whole events that did reach the file can stay */
-			s->partial_end = end + last_event_end(s->buf, done);
+			s->partial_end = end + last_event_end(s, s->buf, done);
 			return err;
 		}
 		end += s->len;
@@ -233,6 +264,14 @@ static off_t event_end_before(struct output_sink *s, off_t limit)
 {
 	char buf[128 << 10];
 	off_t floor = s->nmarks ? s->marks[0].end : 0;
+
+	if (s->packets) {
+		/* packets cannot be found backwards: the chunk boundaries can */
+		for (unsigned i = s->nmarks; i-- > 1;)
+			if (s->marks[i].end <= limit)
+				return s->marks[i].end;
+		return floor;
+	}
 
 	while (limit > floor) {
 		off_t from =

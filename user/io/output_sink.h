@@ -7,7 +7,10 @@
  * When a write fails, the file is cut back to such a point (further back
  * while the file system still refuses) and the closing bytes are written
  * there; for gzip a final stored block and the gzip trailer close the
- * stream by hand.  The header chunk is never cut.
+ * stream by hand.  The header chunk is never cut.  Events are lines (the
+ * JSON: each event after the first starts with "\n,") or, after
+ * sink_frame_packets(), protobuf packets (a .pftrace: key 0x0a, a varint
+ * length, the packet).
  */
 #ifndef OUTPUT_SINK_H
 #define OUTPUT_SINK_H
@@ -24,6 +27,7 @@ struct output_sink {
 	int fd;
 	bool gzip;
 	bool regular; /* a regular file: can be cut back and preallocated */
+	bool packets; /* events are length-delimited packets, not lines */
 	char *buf;    /* pending uncompressed bytes */
 	size_t len, cap;
 	z_stream z;
@@ -46,6 +50,8 @@ struct output_sink {
 
 /* Take ownership of fd. level: zlib level when gzip. */
 int sink_init(struct output_sink *s, int fd, bool gzip, int level);
+/* Events are Trace.packet fields (a .pftrace), so cut between those. */
+void sink_frame_packets(struct output_sink *s);
 
 /* Room for n more bytes (flushes a full buffer first). Never NULL. */
 static inline char *sink_space(struct output_sink *s, size_t n)

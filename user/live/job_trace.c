@@ -5,21 +5,24 @@
 #include <string.h>
 #include <time.h>
 
-int job_trace_init(struct job_trace *jt, int fd, bool gzip, int level, uint64_t size_cap)
+int job_trace_init(struct job_trace *jt, const struct job_output *out)
 {
 	int err;
 
 	memset(jt, 0, sizeof(*jt));
-	err = sink_init(&jt->sink, fd, gzip, level);
-	if (err)
-		return err;
-	jt->writer = chrome_writer__new(&jt->sink, size_cap);
-	if (!jt->writer) {
-		sink_close(&jt->sink, "", 0);
-		return -1;
-	}
 	event_tee_init(&jt->tee);
-	event_tee_add(&jt->tee, chrome_writer__consumer(jt->writer));
+	if (out->fd >= 0) {
+		err = sink_init(&jt->sink, out->fd, out->gzip, out->level);
+		if (err)
+			return err;
+		jt->has_sink = true;
+		jt->writer = trace_writer__new(out->format, &jt->sink, out->size_cap);
+		if (!jt->writer) {
+			sink_close(&jt->sink, "", 0);
+			return -1;
+		}
+		event_tee_add(&jt->tee, trace_writer__consumer(jt->writer));
+	}
 	decoder_init(&jt->decoder, &jt->tee.consumer);
 	jt->ready = true;
 	return 0;
@@ -50,14 +53,15 @@ void job_trace_begin(struct job_trace *jt, const struct trace_meta *m)
 	};
 
 	decoder_begin(&jt->decoder, &b);
-	sink_flush(&jt->sink);
+	if (jt->has_sink)
+		sink_flush(&jt->sink); /* the header is its own chunk: it survives a full disk */
 	jt->open = true;
 }
 
-int job_trace_start(struct job_trace *jt, int fd, bool gzip, int level, uint64_t size_cap,
+int job_trace_start(struct job_trace *jt, const struct job_output *out,
 		    const struct trace_meta *meta)
 {
-	int err = job_trace_init(jt, fd, gzip, level, size_cap);
+	int err = job_trace_init(jt, out);
 
 	if (!err)
 		job_trace_begin(jt, meta);
@@ -68,9 +72,10 @@ void job_trace_abandon(struct job_trace *jt)
 {
 	if (!jt->ready)
 		return;
-	sink_close(&jt->sink, "", 0);
+	if (jt->has_sink)
+		sink_close(&jt->sink, "", 0);
 	decoder_free(&jt->decoder);
-	chrome_writer__free(jt->writer);
+	trace_writer__free(jt->writer);
 	jt->writer = NULL;
 	jt->ready = jt->open = false;
 }
@@ -83,7 +88,14 @@ void job_trace_record(struct job_trace *jt, const void *data, size_t size)
 
 uint64_t job_trace_events(const struct job_trace *jt)
 {
-	return jt->writer ? chrome_writer__events(jt->writer) : jt->written;
+	if (!jt->has_sink)
+		return jt->ready ? jt->decoder.emitted : jt->written;
+	return jt->writer ? trace_writer__events(jt->writer) : jt->written;
+}
+
+int job_trace_error(const struct job_trace *jt)
+{
+	return jt->has_sink ? jt->sink.error : 0;
 }
 
 static uint64_t now_ns(clockid_t clock)
@@ -111,13 +123,17 @@ int job_trace_finish(struct job_trace *jt, const struct trace_summary *sum)
 	end.duration_ns = now > jt->decoder.t0 ? now - jt->decoder.t0 : 0;
 	end.end_wall_ns = (int64_t)now_ns(CLOCK_REALTIME);
 	end.stop_reason = str(sum->stop_reason);
-	end.truncated = jt->sink.error != 0;
+	end.truncated = job_trace_error(jt) != 0;
 	decoder_finish(&jt->decoder, &end);
-	tail = chrome_writer__tail(jt->writer, &tail_len);
-	jt->written = chrome_writer__events(jt->writer);
-	err = sink_close(&jt->sink, tail, tail_len);
+	err = 0;
+	jt->written = jt->decoder.emitted;
+	if (jt->has_sink) {
+		tail = trace_writer__tail(jt->writer, &tail_len);
+		jt->written = trace_writer__events(jt->writer);
+		err = sink_close(&jt->sink, tail, tail_len);
+	}
 	decoder_free(&jt->decoder);
-	chrome_writer__free(jt->writer);
+	trace_writer__free(jt->writer);
 	jt->writer = NULL;
 	jt->open = jt->ready = false;
 	return err;

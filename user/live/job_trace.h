@@ -2,11 +2,12 @@
 /*
  * One traced job's pipeline, for the tracing session and the daemon:
  *
- *   ring records -> decoder -> tee -> Chrome writer -> output sink (file)
+ *   ring records -> decoder -> tee -> trace writer (JSON or .pftrace) -> output sink (file)
  *                                  `-> other consumers (the report, ...)
  *
  * The decoder always decodes every record, so consumers other than the
- * writer see the whole job even when the trace file reached its size cap.
+ * writer see the whole job even when the trace file reached its size cap,
+ * or when there is no trace file at all (--summary-only).
  */
 #ifndef JOB_TRACE_H
 #define JOB_TRACE_H
@@ -17,7 +18,7 @@
 
 #include "decode/record_decoder.h"
 #include "event/event_tee.h"
-#include "format/chrome/chrome_writer.h"
+#include "format/trace_format.h"
 #include "io/output_sink.h"
 
 /* The trace's metadata, as the session knows it. */
@@ -39,27 +40,38 @@ struct trace_summary {
 	const char *stop_reason;
 };
 
+/* Where the trace goes. */
+struct job_output {
+	int fd;			  /* taken over by the job; -1: no trace file, only the consumers */
+	enum trace_format format; /* by the output's name (trace_format_of_name) */
+	bool gzip;
+	int level;	   /* zlib level when gzip */
+	uint64_t size_cap; /* the trace file stops taking events past this many bytes (0: none) */
+};
+
 struct job_trace {
 	struct output_sink sink;
-	struct chrome_writer *writer;
+	struct trace_writer *writer; /* NULL: no trace file */
 	struct event_tee tee;
 	struct record_decoder decoder;
 	uint64_t written; /* after job_trace_finish: events the file holds */
-	bool ready;	  /* initialized */
-	bool open;	  /* header written */
+	bool has_sink;
+	bool ready; /* initialized */
+	bool open;  /* header written */
 };
 
-/* size_cap: the trace file stops taking events past this many bytes (0: none). */
-int job_trace_init(struct job_trace *jt, int fd, bool gzip, int level, uint64_t size_cap);
+int job_trace_init(struct job_trace *jt, const struct job_output *out);
 /* Another consumer of the job's events (before job_trace_begin). */
 int job_trace_add_consumer(struct job_trace *jt, struct event_consumer *c);
 void job_trace_begin(struct job_trace *jt, const struct trace_meta *meta);
-int job_trace_start(struct job_trace *jt, int fd, bool gzip, int level, uint64_t size_cap,
+int job_trace_start(struct job_trace *jt, const struct job_output *out,
 		    const struct trace_meta *meta);
 void job_trace_abandon(struct job_trace *jt);
 void job_trace_record(struct job_trace *jt, const void *data, size_t size);
-/* Events written to the trace file so far. */
+/* Events written to the trace file so far (without a file: events decoded). */
 uint64_t job_trace_events(const struct job_trace *jt);
+/* A write to the trace file failed (its errno), or 0. */
+int job_trace_error(const struct job_trace *jt);
 /* End the stream and close the file; 0 or -errno of a write error. */
 int job_trace_finish(struct job_trace *jt, const struct trace_summary *sum);
 

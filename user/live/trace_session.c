@@ -99,7 +99,8 @@ struct session {
 	char layers_off[1024]; /* "vfs: reason; ..." */
 	char err[2 * PATH_MAX + 256];
 	const char *stop_reason;
-	struct report_session *report; /* --report */
+	struct report_session *report; /* --report, --report-json, --summary-only */
+	int summary_fd;		       /* --summary-only: -o's file, for the report */
 	FILE *records;		       /* --save-records */
 };
 
@@ -132,13 +133,15 @@ static void say(const struct session *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void default_output(char *out, size_t size)
+static void default_output(char *out, size_t size, bool summary)
 {
 	time_t t = time(NULL);
 	struct tm tm;
 
 	localtime_r(&t, &tm);
-	strftime(out, size, "dltrace-%Y%m%d-%H%M%S.json", &tm);
+	strftime(out, size,
+		 summary ? "dltrace-%Y%m%d-%H%M%S.summary.json" : "dltrace-%Y%m%d-%H%M%S.json",
+		 &tm);
 }
 
 /* Everything that can be refused before anything is attached. */
@@ -146,6 +149,7 @@ static int prepare(struct session *s)
 {
 	const struct trace_options *o = s->opt;
 	struct file_owner owner = invoking_user();
+	struct job_output out = {0};
 	int fd;
 
 	if (check_privileges(s->err, sizeof(s->err)) || check_btf(s->err, sizeof(s->err)) ||
@@ -184,7 +188,7 @@ static int prepare(struct session *s)
 	if (o->output)
 		snprintf(s->output, sizeof(s->output), "%s", o->output);
 	else
-		default_output(s->output, sizeof(s->output));
+		default_output(s->output, sizeof(s->output), o->summary_only);
 	if (o->save_records && !(s->records = record_file_create(o->save_records))) {
 		snprintf(s->err, sizeof(s->err), "cannot create %s: %s", o->save_records,
 			 strerror(errno));
@@ -193,7 +197,17 @@ static int prepare(struct session *s)
 	fd = output_open(s->output, &owner, 0600, s->err, sizeof(s->err));
 	if (fd < 0)
 		return -1;
-	if (job_trace_init(&s->trace, fd, output_wants_gzip(s->output), o->gzip_level, 0)) {
+	out.format = trace_format_of_name(s->output);
+	out.gzip = output_wants_gzip(s->output);
+	out.level = o->gzip_level ? o->gzip_level : trace_format_gzip_level(out.format);
+	if (o->summary_only) {
+		/* no trace: the file takes the report's JSON at the end */
+		s->summary_fd = fd;
+		out.fd = -1;
+	} else {
+		out.fd = fd;
+	}
+	if (job_trace_init(&s->trace, &out)) {
 		snprintf(s->err, sizeof(s->err), "out of memory");
 		return -1;
 	}
@@ -302,7 +316,7 @@ static void run_loop(struct session *s, uint64_t t0)
 			s->stop_reason = "ring buffer error";
 			break;
 		}
-		if (s->trace.sink.error) {
+		if (job_trace_error(&s->trace)) {
 			s->stop_reason = "output write error";
 			break;
 		}
@@ -360,7 +374,11 @@ static int finish(struct session *s)
 	sum.stop_reason = s->stop_reason;
 	err = job_trace_finish(&s->trace, &sum);
 	events = job_trace_events(&s->trace);
-	if (err) {
+	if (s->opt->summary_only) {
+		say(s, "traced %llu events (%s); the report goes to %s", (unsigned long long)events,
+		    s->stop_reason ? s->stop_reason : "done",
+		    strcmp(s->output, "-") ? s->output : "standard output");
+	} else if (err) {
 		fprintf(stderr,
 			"dltrace: writing %s failed: %s; tracing stopped, the trace holds what "
 			"was written before\n",
@@ -384,16 +402,24 @@ static int finish(struct session *s)
 	return err ? 1 : 0;
 }
 
-/* --report-json FILE: 0, or 1 with a message. */
+/* --report-json FILE, or -o FILE with --summary-only: 0, or 1 with a message. */
 static int write_report_json(struct session *s)
 {
-	const char *path = s->opt->report_json;
+	const char *path = s->opt->summary_only ? s->output : s->opt->report_json;
 	struct file_owner owner = invoking_user();
 	char err[PATH_MAX + 256];
 	FILE *f = stdout;
 	int fd = -1;
 
-	if (strcmp(path, "-")) {
+	if (s->opt->summary_only && s->summary_fd >= 0 && s->summary_fd != 1) {
+		fd = s->summary_fd;
+		s->summary_fd = -1;
+		if (!(f = fdopen(fd, "w"))) {
+			fprintf(stderr, "dltrace: %s\n", strerror(errno));
+			close(fd);
+			return 1;
+		}
+	} else if (strcmp(path, "-")) {
 		fd = output_open(path, &owner, 0600, err, sizeof(err));
 		if (fd < 0 || !(f = fdopen(fd, "w"))) {
 			fprintf(stderr, "dltrace: %s\n", fd < 0 ? err : strerror(errno));
@@ -432,7 +458,7 @@ static int print_report(struct session *s)
 					 isatty(fileno(out)) && !(nc && *nc));
 		fflush(out);
 	}
-	return s->opt->report_json ? write_report_json(s) : 0;
+	return s->opt->report_json || s->opt->summary_only ? write_report_json(s) : 0;
 }
 
 int trace_run(const struct trace_options *o)
@@ -454,19 +480,22 @@ int trace_run(const struct trace_options *o)
 		return 1;
 	s->opt = o;
 	s->cgroup_fd = -1;
+	s->summary_fd = -1;
 	s->cmd.pid = -1;
 	s->cmd.release_fd = s->cmd.error_fd = -1;
 	install_signals();
 	if (prepare(s))
 		goto fail;
-	if (o->report || o->report_json) {
+	if (o->report || o->report_json || o->summary_only) {
 		/* the report is a consumer of the events as they are decoded */
 		struct event_consumer *c = NULL;
 
 		s->report = report_session__new();
 		if (s->report)
 			c = report_session__begin_trace(
-			    s->report, strcmp(s->output, "-") ? s->output : "standard output");
+			    s->report, o->summary_only		? "(no trace file)"
+				       : strcmp(s->output, "-") ? s->output
+								: "standard output");
 		if (!c || job_trace_add_consumer(&s->trace, c)) {
 			snprintf(s->err, sizeof(s->err), "out of memory");
 			goto fail;
@@ -525,7 +554,7 @@ int trace_run(const struct trace_options *o)
 		if (rc == 0)
 			rc = command_exit_code(s->cmd_status);
 	}
-	if ((o->report || o->report_json) && print_report(s) && rc == 0)
+	if ((o->report || o->report_json || o->summary_only) && print_report(s) && rc == 0)
 		rc = 1;
 	goto out;
 
@@ -539,6 +568,9 @@ fail:
 		if (strcmp(s->output, "-"))
 			unlink(s->output);
 	}
+	if (s->summary_fd >= 0 && s->summary_fd != 1)
+		close(s->summary_fd);
+	s->summary_fd = -1;
 	rc = 1;
 out:
 	report_session__free(s->report);

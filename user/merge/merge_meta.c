@@ -201,45 +201,119 @@ void merge_write_header(struct output_sink *s, const struct merge_input *in, uin
 	free((char *)layers.s);
 }
 
-size_t merge_summary_tail(char *tail, size_t cap, const struct merge_input *in, uint32_t n,
-			  uint64_t events, bool output_error)
+void merge_totals(const struct merge_input *in, uint32_t n, bool output_error,
+		  struct merge_totals *t)
 {
-	uint64_t lost = 0, lost_bytes = 0, input_events = 0, duration = 0;
-	int64_t end_wall = 0;
-	uint32_t truncated = 0;
-	bool cut = output_error;
-	char *p = tail;
-
-	if (cap < MERGE_TAIL_MAX)
-		return 0;
+	memset(t, 0, sizeof(*t));
+	t->truncated = output_error;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct merge_input_summary *s = &in[i].summary;
 
-		input_events += in[i].status.events;
-		truncated += trace_read_truncated(&in[i].status);
+		t->input_events += in[i].status.events;
+		t->truncated_inputs += trace_read_truncated(&in[i].status);
 		if (!s->seen)
 			continue;
-		lost += s->lost_events;
-		lost_bytes += s->lost_bytes;
-		cut |= s->truncated;
-		if (in[i].shift_ns + s->duration_ns > duration)
-			duration = in[i].shift_ns + s->duration_ns;
-		if (s->end_wall_ns > end_wall)
-			end_wall = s->end_wall_ns;
+		t->lost.events += s->lost_events;
+		t->lost.bytes += s->lost_bytes;
+		for (unsigned k = 0; k < DL_LOST_KINDS; k++)
+			t->lost.by_kind[k] += s->lost.by_kind[k];
+		t->truncated |= s->truncated;
+		if (in[i].shift_ns + s->duration_ns > t->duration_ns)
+			t->duration_ns = in[i].shift_ns + s->duration_ns;
+		if (s->end_wall_ns > t->end_wall_ns)
+			t->end_wall_ns = s->end_wall_ns;
 	}
+}
+
+size_t merge_summary_tail(char *tail, size_t cap, const struct merge_input *in, uint32_t n,
+			  uint64_t events, bool output_error)
+{
+	struct merge_totals t;
+	const char *kind;
+	uint64_t count;
+	char *p = tail;
+	bool first = true;
+
+	if (cap < MERGE_TAIL_MAX)
+		return 0;
+	merge_totals(in, n, output_error, &t);
 	PUT(p, "\n,{\"name\":\"dltrace_summary\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{");
 	PUT(p, "\"events\":");
 	p = fmt_u64(p, events);
-	p = put_key_u64(p, "lost_events", lost);
-	p = put_key_u64(p, "lost_bytes", lost_bytes);
-	p = put_key_u64(p, "duration_ns", duration);
-	p = put_key_i64(p, "end_wall_ns", end_wall);
+	p = put_key_u64(p, "lost_events", t.lost.events);
+	p = put_key_u64(p, "lost_bytes", t.lost.bytes);
+	/* the inputs' lost records by kind, added up (as a trace's own summary shows them) */
+	for (unsigned k = 0; t.lost.events && lost_counts_next(&t.lost, &k, &kind, &count);) {
+		if (first)
+			PUT(p, ",\"lost_by_kind\":{");
+		else
+			*p++ = ',';
+		first = false;
+		p = fmt_str(p, kind, strlen(kind));
+		*p++ = ':';
+		p = fmt_u64(p, count);
+	}
+	if (!first)
+		*p++ = '}';
+	p = put_key_u64(p, "duration_ns", t.duration_ns);
+	p = put_key_i64(p, "end_wall_ns", t.end_wall_ns);
 	p = put_key_str(p, "stop_reason", "merged");
 	p = put_key_u64(p, "inputs", n);
-	p = put_key_u64(p, "input_events", input_events);
-	p = put_key_u64(p, "truncated_inputs", truncated);
-	if (cut)
+	p = put_key_u64(p, "input_events", t.input_events);
+	p = put_key_u64(p, "truncated_inputs", t.truncated_inputs);
+	if (t.truncated)
 		PUT(p, ",\"truncated\":true");
 	PUT(p, "}}\n]\n");
 	return p - tail;
+}
+
+struct trace_str merge_hosts(const struct merge_input *in, uint32_t n)
+{
+	return union_of(in, n, true);
+}
+
+struct trace_str merge_layers(const struct merge_input *in, uint32_t n)
+{
+	return union_of(in, n, false);
+}
+
+static struct trace_str copy_ev(struct ev_str s)
+{
+	return copy_str(&(struct trace_str){s.s, s.len});
+}
+
+void merge_input_begin(struct merge_input *in, const struct ev_trace_begin *b)
+{
+	in->hostname = copy_ev(b->hostname);
+	in->kernel = copy_ev(b->kernel);
+	in->target = copy_ev(b->target);
+	in->layers = copy_ev(b->layers);
+	in->start_wall = copy_ev(b->start_wall);
+	in->start_wall_ns = b->start_wall_ns;
+}
+
+size_t merge_input_line_max(const struct merge_input *in)
+{
+	return 512 + JSON_ESCAPED_MAX(strlen(in->path)) + JSON_ESCAPED_MAX(in->hostname.len) +
+	       JSON_ESCAPED_MAX(in->kernel.len) + JSON_ESCAPED_MAX(in->target.len) +
+	       JSON_ESCAPED_MAX(in->start_wall.len);
+}
+
+size_t merge_input_line(char *out, const struct merge_input *in)
+{
+	char *p = out;
+
+	PUT(p, "{\"name\":\"dltrace_input\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"file\":");
+	p = fmt_str(p, in->path, strlen(in->path));
+	p = put_key_text(p, "hostname", &in->hostname);
+	p = put_key_text(p, "kernel", &in->kernel);
+	p = put_key_text(p, "target", &in->target);
+	p = put_key_text(p, "start_wall", &in->start_wall);
+	p = put_key_i64(p, "start_wall_ns", in->start_wall_ns);
+	p = put_key_u64(p, "shift_ns", in->shift_ns);
+	p = put_key_u64(p, "events", in->status.events);
+	if (trace_read_truncated(&in->status))
+		PUT(p, ",\"truncated\":true");
+	PUT(p, "}}");
+	return p - out;
 }

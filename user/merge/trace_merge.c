@@ -201,10 +201,32 @@ static void write_line(struct trace_merge *m, const char *text, size_t n)
 	m->events++;
 }
 
+/* "lost_by_kind":{"pread64":12,...} */
+static int lost_member(void *ctx, const struct json_member *mb)
+{
+	struct trace_str v = {mb->value, mb->value_len};
+	uint64_t n;
+	bool neg;
+
+	if (!trace_json_number(&v, NULL, &n, &neg) && !neg)
+		lost_counts_add_named(ctx, mb->key.s, mb->key.len, n);
+	return 0;
+}
+
 static void keep_summary(struct trace_merge *m, const struct trace_event *ev)
 {
 	struct merge_input_summary *s = &m->summary;
 
+	for (uint32_t i = 0; i < ev->nextra; i++) {
+		const struct trace_member *x = &ev->extra[i];
+
+		if (x->key.len == 12 && !memcmp(x->key.s, "lost_by_kind", 12) && x->value.len &&
+		    x->value.s[0] == '{') {
+			m->scratch = grow(m->scratch, &m->scratch_cap, TRACE_SCRATCH(x->value.len));
+			trace_object_members(x->value.s, x->value.len, m->scratch, lost_member,
+					     &s->lost);
+		}
+	}
 	s->seen = true;
 	s->truncated = ev->truncated;
 	s->events = ev->events;

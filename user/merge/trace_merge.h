@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "event/lost_counts.h"
 #include "merge/merge_ids.h"
 #include "io/output_sink.h"
 #include "format/chrome/trace_event.h"
@@ -30,6 +31,7 @@ struct merge_input_summary {
 	bool truncated; /* its tracer could not write everything */
 	uint64_t events, lost_events, lost_bytes, duration_ns;
 	int64_t end_wall_ns;
+	struct lost_counts lost; /* lost_by_kind */
 };
 
 struct trace_merge {

@@ -90,12 +90,31 @@ static bool is_dup_call(const struct ev_syscall *s)
 	return s->sys == DL_SYS_DUP || s->sys == DL_SYS_DUP2 || s->sys == DL_SYS_DUP3;
 }
 
+/* path_scope() of a path, remembered for the last one: most events repeat their file. */
+static uint8_t scope_of(struct report_stats *st, const struct ev_str *path, enum env_kind *env)
+{
+	uint8_t scope;
+
+	if (path->len && path->len == st->scope_len && !memcmp(path->s, st->scope_path, path->len)) {
+		*env = st->scope_env;
+		return st->scope;
+	}
+	scope = path_scope(path->s, path->len, env);
+	if (path->len && path->len <= sizeof(st->scope_path)) {
+		memcpy(st->scope_path, path->s, path->len);
+		st->scope_len = path->len;
+		st->scope = scope;
+		st->scope_env = *env;
+	}
+	return scope;
+}
+
 /* The output side of sendfile/copy_file_range: a write of unknown offset. */
 static void second_path_write(struct report_stats *st, uint32_t ti, const struct ev_syscall *s,
 			      uint64_t start, uint64_t end)
 {
 	enum env_kind env;
-	uint8_t scope = path_scope(s->path2.name.s, s->path2.name.len, &env);
+	uint8_t scope = scope_of(st, &s->path2.name, &env);
 	struct rs_access a = {ti, NONE32, NONE32, false, 0, (uint64_t)s->ret, start, end};
 
 	if (scope == SCOPE_OTHER) {
@@ -139,7 +158,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	int k = s->sys, cls = class_of(k);
 	bool failed = s->ret < 0 && s->ret >= -ERRNO_UNKNOWN;
 	enum env_kind env = ENV_NONE;
-	uint8_t scope = path_scope(s->path.name.s, s->path.name.len, &env);
+	uint8_t scope = scope_of(st, &s->path.name, &env);
 	struct rs_syscall *sc;
 	struct rs_thread *th;
 	struct rs_proc *pr;
@@ -428,7 +447,7 @@ static void layer_event(struct report_stats *st, const struct event *ev)
 
 	switch (ev->type) {
 	case EV_FAULT:
-		scope = path_scope(ev->fault.path.name.s, ev->fault.path.name.len, &env);
+		scope = scope_of(st, &ev->fault.path.name, &env);
 		l->faults[scope]++;
 		if (scope != SCOPE_OTHER) {
 			uint32_t fi = rs_file_get(st, &ev->fault.path.name, scope, env,
@@ -515,6 +534,27 @@ static bool is_syscall_cat(const struct ev_str *c)
 	       (c->len == 8 && !memcmp(c->s, "metadata", 8));
 }
 
+/* A block device's track (EV_BLOCK, EV_BLOCK_RATE): noted, so that its name makes no process. */
+static void note_device(struct report_stats *st, uint32_t pid)
+{
+	uint64_t key = (uint64_t)st->cur << 32 | pid;
+
+	if (u64_index_get(&st->device_ix, key) == U64_NONE && u64_index_put(&st->device_ix, key, 0))
+		st->oom = true;
+}
+
+/*
+ * Is this name a block device's?  Its track had block events, or, when
+ * the trace kept none of them (cut, capped), its pid and name are the
+ * decoder's: a device pid and "block ...".
+ */
+static bool is_device(const struct report_stats *st, uint32_t pid, const struct ev_str *name)
+{
+	if (u64_index_get(&st->device_ix, (uint64_t)st->cur << 32 | pid) != U64_NONE)
+		return true;
+	return pid >= EV_DEVICE_PID_BASE && name->len > 6 && !memcmp(name->s, "block ", 6);
+}
+
 void rs_event(struct report_stats *st, const struct event *ev)
 {
 	struct rs_trace *t = &st->traces[st->cur];
@@ -551,7 +591,8 @@ void rs_event(struct report_stats *st, const struct event *ev)
 		syscall_event(st, ev);
 		return;
 	case EV_PROCESS_NAME:
-		if (ev->name.name.len && ev->pid) {
+		/* block devices are tracks of the trace, not processes of the job */
+		if (ev->name.name.len && ev->pid && !is_device(st, ev->pid, &ev->name.name)) {
 			uint32_t p = rs_proc_get(st, ev->pid, (uint64_t)t->offset_ns);
 
 			if (p != NONE32)
@@ -573,6 +614,11 @@ void rs_event(struct report_stats *st, const struct event *ev)
 		return;
 	case EV_SPAN:
 		span_event(st, ev);
+		return;
+	case EV_BLOCK:
+	case EV_BLOCK_RATE:
+		note_device(st, ev->pid);
+		layer_event(st, ev);
 		return;
 	case EV_OTHER:
 		/* a slice of a syscall category this version does not know */

@@ -27,7 +27,8 @@
  *                                less than 1 MiB written per sync
  *   checkpoint_stall             the training thread is blocked in write
  *                                bursts (>= 1 MiB) for >= 5% of its time and
- *                                >= 50 ms; high >= 20%
+ *                                >= 50 ms, and the bursts repeat (>= 2, other
+ *                                work between them); high >= 20%
  *   failed_syscalls              >= 1000 failed calls (all files) that are
  *                                >= 10% of all calls
  *   low_read_parallelism         one thread reads >= 90% of the bytes
@@ -78,6 +79,7 @@
 #define STALL_SHARE	    0.05
 #define STALL_HIGH_SHARE    0.20
 #define STALL_MIN_NS	    50000000ull
+#define STALL_MIN_BURSTS    2 /* a checkpoint repeats: one burst is a file made once */
 #define FAILED_MIN	    1000
 #define FAILED_SHARE	    0.10
 #define PARALLEL_SHARE	    0.90
@@ -655,16 +657,24 @@ static void checkpoint_stall(const struct report_stats *st, struct findings *out
 	t = &st->threads[st->training_thread];
 	wall = rs_thread_wall(st, t);
 	share = ratio(t->burst_blocked_ns, wall);
-	if (t->burst_blocked_ns < STALL_MIN_NS || share < STALL_SHARE)
+	/*
+	 * Evidence of checkpoints: bursts that repeat, each >= 1 s after the
+	 * last (else they would be one burst), so other work (compute, reads)
+	 * separates them.  A single burst is a file written once (a dataset
+	 * made at the start, an output at the end), whatever share it takes.
+	 */
+	if (t->bursts < STALL_MIN_BURSTS || t->burst_blocked_ns < STALL_MIN_NS ||
+	    share < STALL_SHARE)
 		return;
 	f = add(out, "checkpoint_stall", share >= STALL_HIGH_SHARE ? LEVEL_HIGH : LEVEL_WARN,
 		"Checkpoint writes stall the training thread");
 	if (!f)
 		return;
 	rule(f,
-	     "the training thread is blocked in write bursts (writes and syncs less than 1 s "
-	     "apart, >= 1 MiB) for >= %.0f%% of its time and >= 100 ms; high >= %.0f%%",
-	     STALL_SHARE * 100, STALL_HIGH_SHARE * 100);
+	     "the training thread is blocked in repeated write bursts (>= %d bursts: writes and "
+	     "syncs less than 1 s apart, >= 1 MiB, with other work between the bursts) for "
+	     ">= %.0f%% of its time and >= 50 ms; high >= %.0f%%",
+	     STALL_MIN_BURSTS, STALL_SHARE * 100, STALL_HIGH_SHARE * 100);
 	evidence(f, "training thread %u: %llu bursts wrote %s and blocked it %s, %s of its %s",
 		 t->tid, (unsigned long long)t->bursts, human_bytes(a, t->burst_bytes),
 		 human_ns(b, t->burst_blocked_ns), human_pct(c, share), human_ns(d, wall));

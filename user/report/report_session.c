@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "event/version.h"
-#include "format/chrome/chrome_events.h"
+#include "format/trace_format.h"
 #include "report/render/report_output.h"
 #include "report/report_warnings.h"
 
@@ -71,7 +71,7 @@ int report_session__read_file(struct report_session *s, const char *path, char *
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (chrome_read_events(path, c, &status)) {
+	if (trace_file_read(path, c, &status)) {
 		snprintf(err, errlen, "%s", status.error);
 		return -1;
 	}

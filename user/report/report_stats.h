@@ -31,7 +31,7 @@
 #include "lib/quantile_sketch.h"
 #include "lib/string_index.h"
 #include "event/event.h"
-#include "format/chrome/trace_reader.h"
+#include "format/trace_status.h"
 #include "lib/u64_index.h"
 
 #define NONE32 UINT32_MAX
@@ -381,6 +381,7 @@ struct report_stats {
 	uint32_t nprocs, nthreads, nfiles, npairs, ndirs, nmounts;
 	uint32_t cap_procs, cap_threads, cap_files, cap_pairs, cap_dirs, cap_mounts;
 	struct u64_index proc_ix, thread_ix, pair_ix, file_ix, dir_ix, mount_ix;
+	struct u64_index device_ix; /* trace << 32 | pid of block devices' tracks: not processes */
 	uint32_t *file_of_string; /* string id -> file index (NONE32) */
 	uint32_t file_of_string_cap;
 
@@ -412,6 +413,10 @@ struct report_stats {
 
 	/* lookup caches */
 	uint64_t cache_thread_key;
+	/* the scope of the last path classified (most events repeat their file) */
+	char scope_path[256];
+	uint32_t scope_len; /* 0: none */
+	uint8_t scope, scope_env;
 	uint32_t cache_thread;
 
 	/* report_derive */

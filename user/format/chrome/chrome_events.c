@@ -543,14 +543,7 @@ static int lost_member(void *ctx, const struct json_member *m)
 
 	if (trace_json_number(&v, NULL, &n, &neg) || neg)
 		return 0;
-	for (unsigned k = 0; k < DL_KIND_COUNT; k++) {
-		const char *name = record_kind_name(k);
-
-		if (name && m->key.len == strlen(name) && !memcmp(m->key.s, name, m->key.len)) {
-			lost->by_kind[dl_lost_index(k)] += n;
-			return 0;
-		}
-	}
+	lost_counts_add_named(lost, m->key.s, m->key.len, n);
 	return 0;
 }
 
@@ -998,6 +991,11 @@ void chrome_events__free(struct chrome_events *s)
 		return;
 	free(s->scratch);
 	free(s);
+}
+
+bool chrome_events__failed(const struct chrome_events *s)
+{
+	return s->failed;
 }
 
 int chrome_read_events(const char *path, struct event_consumer *c, struct trace_read_status *st)

@@ -28,6 +28,8 @@ struct chrome_events;
 struct chrome_events *chrome_events__new(struct event_consumer *out);
 void chrome_events__line(void *ctx, const struct trace_event *line);
 void chrome_events__free(struct chrome_events *s);
+/* Some line could not be delivered (out of memory). */
+bool chrome_events__failed(const struct chrome_events *s);
 
 /* Read a whole file ("-": standard input) into c.  -1 with st->error on errors. */
 int chrome_read_events(const char *path, struct event_consumer *c, struct trace_read_status *st);

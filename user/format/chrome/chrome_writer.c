@@ -33,12 +33,24 @@ struct chrome_writer {
 	uint32_t ids_pid, ids_tid;
 };
 
-/* "key": (keys are short: a loop beats a call to memcpy) */
+/*
+ * "key": (keys are short: a loop beats a call to memcpy).  The keys
+ * event_args() writes are plain ASCII; a span's may be anything a trace
+ * held, and those are escaped.
+ */
 static inline char *put_key(char *p, struct ev_str k)
 {
 	*p++ = '"';
-	for (uint32_t i = 0; i < k.len; i++)
-		p[i] = k.s[i];
+	for (uint32_t i = 0; i < k.len; i++) {
+		unsigned char c = k.s[i];
+
+		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) {
+			p = fmt_str(p - 1, k.s, k.len);
+			*p++ = ':';
+			return p;
+		}
+		p[i] = c;
+	}
 	p += k.len;
 	*p++ = '"';
 	*p++ = ':';
@@ -177,6 +189,11 @@ static char *put_args(char *p, const struct ev_arg *args, unsigned n)
 		case EV_ARG_LOST_KINDS:
 			p = put_lost_kinds(p, a->lost);
 			break;
+		case EV_ARG_HEX:
+			PUT(p, "\"0x");
+			p = hex_u64(p, a->u);
+			*p++ = '"';
+			break;
 		}
 	}
 	PUT(p, "}}");
@@ -277,9 +294,21 @@ static void write_event(struct event_consumer *c, const struct event *e)
 
 	if (over_cap(w, e))
 		return;
+	if (e->type == EV_OTHER && e->raw.len) {
+		/* a line of no known kind, read from a trace: as it was */
+		start = p = sink_space(w->sink, e->raw.len + 2);
+		if (w->events)
+			PUT(p, "\n,");
+		else
+			*p++ = '[';
+		memcpy(p, e->raw.s, e->raw.len);
+		sink_advance(w->sink, p + e->raw.len - start);
+		w->events++;
+		return;
+	}
 	n = event_args(e, args, scratch);
 	for (unsigned i = 0; i < n; i++)
-		need += args[i].key.len + arg_bytes(&args[i]);
+		need += JSON_ESCAPED_MAX(args[i].key.len) + arg_bytes(&args[i]);
 	if (e->type == EV_SYSCALL) {
 		h.ph = 'X';
 	} else {
@@ -315,7 +344,8 @@ static void write_end(struct event_consumer *c, const struct event *e)
 	unsigned n;
 
 	end.end.events = w->events + 1;
-	end.end.capped_events = w->capped;
+	/* a trace read back keeps what its own cap left out */
+	end.end.capped_events += w->capped;
 	end.end.truncated = end.end.truncated || w->sink->error;
 	n = event_args(&end, args, scratch);
 	PUT(p, "\n,{\"name\":\"dltrace_summary\",\"ph\":\"M\",\"pid\":0,\"tid\":0");

@@ -661,51 +661,6 @@ static int parse_args(struct cursor *c, struct trace_event *ev, struct hex_field
 }
 
 /* Name → kind, by a small open-addressing table built on first use. */
-#define KIND_SLOTS 256 /* a power of two, at least twice DL_SYS_COUNT */
-_Static_assert(DL_SYS_COUNT * 2 <= KIND_SLOTS && DL_SYS_COUNT <= 127, "kind_slot holds a kind");
-static signed char kind_slot[KIND_SLOTS];
-static bool kind_ready;
-
-static uint32_t name_hash(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
-static void kind_table_init(void)
-{
-	memset(kind_slot, -1, sizeof(kind_slot));
-	for (int k = 0; k < DL_SYS_COUNT; k++) {
-		const char *nm = syscall_info(k)->name;
-		uint32_t h = name_hash(nm, strlen(nm)) % KIND_SLOTS;
-
-		while (kind_slot[h] >= 0)
-			h = (h + 1) % KIND_SLOTS;
-		kind_slot[h] = k;
-	}
-	kind_ready = true;
-}
-
-int trace_syscall_kind(const char *name, size_t len)
-{
-	uint32_t h;
-
-	if (!kind_ready)
-		kind_table_init();
-	h = name_hash(name, len) % KIND_SLOTS;
-	while (kind_slot[h] >= 0) {
-		const char *nm = syscall_info(kind_slot[h])->name;
-
-		if (strlen(nm) == len && !memcmp(nm, name, len))
-			return kind_slot[h];
-		h = (h + 1) % KIND_SLOTS;
-	}
-	return -1;
-}
-
 static enum trace_event_type classify(const struct trace_str *nm, char cat, char ph)
 {
 	if (ph == 'M') {
@@ -886,7 +841,7 @@ done:
 	ev->type = classify(&name, ev->cat, ev->ph);
 	ev->event_name = name;
 	if (ev->type == TEV_SYSCALL)
-		ev->sys = trace_syscall_kind(name.s, name.len);
+		ev->sys = syscall_kind(name.s, name.len);
 	return 0;
 bad:
 	if (why)

@@ -47,9 +47,6 @@ struct json_member {
 int trace_object_members(const char *text, size_t len, char *scratch,
 			 int (*fn)(void *ctx, const struct json_member *m), void *ctx);
 
-/* DL_SYS_* of a syscall name as written in traces, or -1. */
-int trace_syscall_kind(const char *name, size_t len);
-
 /*
  * Raw JSON values (trace_event.extra): an integer (-1 if it is not one),
  * a number, a string (unescaped into scratch when it has escapes; scratch

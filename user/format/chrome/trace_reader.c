@@ -12,9 +12,6 @@
 
 #include "format/chrome/trace_line_parser.h"
 
-#ifndef ZOUT_BYTES
-#define ZOUT_BYTES (256u << 10) /* inflated bytes per step (smaller in the fuzz target) */
-#endif
 #define READ_BYTES (1u << 20)
 
 static int reader_fail(struct trace_reader *r, const char *fmt, ...)
@@ -32,22 +29,22 @@ static int reader_fail(struct trace_reader *r, const char *fmt, ...)
 	return -1;
 }
 
+static int text_out(void *ctx, const char *p, size_t len);
+
 void trace_reader_init(struct trace_reader *r, trace_event_fn fn, void *ctx)
 {
 	memset(r, 0, sizeof(*r));
 	r->fn = fn;
 	r->ctx = ctx;
+	input_stream_init(&r->in, text_out, r);
 }
 
 void trace_reader_free(struct trace_reader *r)
 {
-	if (r->z_ready)
-		inflateEnd(&r->z);
-	free(r->zout);
+	input_stream_free(&r->in);
 	free(r->line);
 	free(r->scratch);
-	r->zout = r->line = r->scratch = NULL;
-	r->z_ready = false;
+	r->line = r->scratch = NULL;
 }
 
 static bool blank(char ch)
@@ -260,91 +257,42 @@ static int text_feed(struct trace_reader *r, const char *p, size_t len)
 	return 0;
 }
 
-static int gzip_feed(struct trace_reader *r, const unsigned char *data, size_t len)
+static int text_out(void *ctx, const char *p, size_t len)
 {
-	if (!r->z_ready) {
-		memset(&r->z, 0, sizeof(r->z));
-		if (inflateInit2(&r->z, 16 + MAX_WBITS) != Z_OK)
-			return reader_fail(r, "cannot start gzip decompression");
-		r->zout = malloc(ZOUT_BYTES);
-		if (!r->zout)
-			return reader_fail(r, "out of memory");
-		r->z_ready = true;
-	}
-	r->z.next_in = (Bytef *)data;
-	r->z.avail_in = len;
-	while (r->z.avail_in) {
-		int zr;
+	struct trace_reader *r = ctx;
 
-		if (r->z_ended) {
-			/* another gzip member may follow (concatenated files) */
-			if (*r->z.next_in != 0x1f) {
-				r->st.trailing_garbage = true;
-				return 0;
-			}
-			inflateReset(&r->z);
-			r->z_ended = false;
-		}
-		r->z.next_out = (Bytef *)r->zout;
-		r->z.avail_out = ZOUT_BYTES;
-		zr = inflate(&r->z, Z_NO_FLUSH);
-		if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT)
-			return reader_fail(r, "corrupt gzip data (%s)",
-					   r->z.msg ? r->z.msg : "invalid stream");
-		if (zr == Z_MEM_ERROR)
-			return reader_fail(r, "out of memory");
-		if (text_feed(r, r->zout, ZOUT_BYTES - r->z.avail_out))
-			return -1;
-		if (zr == Z_STREAM_END)
-			r->z_ended = true;
-		else if (zr == Z_BUF_ERROR && r->z.avail_out == ZOUT_BYTES)
-			break; /* needs more input */
-	}
-	return 0;
+	r->st.gzip = r->in.gzip;
+	return text_feed(r, p, len);
 }
 
 int trace_reader_feed(struct trace_reader *r, const void *data, size_t len)
 {
-	const unsigned char *p = data;
-
 	if (r->failed)
 		return -1;
-	if (r->mode == 0) {
-		while (len && r->magic_len < 2) {
-			r->magic[r->magic_len++] = *p++;
-			len--;
-		}
-		if (r->magic_len < 2)
-			return 0;
-		r->mode = r->magic[0] == 0x1f && r->magic[1] == 0x8b ? 2 : 1;
-		r->st.gzip = r->mode == 2;
-		if ((r->mode == 2 ? gzip_feed(r, r->magic, 2)
-				  : text_feed(r, (const char *)r->magic, 2)))
-			return -1;
+	if (input_stream_feed(&r->in, data, len)) {
+		if (!r->failed) /* the gzip data, not a line */
+			reader_fail(r, "%s", r->in.error);
+		return -1;
 	}
-	if (!len)
-		return 0;
-	return r->mode == 2 ? gzip_feed(r, p, len) : text_feed(r, (const char *)p, len);
+	return 0;
 }
 
 int trace_reader_finish(struct trace_reader *r)
 {
 	if (r->failed)
 		return -1;
-	if (r->mode == 0 && r->magic_len) {
-		r->mode = 1;
-		if (text_feed(r, (const char *)r->magic, r->magic_len))
-			return -1;
-	}
-	if (r->mode == 2 && !r->z_ended)
-		r->st.gzip_unfinished = true;
+	if (input_stream_finish(&r->in))
+		return -1;
+	r->st.gzip = r->in.gzip;
+	r->st.gzip_unfinished = r->in.gzip_unfinished;
+	r->st.trailing_garbage |= r->in.trailing_garbage;
 	if (r->line_len && !r->skipping) {
 		/* the last line has no newline: what a crash leaves */
 		if (handle_line(r, r->line, r->line_len))
 			return -1;
 		r->line_len = 0;
 	}
-	if (r->mode == 0)
+	if (r->in.mode == 0)
 		return reader_fail(r, "empty file");
 	if (!r->st.header) {
 		if (r->st.gzip && !r->st.bytes)
@@ -361,31 +309,6 @@ int trace_reader_finish(struct trace_reader *r)
 		r->st.cut_event = true;
 	}
 	return 0;
-}
-
-bool trace_read_truncated(const struct trace_read_status *st)
-{
-	return !st->closed || st->cut_event || st->gzip_unfinished || !st->summary;
-}
-
-void trace_read_damage(const struct trace_read_status *st, char *out, size_t size)
-{
-	const char *parts[4];
-	size_t o = 0;
-	int n = 0;
-
-	if (st->gzip_unfinished)
-		parts[n++] = "the gzip stream ends early";
-	if (st->cut_event)
-		parts[n++] = "the last event is cut";
-	if (!st->closed)
-		parts[n++] = "no closing ']'";
-	if (!st->summary)
-		parts[n++] = "no dltrace_summary event";
-	if (size)
-		out[0] = '\0';
-	for (int i = 0; i < n && o < size; i++)
-		o += snprintf(out + o, size - o, "%s%s", i ? "; " : "", parts[i]);
 }
 
 struct header_only {

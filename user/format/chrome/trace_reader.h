@@ -16,40 +16,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <zlib.h>
-
 #include "format/chrome/trace_event.h"
+#include "format/trace_status.h"
+#include "io/input_stream.h"
 
 #define TRACE_LINE_MAX (16u << 20) /* longer lines are not dltrace events */
 
 typedef void (*trace_event_fn)(void *ctx, const struct trace_event *ev);
 
-struct trace_read_status {
-	bool gzip;	       /* the input was gzip-compressed */
-	bool header;	       /* the dltrace metadata event was read */
-	bool summary;	       /* the dltrace_summary event was read */
-	bool closed;	       /* the closing `]` was read */
-	bool cut_event;	       /* the last line was an incomplete event */
-	bool gzip_unfinished;  /* the gzip stream ended early */
-	bool trailing_garbage; /* bytes after the end (ignored) */
-	uint64_t lines;	       /* lines read */
-	uint64_t events;       /* events parsed and delivered */
-	uint64_t malformed;    /* lines skipped because they are not events */
-	uint64_t first_malformed_line;
-	const char *first_malformed_why;
-	uint64_t bytes; /* bytes of trace text (after decompression) */
-	char error[320];
-};
-
 struct trace_reader {
 	trace_event_fn fn;
 	void *ctx;
-	int mode; /* 0: not known yet, 1: plain, 2: gzip */
-	unsigned char magic[2];
-	size_t magic_len;
-	z_stream z;
-	bool z_ready, z_ended;
-	char *zout;
+	struct input_stream in; /* plain or gzip */
 	char *line; /* a line split across input chunks */
 	size_t line_len, line_cap;
 	bool skipping; /* dropping the rest of an overlong line */
@@ -78,10 +56,5 @@ int trace_read_file(const char *path, trace_event_fn fn, void *ctx, struct trace
  * read, such as the earliest start).  -1 with a one-line reason in err.
  */
 int trace_read_header(const char *path, trace_event_fn fn, void *ctx, char *err, size_t errlen);
-
-/* Is the status one of a trace that was cut short (a warning, not an error)? */
-bool trace_read_truncated(const struct trace_read_status *st);
-/* How it was cut short: "the gzip stream ends early; no closing ']'", ... */
-void trace_read_damage(const struct trace_read_status *st, char *out, size_t size);
 
 #endif

@@ -18,6 +18,7 @@
 #define PF_PACKET_TRACK_EVENT	   11
 #define PF_PACKET_INTERNED_DATA	   12
 #define PF_PACKET_SEQUENCE_FLAGS   13
+#define PF_PACKET_CLOCK_ID	   58 /* timestamp_clock_id: this packet's clock */
 #define PF_PACKET_DEFAULTS	   59 /* trace_packet_defaults */
 #define PF_PACKET_TRACK_DESCRIPTOR 60
 
@@ -47,6 +48,7 @@
 #define PF_TE_EXTRA_DOUBLE_COUNTER_VALUES 46
 #define PF_TE_FLOW_IDS			  47 /* fixed64 */
 #define PF_TE_TERMINATING_FLOW_IDS	  48 /* fixed64 */
+#define PF_TE_CORRELATION_ID		  52
 /* TrackEvent.Type */
 #define PF_TYPE_SLICE_BEGIN 1
 #define PF_TYPE_SLICE_END   2

@@ -425,7 +425,7 @@ static void put_event_head(struct pftrace_writer *w, struct packet *p, uint32_t 
 static void track_event(struct pftrace_writer *w, struct pft_seq *seq, uint64_t ts, uint32_t type,
 			uint64_t track, const struct pft_str *name, const struct pft_str *cat,
 			const struct pft_arg *args, uint32_t nargs, uint64_t flow_out,
-			uint64_t flow_in)
+			uint64_t flow_in, uint64_t correlation)
 {
 	bool ts_last = type != PF_TYPE_SLICE_END;
 	struct packet p;
@@ -439,6 +439,8 @@ static void track_event(struct pftrace_writer *w, struct pft_seq *seq, uint64_t 
 		pb_writer__fixed64(&p.pb, PF_TE_FLOW_IDS, flow_out);
 	if (flow_in)
 		pb_writer__fixed64(&p.pb, PF_TE_TERMINATING_FLOW_IDS, flow_in);
+	if (correlation)
+		pb_writer__varint(&p.pb, PF_TE_CORRELATION_ID, correlation);
 	put_args(w, &p, args, nargs, PF_TE_DEBUG_ANNOTATIONS);
 	pb_writer__end(&p.pb);
 	if (ts_last)
@@ -457,8 +459,8 @@ void pftrace_slice(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_
 		return;
 	}
 	track_event(w, seq, ts, PF_TYPE_SLICE_BEGIN, seq->track, &name, &cat, args, nargs, flow_out,
-		    flow_in);
-	track_event(w, seq, ts + dur, PF_TYPE_SLICE_END, seq->track, NULL, NULL, NULL, 0, 0, 0);
+		    flow_in, 0);
+	track_event(w, seq, ts + dur, PF_TYPE_SLICE_END, seq->track, NULL, NULL, NULL, 0, 0, 0, 0);
 }
 
 void pftrace_slice_begin(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
@@ -471,11 +473,12 @@ void pftrace_slice_begin(struct pftrace_writer *w, uint32_t pid, uint32_t tid, u
 		w->dropped++;
 		return;
 	}
-	track_event(w, seq, ts, PF_TYPE_SLICE_BEGIN, seq->track, &name, &cat, args, nargs, 0, 0);
+	track_event(w, seq, ts, PF_TYPE_SLICE_BEGIN, seq->track, &name, &cat, args, nargs, 0, 0, 0);
 }
 
 void pftrace_slice_end(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
-		       const struct pft_arg *args, uint32_t nargs)
+		       struct pft_str name, struct pft_str cat, const struct pft_arg *args,
+		       uint32_t nargs)
 {
 	struct pft_seq *seq = thread_seq(w, pid, tid, true);
 
@@ -483,7 +486,7 @@ void pftrace_slice_end(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uin
 		w->dropped++;
 		return;
 	}
-	track_event(w, seq, ts, PF_TYPE_SLICE_END, seq->track, NULL, NULL, args, nargs, 0, 0);
+	track_event(w, seq, ts, PF_TYPE_SLICE_END, seq->track, &name, &cat, args, nargs, 0, 0, 0);
 }
 
 void pftrace_instant(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
@@ -496,15 +499,100 @@ void pftrace_instant(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint6
 		w->dropped++;
 		return;
 	}
-	track_event(w, seq, ts, PF_TYPE_INSTANT, seq->track, &name, &cat, args, nargs, 0, 0);
+	track_event(w, seq, ts, PF_TYPE_INSTANT, seq->track, &name, &cat, args, nargs, 0, 0, 0);
 }
 
-void pftrace_meta(struct pftrace_writer *w, uint64_t ts, struct pft_str name,
+void pftrace_meta(struct pftrace_writer *w, uint64_t ts, struct pft_str name, struct pft_str cat,
 		  const struct pft_arg *args, uint32_t nargs)
 {
 	struct pft_seq *seq = seq_ready(w, &w->meta);
 
-	track_event(w, seq, ts, PF_TYPE_INSTANT, PFT_META_TRACK, &name, NULL, args, nargs, 0, 0);
+	track_event(w, seq, ts, PF_TYPE_INSTANT, PFT_META_TRACK, &name, &cat, args, nargs, 0, 0, 0);
+}
+
+/* Arguments with their names and strings written out (no interning). */
+static void put_plain_args(struct pb_writer *pb, const struct pft_arg *args, uint32_t nargs,
+			   uint32_t field)
+{
+	for (uint32_t i = 0; i < nargs; i++) {
+		const struct pft_arg *a = &args[i];
+
+		pb_writer__begin(pb, field);
+		pb_writer__bytes(pb, PF_DA_NAME, a->key.s, a->key.len);
+		switch (a->type) {
+		case PFT_ARG_U64:
+			pb_writer__varint(pb, PF_DA_UINT, a->u);
+			break;
+		case PFT_ARG_I64:
+			pb_writer__varint(pb, PF_DA_INT, (uint64_t)a->i);
+			break;
+		case PFT_ARG_STR:
+		case PFT_ARG_PATH:
+			pb_writer__bytes(pb, PF_DA_STRING, a->s.s, a->s.len);
+			break;
+		case PFT_ARG_BOOL:
+			pb_writer__varint(pb, PF_DA_BOOL, a->b);
+			break;
+		case PFT_ARG_DOUBLE:
+			pb_writer__double(pb, PF_DA_DOUBLE, a->d);
+			break;
+		case PFT_ARG_US:
+			pb_writer__double(pb, PF_DA_DOUBLE, a->u / 1e3);
+			break;
+		case PFT_ARG_DICT:
+			put_plain_args(pb, a->dict.args, a->dict.n, PF_DA_DICT_ENTRIES);
+			break;
+		case PFT_ARG_HEX:
+			pb_writer__varint(pb, PF_DA_POINTER, a->u);
+			break;
+		}
+		pb_writer__end(pb);
+	}
+}
+
+/*
+ * The summary's packet:
+ *
+ *   0a LEN                                   Trace.packet
+ *      50 01                                 trusted_packet_sequence_id 1 (metadata)
+ *      d0 03 03                              timestamp_clock_id 3 (CLOCK_MONOTONIC)
+ *      40 <start_mono_ns + ts>               timestamp, absolute
+ *      5a LEN                                track_event
+ *         48 03                              type INSTANT
+ *         58 01                              track_uuid 1 ("dltrace")
+ *         ba 01 LEN "dltrace_summary"        name
+ *         22 LEN { 52 LEN key, 18 value }    debug_annotations, names and strings inline
+ *
+ * It needs nothing of the sequence's incremental state, so it stays right
+ * wherever the sink puts it.
+ */
+size_t pftrace_meta_packet(struct pftrace_writer *w, uint64_t ts, struct pft_str name,
+			   const struct pft_arg *args, uint32_t nargs, uint8_t *out, size_t size)
+{
+	uint8_t head[1 + PB_VARINT_MAX];
+	struct pb_writer pb;
+	size_t len, n;
+
+	if (size <= FRAME_ROOM)
+		return 0;
+	pb_writer__init(&pb, out + FRAME_ROOM, size - FRAME_ROOM);
+	pb_writer__varint(&pb, PF_PACKET_SEQUENCE_ID, PFT_META_SEQ);
+	pb_writer__varint(&pb, PF_PACKET_CLOCK_ID, PFT_BUILTIN_MONOTONIC);
+	pb_writer__varint(&pb, PF_PACKET_TIMESTAMP, w->start_mono_ns + ts);
+	pb_writer__begin(&pb, PF_PACKET_TRACK_EVENT);
+	pb_writer__varint(&pb, PF_TE_TYPE, PF_TYPE_INSTANT);
+	pb_writer__varint(&pb, PF_TE_TRACK_UUID, PFT_META_TRACK);
+	pb_writer__bytes(&pb, PF_TE_NAME, name.s, name.len);
+	put_plain_args(&pb, args, nargs, PF_TE_DEBUG_ANNOTATIONS);
+	pb_writer__end(&pb);
+	if (pb.overflow)
+		return 0;
+	len = pb_writer__size(&pb);
+	head[0] = pb__key(PF_TRACE_PACKET, PB_WT_LEN);
+	n = 1 + pb__varint_put(head + 1, len);
+	memmove(out + n, out + FRAME_ROOM, len);
+	memcpy(out, head, n);
+	return n + len;
 }
 
 /* ---- lanes and counters ---- */
@@ -558,9 +646,12 @@ static void named_track(struct pftrace_writer *w, uint64_t uuid, uint64_t parent
 		free(s);
 }
 
-/* A lane of group (parent, name) free from ts on, reserved until end; 0 on no memory. */
-static uint64_t lane_get(struct pftrace_writer *w, uint64_t parent, struct pft_str name,
-			 uint64_t ts, uint64_t end)
+/*
+ * A lane of group (parent, name) free at ts, reserved until its request
+ * ends (pftrace_async_end); its indexes into req.  0 when out of memory.
+ */
+static uint64_t lane_reserve(struct pftrace_writer *w, uint64_t parent, struct pft_str name,
+			     uint64_t ts, struct pft_pending *req)
 {
 	bool added;
 	uint32_t id = keyed(&w->groups, parent, name, NULL, &added);
@@ -578,10 +669,12 @@ static uint64_t lane_get(struct pftrace_writer *w, uint64_t parent, struct pft_s
 		w->group[w->ngroups++] = (struct pft_lane_group){.parent = parent};
 	}
 	g = &w->group[id];
+	req->group = id;
 	for (uint32_t i = 0; i < g->n; i++) {
 		/* Only after every request on it: then none can overlap. */
 		if (g->lanes[i].end <= ts) {
-			g->lanes[i].end = end;
+			g->lanes[i].end = UINT64_MAX;
+			req->lane = i;
 			return g->lanes[i].track;
 		}
 	}
@@ -594,28 +687,63 @@ static uint64_t lane_get(struct pftrace_writer *w, uint64_t parent, struct pft_s
 		g->lanes = a;
 		g->cap = n;
 	}
+	req->lane = g->n;
 	l = &g->lanes[g->n++];
 	l->track = w->next_track++;
-	l->end = end;
+	l->end = UINT64_MAX;
 	named_track(w, l->track, parent, name, NULL, false);
 	return l->track;
 }
 
-void pftrace_async(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint32_t group_pid,
-		   uint64_t ts, uint64_t dur, struct pft_str name, struct pft_str cat,
-		   const struct pft_arg *bargs, uint32_t nbargs, const struct pft_arg *eargs,
-		   uint32_t neargs)
+void pftrace_async_begin(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint32_t group_pid,
+			 bool thread_track, uint64_t ts, struct pft_str name, struct pft_str cat,
+			 const struct pft_arg *args, uint32_t nargs, uint64_t id)
 {
-	struct pft_seq *seq = thread_seq(w, pid, tid, false);
-	uint64_t parent = process_track(w, group_pid), lane;
+	struct pft_seq *seq = thread_seq(w, pid, tid, thread_track);
+	uint64_t parent = process_track(w, group_pid), lane = 0;
+	struct pft_pending req = {.group_pid = group_pid, .id = id};
 
-	lane = seq && parent ? lane_get(w, parent, name, ts, ts + dur) : 0;
+	if (w->npending == w->pending_cap) {
+		uint32_t n = w->pending_cap ? 2 * w->pending_cap : 16;
+		struct pft_pending *a = realloc(w->pending, n * sizeof(*a));
+
+		if (a) {
+			w->pending = a;
+			w->pending_cap = n;
+		}
+	}
+	if (seq && parent && w->npending < w->pending_cap)
+		lane = lane_reserve(w, parent, name, ts, &req);
 	if (!lane) {
 		w->dropped++;
 		return;
 	}
-	track_event(w, seq, ts, PF_TYPE_SLICE_BEGIN, lane, &name, &cat, bargs, nbargs, 0, 0);
-	track_event(w, seq, ts + dur, PF_TYPE_SLICE_END, lane, NULL, NULL, eargs, neargs, 0, 0);
+	w->pending[w->npending++] = req;
+	track_event(w, seq, ts, PF_TYPE_SLICE_BEGIN, lane, &name, &cat, args, nargs, 0, 0, id);
+}
+
+bool pftrace_async_end(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint32_t group_pid,
+		       uint64_t ts, const struct pft_arg *args, uint32_t nargs, uint64_t id)
+{
+	struct pft_seq *seq;
+	struct pft_lane *lane;
+	uint32_t i;
+
+	/* the latest request first: an end mostly follows its begin */
+	for (i = w->npending; i-- > 0;)
+		if (w->pending[i].id == id && w->pending[i].group_pid == group_pid)
+			break;
+	if (i == UINT32_MAX)
+		return false;
+	if (!(seq = thread_seq(w, pid, tid, false))) {
+		w->dropped++;
+		return true;
+	}
+	lane = &w->group[w->pending[i].group].lanes[w->pending[i].lane];
+	lane->end = ts;
+	w->pending[i] = w->pending[--w->npending];
+	track_event(w, seq, ts, PF_TYPE_SLICE_END, lane->track, NULL, NULL, args, nargs, 0, 0, 0);
+	return true;
 }
 
 static uint64_t counter_track(struct pftrace_writer *w, uint64_t parent, struct pft_str name,
@@ -657,10 +785,11 @@ static double arg_number(const struct pft_arg *a)
 	}
 }
 
-void pftrace_counter(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
-		     struct pft_str name, const struct pft_arg *values, uint32_t nvalues)
+void pftrace_counter(struct pftrace_writer *w, uint32_t pid, uint32_t tid, bool thread_track,
+		     uint64_t ts, struct pft_str name, struct pft_str cat,
+		     const struct pft_arg *values, uint32_t nvalues)
 {
-	struct pft_seq *seq = thread_seq(w, pid, tid, false);
+	struct pft_seq *seq = thread_seq(w, pid, tid, thread_track);
 	uint64_t parent = process_track(w, pid), first = 0, track;
 	struct packet p;
 
@@ -678,13 +807,15 @@ void pftrace_counter(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint6
 			first = track;
 	}
 	packet_begin(w, &p, seq);
-	put_event_head(w, &p, PF_TYPE_COUNTER, first, NULL, NULL);
+	put_event_head(w, &p, PF_TYPE_COUNTER, first, &name, &cat);
 	pb_writer__double(&p.pb, PF_TE_DOUBLE_COUNTER_VALUE, arg_number(&values[0]));
 	for (uint32_t i = 1; i < nvalues; i++)
 		pb_writer__varint(&p.pb, PF_TE_EXTRA_DOUBLE_COUNTER_TRACKS,
 				  counter_track(w, parent, name, values[i].key));
 	for (uint32_t i = 1; i < nvalues; i++)
 		pb_writer__double(&p.pb, PF_TE_EXTRA_DOUBLE_COUNTER_VALUES, arg_number(&values[i]));
+	/* the values as the event gave them, for readers (typed, named) */
+	put_args(w, &p, values, nvalues, PF_TE_DEBUG_ANNOTATIONS);
 	pb_writer__end(&p.pb);
 	put_timestamp(&p.pb, seq, ts);
 	put_sequence(&p.pb, seq, PFT_SEQ_NEEDS_INCREMENTAL_STATE);
@@ -733,6 +864,7 @@ void pftrace_writer_free(struct pftrace_writer *w)
 	string_index_free(&w->groups);
 	string_index_free(&w->counter_names);
 	free(w->group);
+	free(w->pending);
 	free(w->counter_track);
 	free(w->threads);
 	free(w->fresh);

@@ -13,30 +13,41 @@
  * Tracks.  Every process is a process track (TrackDescriptor.process: pid,
  * process_name = its command line), every thread a thread track under it
  * (TrackDescriptor.thread: pid, tid, thread_name).  The descriptors are
- * written before the first event on the track and again when it is named.  Block
- * devices are processes as in the JSON (their pseudo pid).  One global
- * track named "dltrace" holds the trace's metadata and summary.
+ * written before the first event on the track and again when it is named.
+ * Block devices are processes as in the JSON (their pseudo pid), with no
+ * thread track.  One global track named "dltrace" holds the trace's
+ * metadata and summary.
  *
  * Events.  A syscall, a VFS call, a fork and a complete span are slices:
- * TYPE_SLICE_BEGIN (name, category, arguments) then TYPE_SLICE_END, written
- * together when the slice is delivered (at its end).  Exec, exit, page
- * faults, vfs_open and rw checks are TYPE_INSTANT on the thread track.  A
- * fork's arrow is a flow: flow_ids on the parent's "fork"/"thread_create"
- * slice, terminating_flow_ids on the child's "process_start"/"thread_start".
+ * TYPE_SLICE_BEGIN (name, category, arguments) then a nameless
+ * TYPE_SLICE_END, written together when the slice is delivered (at its
+ * end), so they are adjacent in the file.  A span's separate begin ('B')
+ * is a lone SLICE_BEGIN, its end ('E') a SLICE_END that carries its name:
+ * that is how a reader tells the three apart.  Exec, exit, page faults,
+ * vfs_open and rw checks are TYPE_INSTANT on the thread track.  A fork's
+ * arrow is a flow: flow_ids on the parent's "fork"/"thread_create" slice,
+ * terminating_flow_ids on the child's "process_start"/"thread_start".
  * Block and io_uring requests overlap, so they cannot share one slice
  * track; each goes on a "lane": a track named after the operation (e.g.
  * "read"), under the process (device) track, that no other request
- * overlaps while it runs.  Lanes are reused; Perfetto merges same-named
- * sibling tracks into one row, as it does for the JSON's async events.
- * Counters (block throughput) are counter tracks named "NAME KEY" (the
- * JSON importer's names): the first value is the TYPE_COUNTER value, the
- * others ride along as extra_double_counter_values.  Arguments are debug
- * annotations, in the order the event lists them.
+ * overlaps while it runs.  A request's begin takes a lane that every
+ * earlier request has left, its end (found by the request's id) frees it
+ * at its time; the begin carries the id as its correlation_id.  Lanes are
+ * reused; Perfetto merges same-named sibling tracks into one row, as it
+ * does for the JSON's async events.  Counters (block throughput) are
+ * counter tracks named "NAME KEY" (the JSON importer's names): the first
+ * value is the TYPE_COUNTER value, the others ride along as
+ * extra_double_counter_values; the event also carries its name, category
+ * and values as annotations, for readers.  Arguments are debug annotations,
+ * in the order the event lists them.
  *
  * Metadata.  The trace's metadata is an instant "dltrace" at ts 0 and its
  * summary an instant "dltrace_summary" at the trace's end, both on the
  * "dltrace" track, with the JSON's metadata and summary keys as arguments
- * (lost_by_kind as a dictionary).
+ * (lost_by_kind as a dictionary).  The summary is one self-contained
+ * packet (no interning, its own track and an absolute CLOCK_MONOTONIC
+ * time), so the output sink can write it last even after a failed write.
+ * Instants of other names on that track are events of no known kind.
  *
  * Sequences.  Each thread (pid, tid) writes on its own packet sequence
  * (trusted_packet_sequence_id), the metadata and all track descriptors on
@@ -80,6 +91,7 @@
 #define PFTRACE_WRITER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "format/perfetto/pftrace_intern.h"
@@ -168,6 +180,13 @@ struct pft_lane_group {
 	uint32_t n, cap;
 };
 
+/* A request whose end has not come yet: its lane. */
+struct pft_pending {
+	uint32_t group_pid;
+	uint32_t group, lane; /* indexes */
+	uint64_t id;
+};
+
 struct pftrace_writer {
 	struct output_sink *sink;
 	uint64_t start_mono_ns;
@@ -186,6 +205,8 @@ struct pftrace_writer {
 	struct string_index counter_names; /* parent uuid + "NAME KEY" -> counter */
 	uint64_t *counter_track;
 	uint32_t ncounters;
+	struct pft_pending *pending;
+	uint32_t npending, pending_cap;
 	uint64_t next_track;
 	uint32_t next_seq;
 	uint64_t next_flow;
@@ -209,9 +230,18 @@ int pftrace_writer_init(struct pftrace_writer *w, struct output_sink *sink, uint
 			int64_t start_wall_ns);
 void pftrace_writer_free(struct pftrace_writer *w);
 
-/* An instant on the "dltrace" track: the metadata, the summary. */
-void pftrace_meta(struct pftrace_writer *w, uint64_t ts, struct pft_str name,
+/* An instant on the "dltrace" track: the metadata, events of no known kind. */
+void pftrace_meta(struct pftrace_writer *w, uint64_t ts, struct pft_str name, struct pft_str cat,
 		  const struct pft_arg *args, uint32_t nargs);
+/*
+ * The same as one self-contained packet in out (no interned strings, its
+ * track and an absolute CLOCK_MONOTONIC timestamp), not written: the
+ * summary, which the output sink writes last, even after a failed write
+ * (sink_close's tail).  Returns its bytes (the frame included), 0 when it
+ * does not fit in size.
+ */
+size_t pftrace_meta_packet(struct pftrace_writer *w, uint64_t ts, struct pft_str name,
+			   const struct pft_arg *args, uint32_t nargs, uint8_t *out, size_t size);
 
 /* Name a process (its command line) or a thread (its comm). */
 void pftrace_process_name(struct pftrace_writer *w, uint32_t pid, struct pft_str name);
@@ -224,28 +254,43 @@ void pftrace_thread_name(struct pftrace_writer *w, uint32_t pid, uint32_t tid, s
 void pftrace_slice(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t dur,
 		   struct pft_str name, struct pft_str cat, const struct pft_arg *args,
 		   uint32_t nargs, uint64_t flow_out, uint64_t flow_in);
-/* A slice whose end comes later on the same thread (B), and that end (E). */
+/*
+ * A slice whose end comes later on the same thread (B), and that end (E),
+ * which carries its own name and category (a complete slice's END never
+ * does: that is how a reader tells them apart).
+ */
 void pftrace_slice_begin(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
 			 struct pft_str name, struct pft_str cat, const struct pft_arg *args,
 			 uint32_t nargs);
 void pftrace_slice_end(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
-		       const struct pft_arg *args, uint32_t nargs);
+		       struct pft_str name, struct pft_str cat, const struct pft_arg *args,
+		       uint32_t nargs);
 /* An instant on the thread's track. */
 void pftrace_instant(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
 		     struct pft_str name, struct pft_str cat, const struct pft_arg *args,
 		     uint32_t nargs);
 /*
- * An asynchronous request (block, io_uring), begin and end together: on a
- * lane named `name` under group_pid's process track, written on the
- * (pid, tid) sequence.  The begin carries bargs, the end eargs.
+ * An asynchronous request (block, io_uring): its begin, on a lane named
+ * `name` under group_pid's process track, written on the (pid, tid)
+ * sequence, with id as its correlation_id; then its end, found by
+ * (group_pid, id).  thread_track: the thread is a real one, whose track is
+ * described (not a block device's).  An end with no begin is not written
+ * (false).
  */
-void pftrace_async(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint32_t group_pid,
-		   uint64_t ts, uint64_t dur, struct pft_str name, struct pft_str cat,
-		   const struct pft_arg *bargs, uint32_t nbargs, const struct pft_arg *eargs,
-		   uint32_t neargs);
-/* Counter values at ts: one counter track "NAME KEY" per numeric argument, under pid. */
-void pftrace_counter(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
-		     struct pft_str name, const struct pft_arg *values, uint32_t nvalues);
+void pftrace_async_begin(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint32_t group_pid,
+			 bool thread_track, uint64_t ts, struct pft_str name, struct pft_str cat,
+			 const struct pft_arg *args, uint32_t nargs, uint64_t id);
+bool pftrace_async_end(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint32_t group_pid,
+		       uint64_t ts, const struct pft_arg *args, uint32_t nargs, uint64_t id);
+/*
+ * Counter values at ts: one counter track "NAME KEY" per numeric argument,
+ * under pid.  The event also carries its name, category and the values as
+ * debug annotations (trace processor takes the values from the counter
+ * fields; readers of the file get the event back from these).
+ */
+void pftrace_counter(struct pftrace_writer *w, uint32_t pid, uint32_t tid, bool thread_track,
+		     uint64_t ts, struct pft_str name, struct pft_str cat,
+		     const struct pft_arg *values, uint32_t nvalues);
 
 /* The thread exited: forget its sequence's state (a later event starts a new one). */
 void pftrace_thread_release(struct pftrace_writer *w, uint32_t pid, uint32_t tid);

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The trace formats behind one choice: Chrome JSON (format/chrome/) and
+ * Perfetto's protobuf (format/perfetto/), the same events either way.
+ *
+ *   writing: the output's name picks the format     -> trace_writer (a consumer)
+ *            (.pftrace and .pftrace.gz: protobuf; anything else: JSON)
+ *   reading: the file's first bytes pick the reader -> trace_file_read (a source)
+ *            (after gzip: '[' JSON, a Trace.packet key 0x0a .pftrace)
+ *
+ * gzip or not is the output sink's business on the way out (io/output_sink.h)
+ * and the input stream's on the way in (io/input_stream.h).
+ */
+#ifndef TRACE_FORMAT_H
+#define TRACE_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event/event.h"
+#include "format/trace_status.h"
+#include "io/output_sink.h"
+
+enum trace_format {
+	TRACE_FORMAT_JSON,
+	TRACE_FORMAT_PFTRACE,
+};
+
+/* The format a file name asks for: .pftrace and .pftrace.gz are protobuf, the rest JSON. */
+enum trace_format trace_format_of_name(const char *path);
+/* "json", "pftrace" */
+const char *trace_format_name(enum trace_format f);
+/* The gzip level a .gz of the format gets unless told (measured: README "Performance"). */
+int trace_format_gzip_level(enum trace_format f);
+
+/* ---- writing ---- */
+
+struct trace_writer;
+
+/*
+ * A writer of format f into sink (which stays the caller's).  size_cap:
+ * stop writing events once the sink has taken this many bytes (0: no
+ * cap); the summary counts those left out.  NULL when out of memory.
+ */
+struct trace_writer *trace_writer__new(enum trace_format f, struct output_sink *sink,
+				       uint64_t size_cap);
+void trace_writer__free(struct trace_writer *w);
+/* Deliver the stream here. */
+struct event_consumer *trace_writer__consumer(struct trace_writer *w);
+/* After EV_TRACE_END: the bytes that close the file (the summary), for sink_close(). */
+const char *trace_writer__tail(const struct trace_writer *w, size_t *len);
+/* Events written so far (the summary included once it is made). */
+uint64_t trace_writer__events(const struct trace_writer *w);
+/* Events not written because of the size cap. */
+uint64_t trace_writer__capped(const struct trace_writer *w);
+
+/* ---- reading ---- */
+
+/*
+ * Read a whole trace file of either format ("-": standard input) into c.
+ * -1 with st->error on errors (damage that a crash leaves is not one: st
+ * says what it was).
+ */
+int trace_file_read(const char *path, struct event_consumer *c, struct trace_read_status *st);
+
+/* The format of a file, from its first bytes.  -1 with a one-line reason. */
+int trace_file_format(const char *path, enum trace_format *f, char *err, size_t errlen);
+
+/*
+ * Only the trace's metadata event (for what must be known of every trace
+ * before any is read: the earliest start, the hosts): into c, which gets
+ * nothing else.  -1 with a one-line reason.
+ */
+int trace_file_header(const char *path, struct event_consumer *c, char *err, size_t errlen);
+
+/* Only the trace's start (its wall clock).  -1 with a one-line reason. */
+int trace_file_start(const char *path, int64_t *start_wall_ns, char *err, size_t errlen);
+
+#endif
