@@ -400,7 +400,7 @@ static void handle_aio(struct record_decoder *d, const struct dl_aio *a)
 				    .iocb = a->iocb,
 				    .data = a->data,
 				    .ts = a->h.ts,
-				    .seq = ++d->aio_requests,
+				    .seq = ++d->uring_requests,
 				    .fd = -1,
 				    .opcode = AIO_OP_UNKNOWN};
 		struct event e = {
@@ -434,7 +434,7 @@ static void aio_submitted(struct record_decoder *d, const struct dl_io *io)
 			continue;
 		}
 		if (io->ret > 0 && r->index < (uint64_t)io->ret && r->ctx == io->arg) {
-			r->seq = ++d->aio_requests;
+			r->seq = ++d->uring_requests;
 			aio_begin(d, r);
 			i++;
 		} else {

@@ -26,20 +26,19 @@
 
 struct record_decoder {
 	struct process_table procs;
-	struct event_consumer *out;	 /* where the events go */
-	uint64_t t0;			 /* CLOCK_MONOTONIC at ts 0 */
-	uint64_t emitted;		 /* events delivered */
-	uint64_t next_flow;		 /* fork arrows */
-	uint32_t page_size;		 /* the cache layer counts pages */
-	struct inode_paths inodes;	 /* (dev, ino) -> path, for faults and VFS calls */
-	struct block_tracks blocks;	 /* per-device tracks of the block layer */
-	uint64_t uring_requests;	 /* async slice ids of io_uring requests */
-	struct aio_requests aio;	 /* native AIO requests in flight */
-	uint64_t aio_requests;		 /* async slice ids of AIO requests */
-	uint64_t last_ts;		 /* the latest record time (unreaped AIO ends there) */
-	uint64_t files_named;		 /* DL_EV_FILE records */
-	int64_t user_uid;		 /* first non-root uid among the processes (-1: none yet) */
-	uint64_t records;		 /* records decoded */
+	struct event_consumer *out; /* where the events go */
+	uint64_t t0;		    /* CLOCK_MONOTONIC at ts 0 */
+	uint64_t emitted;	    /* events delivered */
+	uint64_t next_flow;	    /* fork arrows */
+	uint32_t page_size;	    /* the cache layer counts pages */
+	struct inode_paths inodes;  /* (dev, ino) -> path, for faults and VFS calls */
+	struct block_tracks blocks; /* per-device tracks of the block layer */
+	uint64_t uring_requests; /* async slice ids of io_uring and AIO requests (one sequence) */
+	struct aio_requests aio; /* native AIO requests in flight */
+	uint64_t last_ts;	 /* the latest record time (unreaped AIO ends there) */
+	uint64_t files_named;	 /* DL_EV_FILE records */
+	int64_t user_uid;	 /* first non-root uid among the processes (-1: none yet) */
+	uint64_t records;	 /* records decoded */
 	uint64_t by_kind[DL_KIND_COUNT]; /* records per kind */
 	uint64_t malformed;
 	struct process *last_proc; /* the process and thread of the last record */

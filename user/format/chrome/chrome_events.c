@@ -609,9 +609,12 @@ static int aio_opcode(const struct trace_str *name)
 
 	if (name_is(name, "UNKNOWN"))
 		return AIO_OP_UNKNOWN;
-	for (unsigned op = 0; op < 9; op++)
-		if (name_is(name, aio_op_name(op, buf, sizeof(buf))) && strncmp(buf, "OP_", 3))
+	for (unsigned op = 0; op < 9; op++) {
+		const char *n = aio_op_name(op, buf, sizeof(buf));
+
+		if (strncmp(n, "OP_", 3) && name_is(name, n))
 			return op;
+	}
 	if (name->len > 3 && !memcmp(name->s, "OP_", 3)) {
 		for (uint32_t i = 3; i < name->len && name->s[i] >= '0' && name->s[i] <= '9'; i++)
 			v = v * 10 + (name->s[i] - '0');
