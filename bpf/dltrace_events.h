@@ -395,6 +395,7 @@ struct dl_proc {
  * time; offset is the file offset of the faulting page.
  */
 #define DL_FAULT_WRITE 0x01 /* write access */
+#define DL_FAULT_EXEC  0x02 /* code (an executable mapping) or the program's own file */
 struct dl_fault {
 	struct dl_hdr h;
 	__u64 address; /* faulting user address */

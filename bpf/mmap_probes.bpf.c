@@ -35,6 +35,7 @@
 #define PAGE_SHIFT   12
 #define X86_PF_PROT  1 /* error code: the page was present (a protection fault) */
 #define X86_PF_WRITE 2
+#define VM_EXEC	     0x00000004
 
 struct fault_lookup {
 	__u64 address;
@@ -44,6 +45,7 @@ struct fault_lookup {
 	__u64 file;	  /* struct file * */
 	__u32 dev;
 	__u32 found; /* 1: a file mapping, 2: anonymous */
+	__u32 exec;  /* the mapping is executable */
 };
 
 static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
@@ -52,7 +54,6 @@ static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void
 	struct file *file = vma->vm_file;
 	struct inode *inode;
 
-	(void)task;
 	f->start = vma->vm_start;
 	f->end = vma->vm_end;
 	if (!file) {
@@ -65,6 +66,8 @@ static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void
 	f->ino = BPF_CORE_READ(inode, i_ino);
 	f->dev = BPF_CORE_READ(inode, i_sb, s_dev);
 	f->file = (__u64)file;
+	/* code, or any part of the program's own file (its data, read-only data) */
+	f->exec = (vma->vm_flags & VM_EXEC) || BPF_CORE_READ(task, mm, exe_file, f_inode) == inode;
 	f->found = 1;
 	return 0;
 }
@@ -109,7 +112,7 @@ int BPF_PROG(mmap_fault_user, unsigned long address, struct pt_regs *regs, unsig
 	dl_flush(t);
 	dl_name_file((struct file *)f.file, f.ino, f.dev, t->slot);
 	emit_fault(t, address, f.offset, f.ino, f.dev,
-		   error_code & X86_PF_WRITE ? DL_FAULT_WRITE : 0);
+		   (error_code & X86_PF_WRITE ? DL_FAULT_WRITE : 0) | (f.exec ? DL_FAULT_EXEC : 0));
 	return 0;
 }
 

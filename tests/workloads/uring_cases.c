@@ -83,7 +83,7 @@ static int do_fixed(const char *path)
 /* The tid of this process's SQPOLL thread (its comm is iou-sqp-PID), or 0. */
 static int sqpoll_tid(void)
 {
-	char want[32], path[64], comm[32];
+	char want[32], path[300], comm[32];
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *de;
 	int tid = 0;

@@ -671,6 +671,8 @@ unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch)
 			ADD_U64(&o, "size", e->fault.size);
 		ADD_PATH(&o, "path", &e->fault.path);
 		ADD_SYM(&o, "access", e->fault.write ? "write" : "read");
+		if (e->fault.exec)
+			add(&o, KEYLEN("exec"), EV_ARG_BOOL)->b = true;
 		if (e->fault.address)
 			add_hex(&o, KEYLEN("address"), e->fault.address);
 		ADD_U64(&o, "ino", e->fault.ino);

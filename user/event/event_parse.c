@@ -74,6 +74,7 @@
 	X(SUBMISSION_UNKNOWN, "submission_unknown")                                                \
 	X(REAPED, "reaped")                                                                        \
 	X(RES2, "res2")                                                                            \
+	X(EXEC, "exec")                                                                            \
 	X(FORMAT, "format")                                                                        \
 	X(VERSION, "version")                                                                      \
 	X(KERNEL, "kernel")                                                                        \
@@ -568,6 +569,7 @@ static bool layer_event(const struct found *f, struct event *e, const struct ev_
 		e->fault.offset = u64_of(f->k[K_OFFSET]);
 		e->fault.path = path_of(f->k[K_PATH]);
 		e->fault.write = f->k[K_ACCESS] && eq(&f->k[K_ACCESS]->s, "write");
+		e->fault.exec = u64_of(f->k[K_EXEC]) != 0;
 		number_of(f->k[K_ADDRESS], 16, &e->fault.address);
 		e->fault.ino = u64_of(f->k[K_INO]);
 		e->fault.dev = dev_of(f->k[K_DEV]);

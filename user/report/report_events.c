@@ -658,6 +658,8 @@ static void fault_io(struct report_stats *st, const struct event *ev)
 			     .offset = ev->fault.offset,
 			     .start = t};
 
+	if (ev->fault.exec) /* a program's or library's code: no data read */
+		return;
 	r.ti = rs_thread_get(st, ev->pid, ev->tid, t);
 	if (r.ti == NONE32)
 		return;

@@ -652,6 +652,8 @@ static bool layer_event(struct chrome_events *s, const struct trace_event *l, st
 
 			if (extra_str(s, l, "access", &a))
 				e->fault.write = name_is(&a, "write");
+			if (extra(l, "exec"))
+				e->fault.exec = trace_json_true(extra(l, "exec"));
 		}
 		extra_hex(s, l, "address", &e->fault.address);
 		extra_u64(l, "ino", &e->fault.ino);
