@@ -122,7 +122,8 @@ test-each: deps-test
 FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_line_parser.c \
 	format/trace_status.c \
-	format/chrome/chrome_events.c event/event_consumer.c event/event_args.c event/lost_counts.c \
+	format/chrome/chrome_events.c event/event_consumer.c event/event_args.c event/event_parse.c \
+	event/lost_counts.c \
 	event/syscall_table.c lib/json_string.c lib/string_index.c lib/u64_index.c \
 	lib/quantile_sketch.c report/path_scope.c report/report_tables.c report/report_access.c \
 	report/report_timeline.c report/report_events.c report/report_derive.c \

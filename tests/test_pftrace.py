@@ -29,7 +29,7 @@ import sys
 import unittest
 
 from dltrace_harness import (BUILD, DLTRACE, TESTS, load_trace, parse_log, run_command,
-                             scratch_dir, workload)
+                             scratch_dir, traced_syscalls, workload)
 
 sys.path.insert(0, os.path.join(TESTS, 'perfetto'))
 import pftrace_decode  # noqa: E402
@@ -392,6 +392,46 @@ class EveryKindTest(unittest.TestCase):
                                   'args': {'note': 'kept as it was'}}])
         report = os.path.join(self.tmp, 'k.pftrace')
         self.assertEqual(report_json(report), report_json(first))
+
+
+class EverySyscallTest(unittest.TestCase):
+    """Real traces holding every syscall dltrace traces here: meta_sequence makes each
+    syscall of the shared programs (the strace comparison's workload), io_sequence the
+    data calls.  Each trace comes back from the .pftrace byte for byte, so each syscall's
+    arguments are read back by the one reverse of the writer's (event/event_parse.c)."""
+
+    def setUp(self):
+        self.tmp = scratch_dir()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_every_traced_syscall_round_trips(self):
+        seen = set()
+        for name in ('meta', 'io'):
+            data = os.path.realpath(os.path.join(self.tmp, 'data-' + name))
+            os.mkdir(data)
+            cmd = [workload('meta_sequence'), data] if name == 'meta' else \
+                [workload('io_sequence'), data, workload('exec_helper')]
+            src = os.path.join(self.tmp, name + '.json')
+            res = run_command([], src, cmd)
+            self.assertEqual(res.returncode, 0, res.stderr.decode())
+            events = load_trace(src)
+            seen |= {e['name'] for e in events if e['ph'] == 'X'}
+            again, pf, back = (os.path.join(self.tmp, name + x)
+                               for x in ('-again.json', '.pftrace', '-back.json'))
+            convert(src, again)
+            self.assertTrue(same_bytes(src, again), name)
+            convert(src, pf)
+            convert(pf, back)
+            self.assertTrue(same_bytes(src, back), name)
+            self.assertEqual(report_json(pf), report_json(src), name)
+        # the precondition: both traces together hold every syscall the shared programs
+        # trace on this kernel, and the data calls
+        table = traced_syscalls()
+        shared = {n for n, s in table.items() if s['present'] and s['program'] == 'dl_enter_shared'}
+        self.assertEqual(shared - seen, set())
+        self.assertEqual(set(DATA_CALLS) - seen, set())
 
 
 class EveryByteTest(unittest.TestCase):

@@ -34,12 +34,13 @@
  *   2. Add its slot to struct event_consumer and to event_consumer_init()
  *      and event_deliver() (event/event_consumer.c).
  *   3. List its name, category and arguments in event/event_args.c: the
- *      writers write what event_args() lists, and the trace readers fill
- *      the payload back from the same keys (event/event_parse.c for the
- *      .pftrace reader).
- *   4. Produce it in a source (decode/record_decoder.c) and teach the
- *      JSON reader to recognise it (format/chrome/trace_line_parser.c and
- *      chrome_events.c) and event_parse() to rebuild it.
+ *      writers write what event_args() lists.
+ *   4. Read them back in event/event_parse.c, the one reverse of
+ *      event_args() that both trace readers use (the JSON reader and the
+ *      .pftrace reader only turn their bytes into a head and typed args):
+ *      a trace converted JSON -> .pftrace -> JSON must come back byte for
+ *      byte (tests/test_pftrace.py, which traces every syscall).
+ *   5. Produce it in a source (decode/record_decoder.c).
  *
  * Adding a consumer:
  *   1. Embed a struct event_consumer in the consumer's own state, call

@@ -10,7 +10,7 @@
 #include "event/syscall_table.h"
 #include "lib/fs_names.h"
 
-/* The keys event_args() writes. */
+/* The keys event_args() writes (a new one: here, and read it below). */
 #define KEYS(X)                                                                                    \
 	X(RET, "ret")                                                                              \
 	X(ERRNO, "errno")                                                                          \
@@ -32,11 +32,23 @@
 	X(FILE_SIZE, "file_size")                                                                  \
 	X(WHENCE, "whence")                                                                        \
 	X(PROT, "prot")                                                                            \
+	X(ADDR, "addr")                                                                            \
 	X(LAST, "last")                                                                            \
 	X(NEWFD, "newfd")                                                                          \
 	X(CMD, "cmd")                                                                              \
 	X(MINFD, "minfd")                                                                          \
+	X(ARG, "arg")                                                                              \
+	X(LOCK, "lock")                                                                            \
+	X(START, "start")                                                                          \
 	X(OUT_FD, "out_fd")                                                                        \
+	X(UID, "uid")                                                                              \
+	X(GID, "gid")                                                                              \
+	X(ATIME, "atime")                                                                          \
+	X(MTIME, "mtime")                                                                          \
+	X(RDEV, "rdev")                                                                            \
+	X(XATTR_FLAGS, "xattr_flags")                                                              \
+	X(OPERATION, "operation")                                                                  \
+	X(ADVICE, "advice")                                                                        \
 	X(WRITE, "write")                                                                          \
 	X(READ, "read")                                                                            \
 	X(CHILD_PID, "child_pid")                                                                  \
@@ -99,55 +111,73 @@
 
 #define ENUM(id, text) K_##id,
 enum key { KEYS(ENUM) K_COUNT };
-#define TEXT(id, text) text,
-static const char *const key_text[K_COUNT] = {KEYS(TEXT)};
+#define TEXT(id, text) {text, sizeof(text) - 1},
+static const struct ev_str key_text[K_COUNT] = {KEYS(TEXT)};
 
-/* Keys by a hash of their bytes, made once. */
-#define KEY_SLOTS 256
-static signed char key_slot[KEY_SLOTS];
+_Static_assert(K_COUNT < 255, "a key's slot is a byte");
+_Static_assert(EV_ARGS_MAX < 255, "an arg's index + 1 is a byte");
+
+/*
+ * Keys by a hash of their length and three of their bytes (every arg of
+ * every event is looked up: a cheap hash, the table sparse enough that a
+ * key is nearly always found at its first slot), made once.
+ */
+#define KEY_SLOTS 512
+static uint8_t key_slot[KEY_SLOTS]; /* enum key + 1; 0: empty */
 static bool keys_ready;
 
-static uint32_t key_hash(const char *s, size_t len)
+static inline uint32_t key_hash(const char *s, uint32_t len)
 {
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h % KEY_SLOTS;
+	if (!len)
+		return 0;
+	return ((unsigned char)s[0] * 7 + (unsigned char)s[len - 1] * 31 +
+		(unsigned char)s[len / 2] * 3 + len * 113) %
+	       KEY_SLOTS;
 }
 
 static void keys_init(void)
 {
-	memset(key_slot, -1, sizeof(key_slot));
 	for (int k = 0; k < K_COUNT; k++) {
-		uint32_t h = key_hash(key_text[k], strlen(key_text[k]));
+		uint32_t h = key_hash(key_text[k].s, key_text[k].len);
 
-		while (key_slot[h] >= 0)
+		while (key_slot[h])
 			h = (h + 1) % KEY_SLOTS;
-		key_slot[h] = k;
+		key_slot[h] = k + 1;
 	}
 	keys_ready = true;
 }
 
-static int key_of(const struct ev_str *k)
+static inline int key_of(const struct ev_str *k)
 {
-	for (uint32_t h = key_hash(k->s, k->len); key_slot[h] >= 0; h = (h + 1) % KEY_SLOTS) {
-		const char *t = key_text[key_slot[h]];
+	for (uint32_t h = key_hash(k->s, k->len); key_slot[h]; h = (h + 1) % KEY_SLOTS) {
+		const struct ev_str *t = &key_text[key_slot[h] - 1];
 
-		if (strlen(t) == k->len && !memcmp(t, k->s, k->len))
-			return key_slot[h];
+		if (t->len == k->len && !memcmp(t->s, k->s, k->len))
+			return key_slot[h] - 1;
 	}
 	return -1;
 }
 
-/* The args of one event by key (NULL: absent). */
+/* The args of one event by key: at[k] is the index + 1 of the first arg named k (0: absent). */
 struct found {
-	const struct ev_arg *k[K_COUNT];
+	const struct ev_arg *args;
+	uint8_t at[K_COUNT];
 };
+
+static inline const struct ev_arg *arg(const struct found *f, enum key k)
+{
+	return f->at[k] ? &f->args[f->at[k] - 1] : NULL;
+}
 
 static bool eq(const struct ev_str *s, const char *lit)
 {
 	return s->len == strlen(lit) && !memcmp(s->s, lit, s->len);
+}
+
+/* A symbol arg that is lit */
+static bool eq_arg(const struct ev_arg *a, const char *lit)
+{
+	return a && (a->type == EV_ARG_STR || a->type == EV_ARG_SYMBOL) && eq(&a->s, lit);
 }
 
 static uint64_t u64_of(const struct ev_arg *a)
@@ -160,7 +190,7 @@ static uint64_t u64_of(const struct ev_arg *a)
 	case EV_ARG_BOOL:
 		return a->b;
 	case EV_ARG_DOUBLE:
-		return a->d > 0 ? (uint64_t)a->d : 0;
+		return a->d > 0 && a->d < 1.8e19 ? (uint64_t)a->d : 0;
 	case EV_ARG_U64:
 	case EV_ARG_US:
 	case EV_ARG_HEX:
@@ -173,8 +203,16 @@ static uint64_t u64_of(const struct ev_arg *a)
 static int64_t i64_of(const struct ev_arg *a)
 {
 	if (a && a->type == EV_ARG_DOUBLE)
-		return (int64_t)a->d;
+		return a->d > -9.2e18 && a->d < 9.2e18 ? (int64_t)a->d : 0;
 	return (int64_t)u64_of(a);
+}
+
+/* A pid or tid: 0 when it is not one. */
+static uint32_t id_of(const struct ev_arg *a)
+{
+	int64_t v = i64_of(a);
+
+	return v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
 }
 
 static double double_of(const struct ev_arg *a)
@@ -217,7 +255,7 @@ static uint64_t ns_of_us(const struct ev_arg *a)
 	if (a->type == EV_ARG_US)
 		return a->u;
 	if (a->type == EV_ARG_DOUBLE)
-		return a->d > 0 ? (uint64_t)llround(a->d * 1e3) : 0;
+		return a->d > 0 && a->d < 1.8e16 ? (uint64_t)llround(a->d * 1e3) : 0;
 	return u64_of(a) * 1000;
 }
 
@@ -256,7 +294,7 @@ static bool number_of(const struct ev_arg *a, unsigned base, uint64_t *out)
 	return true;
 }
 
-/* "254:0" -> major << 20 | minor */
+/* "254:0" -> major << 20 | minor (0: not "major:minor") */
 static uint32_t dev_of(const struct ev_arg *a)
 {
 	struct ev_str s = str_of(a);
@@ -274,10 +312,10 @@ static uint32_t dev_of(const struct ev_arg *a)
 /* ret, or -errno when "errno" names one */
 static int64_t ret_of(const struct found *f)
 {
-	int64_t ret = i64_of(f->k[K_RET]);
+	int64_t ret = i64_of(arg(f, K_RET));
 
-	if (f->k[K_ERRNO]) {
-		struct ev_str e = str_of(f->k[K_ERRNO]);
+	if (arg(f, K_ERRNO)) {
+		struct ev_str e = str_of(arg(f, K_ERRNO));
 
 		return -(int64_t)errno_number(e.s, e.len);
 	}
@@ -288,21 +326,183 @@ static int64_t ret_of(const struct found *f)
 
 static void identity(const struct found *f, uint64_t *ino, uint32_t *dev, uint32_t *fs)
 {
-	const struct ev_arg *a = f->k[K_FS];
+	const struct ev_arg *a = arg(f, K_FS);
 
-	*ino = u64_of(f->k[K_INO]);
-	*dev = dev_of(f->k[K_DEV]);
+	*ino = u64_of(arg(f, K_INO));
+	*dev = dev_of(arg(f, K_DEV));
 	if (a && (a->type == EV_ARG_STR || a->type == EV_ARG_SYMBOL))
 		fs_magic(a->s.s, a->s.len, fs);
 	else if (a)
 		*fs = u64_of(a);
 }
 
+/* A symbol or flag set of the trace, parsed into *out (left as it is when it is not one). */
+static void sym_of(const struct ev_arg *a, enum sym_set set, uint32_t *out)
+{
+	struct ev_str s = str_of(a);
+	uint32_t v;
+
+	if (a && !parse_sym(set, s.s, s.len, &v))
+		*out = v;
+}
+
+static void flags_of(const struct ev_arg *a, enum flag_set set, uint32_t *out)
+{
+	struct ev_str s = str_of(a);
+	uint32_t v;
+
+	if (a && !parse_flag_set(set, s.s, s.len, &v))
+		*out = v;
+}
+
 /* ---- syscalls ---- */
 
+/* fcntl: the command and what its argument was (event_args.c, fcntl_args) */
+static void fcntl_args(const struct found *f, struct ev_syscall *sc)
+{
+	const struct ev_arg *a = arg(f, K_ARG);
+	struct ev_str text;
+	uint32_t v;
+
+	sym_of(arg(f, K_CMD), SYM_FCNTL_CMD, &sc->arg_lo);
+	switch (fcntl_arg_of(sc->arg_lo)) {
+	case FCNTL_ARG_DUP:
+		sc->arg_hi = u64_of(arg(f, K_MINFD));
+		break;
+	case FCNTL_ARG_FD_FLAGS:
+		flags_of(a, FLAGS_FD, &sc->arg_hi);
+		break;
+	case FCNTL_ARG_FILE_FLAGS:
+		text = str_of(a);
+		if (a)
+			parse_open_flags(text.s, text.len, &sc->arg_hi);
+		break;
+	case FCNTL_ARG_INT:
+		sc->arg_hi = (uint32_t)i64_of(a);
+		break;
+	case FCNTL_ARG_LOCK:
+		sym_of(arg(f, K_LOCK), SYM_LOCK_TYPE, &sc->arg_hi);
+		sc->arg_hi &= 0xffff;
+		text = str_of(arg(f, K_WHENCE));
+		if (!parse_whence(text.s, text.len, &v))
+			sc->arg_hi |= v << 16;
+		sc->offset = i64_of(arg(f, K_START));
+		sc->size = i64_of(arg(f, K_LEN));
+		break;
+	default:
+		break;
+	}
+}
+
+/* "major:minor" of mknod's device -> the kernel's new_encode_dev() */
+static uint32_t rdev_of(const struct ev_arg *a)
+{
+	uint32_t dev = dev_of(a), major = dev >> 20, minor = dev & 0xfffff;
+
+	return (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);
+}
+
+/* The kinds from DL_SYS_ACCESS on (event_args.c, meta_kind_args) */
+static void meta_kind_args(const struct found *f, struct ev_syscall *sc)
+{
+	struct ev_str text;
+	uint64_t v;
+
+	switch (sc->sys) {
+	case DL_SYS_ACCESS:
+	case DL_SYS_FACCESSAT:
+	case DL_SYS_FACCESSAT2:
+		flags_of(arg(f, K_MODE), FLAGS_ACCESS, &sc->arg_lo);
+		break;
+	case DL_SYS_CHMOD:
+	case DL_SYS_FCHMOD:
+	case DL_SYS_FCHMODAT:
+	case DL_SYS_FCHMODAT2:
+		if (number_of(arg(f, K_MODE), 8, &v))
+			sc->arg_lo = v;
+		break;
+	case DL_SYS_CHOWN:
+	case DL_SYS_FCHOWN:
+	case DL_SYS_LCHOWN:
+	case DL_SYS_FCHOWNAT:
+		sc->arg_lo = (uint32_t)i64_of(arg(f, K_UID));
+		sc->arg_hi = (uint32_t)i64_of(arg(f, K_GID));
+		break;
+	case DL_SYS_UTIME:
+	case DL_SYS_UTIMES:
+	case DL_SYS_FUTIMESAT:
+	case DL_SYS_UTIMENSAT:
+		text = str_of(arg(f, K_ATIME));
+		parse_utime(text.s, text.len, &sc->times.sec[0], &sc->times.nsec[0]);
+		text = str_of(arg(f, K_MTIME));
+		parse_utime(text.s, text.len, &sc->times.sec[1], &sc->times.nsec[1]);
+		break;
+	case DL_SYS_SYMLINK:
+	case DL_SYS_SYMLINKAT:
+		sc->text = str_of(arg(f, K_TARGET));
+		break;
+	case DL_SYS_MKNOD:
+	case DL_SYS_MKNODAT:
+		if (number_of(arg(f, K_MODE), 8, &v))
+			sc->arg_hi = v;
+		sc->arg_lo = rdev_of(arg(f, K_RDEV));
+		break;
+	case DL_SYS_SETXATTR:
+	case DL_SYS_LSETXATTR:
+	case DL_SYS_FSETXATTR:
+	case DL_SYS_SETXATTRAT:
+		flags_of(arg(f, K_XATTR_FLAGS), FLAGS_XATTR, &sc->arg_lo);
+		sc->text = str_of(arg(f, K_NAME));
+		break;
+	case DL_SYS_GETXATTR:
+	case DL_SYS_LGETXATTR:
+	case DL_SYS_FGETXATTR:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_REMOVEXATTR:
+	case DL_SYS_LREMOVEXATTR:
+	case DL_SYS_FREMOVEXATTR:
+	case DL_SYS_REMOVEXATTRAT:
+		sc->text = str_of(arg(f, K_NAME));
+		break;
+	case DL_SYS_FLOCK:
+		flags_of(arg(f, K_OPERATION), FLAGS_FLOCK, &sc->arg_lo);
+		break;
+	case DL_SYS_FADVISE64:
+		sym_of(arg(f, K_ADVICE), SYM_FADVISE, &sc->arg_lo);
+		break;
+	case DL_SYS_MADVISE:
+		sym_of(arg(f, K_ADVICE), SYM_MADVISE, &sc->arg_lo);
+		break;
+	case DL_SYS_MSYNC:
+		flags_of(arg(f, K_FLAGS), FLAGS_MSYNC, &sc->arg_lo);
+		break;
+	default:
+		break;
+	}
+	switch (sc->sys) { /* the *at flags */
+	case DL_SYS_FACCESSAT2:
+	case DL_SYS_FCHMODAT2:
+	case DL_SYS_FCHOWNAT:
+	case DL_SYS_UTIMENSAT:
+	case DL_SYS_LINKAT:
+	case DL_SYS_SETXATTRAT:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_LISTXATTRAT:
+	case DL_SYS_REMOVEXATTRAT:
+		if (number_of(arg(f, K_FLAGS), 16, &v))
+			sc->at_flags = v;
+		break;
+	default:
+		break;
+	}
+	if (dl_kind_maps(sc->sys))
+		number_of(arg(f, K_ADDR), 16, &sc->addr);
+}
+
+/* The arguments only some kinds have (event_args.c, syscall_kind_args) */
 static void syscall_kind_args(const struct found *f, struct ev_syscall *sc)
 {
-	struct ev_str flags = str_of(f->k[K_FLAGS]), text;
+	struct ev_str flags = str_of(arg(f, K_FLAGS)), text;
 	uint64_t v;
 
 	switch (sc->sys) {
@@ -311,52 +511,48 @@ static void syscall_kind_args(const struct found *f, struct ev_syscall *sc)
 	case DL_SYS_OPENAT2:
 	case DL_SYS_CREAT:
 		parse_open_flags(flags.s, flags.len, &sc->arg_lo);
-		if (number_of(f->k[K_MODE], 8, &v))
+		if (number_of(arg(f, K_MODE), 8, &v))
 			sc->arg_hi = v;
-		if (f->k[K_DEV]) {
+		if (arg(f, K_DEV)) {
 			sc->flags |= EVS_IDENTITY;
 			identity(f, &sc->ino, &sc->dev, &sc->fs_magic);
-			sc->file_size = u64_of(f->k[K_FILE_SIZE]);
+			sc->file_size = u64_of(arg(f, K_FILE_SIZE));
 		}
 		break;
 	case DL_SYS_LSEEK:
-		text = str_of(f->k[K_WHENCE]);
+		text = str_of(arg(f, K_WHENCE));
 		parse_whence(text.s, text.len, &sc->arg_lo);
 		break;
 	case DL_SYS_MMAP:
-		text = str_of(f->k[K_PROT]);
+		text = str_of(arg(f, K_PROT));
 		if (text.len)
 			parse_mmap_prot(text.s, text.len, &sc->arg_lo);
 		parse_mmap_flags(flags.s, flags.len, &sc->arg_hi);
 		break;
 	case DL_SYS_CLOSE_RANGE:
-		sc->arg_lo = u64_of(f->k[K_LAST]);
-		sc->arg_hi = u64_of(f->k[K_FLAGS]);
+		sc->arg_lo = u64_of(arg(f, K_LAST));
+		sc->arg_hi = u64_of(arg(f, K_FLAGS));
 		break;
 	case DL_SYS_DUP2:
 	case DL_SYS_DUP3:
-		sc->arg_lo = u64_of(f->k[K_NEWFD]);
+		sc->arg_lo = u64_of(arg(f, K_NEWFD));
 		if (sc->sys == DL_SYS_DUP3 && eq(&flags, "O_CLOEXEC"))
 			sc->arg_hi = O_CLOEXEC;
 		break;
 	case DL_SYS_FCNTL:
-		if (f->k[K_CMD]) {
-			text = str_of(f->k[K_CMD]);
-			sc->arg_lo = eq(&text, "F_DUPFD") ? F_DUPFD : F_DUPFD_CLOEXEC;
-		}
-		sc->arg_hi = u64_of(f->k[K_MINFD]);
+		fcntl_args(f, sc);
 		break;
 	case DL_SYS_SENDFILE:
 	case DL_SYS_COPY_FILE_RANGE:
-		sc->arg_lo = u64_of(f->k[K_OUT_FD]);
+		sc->arg_lo = u64_of(arg(f, K_OUT_FD));
 		break;
 	case DL_SYS_SPLICE:
 	case DL_SYS_TEE:
-		sc->arg_lo = u64_of(f->k[K_OUT_FD]);
+		sc->arg_lo = u64_of(arg(f, K_OUT_FD));
 		if (flags.len)
 			parse_flag_set(FLAGS_SPLICE, flags.s, flags.len, &sc->arg_hi);
-		if (f->k[K_OUT_OFFSET]) {
-			sc->offset = u64_of(f->k[K_OUT_OFFSET]);
+		if (arg(f, K_OUT_OFFSET)) {
+			sc->offset = u64_of(arg(f, K_OUT_OFFSET));
 			sc->flags |= EVS_OFFSET | EVS_OUT_OFFSET;
 		}
 		break;
@@ -370,52 +566,53 @@ static void syscall_kind_args(const struct found *f, struct ev_syscall *sc)
 	case DL_SYS_IO_PGETEVENTS:
 	case DL_SYS_IO_CANCEL:
 	case DL_SYS_IO_DESTROY:
-		if (number_of(f->k[K_CTX], 16, &v)) {
+		if (number_of(arg(f, K_CTX), 16, &v)) {
 			sc->arg_lo = v & 0xffffffff;
 			sc->arg_hi = v >> 32;
 		}
-		if (f->k[K_NR_EVENTS])
-			sc->size = u64_of(f->k[K_NR_EVENTS]);
-		if (f->k[K_NR])
-			sc->size = (uint64_t)i64_of(f->k[K_NR]);
-		if (f->k[K_MIN_NR])
-			sc->offset = (uint64_t)i64_of(f->k[K_MIN_NR]);
-		if (f->k[K_IOCB])
-			number_of(f->k[K_IOCB], 16, &sc->offset);
+		if (arg(f, K_NR_EVENTS))
+			sc->size = u64_of(arg(f, K_NR_EVENTS));
+		if (arg(f, K_NR))
+			sc->size = (uint64_t)i64_of(arg(f, K_NR));
+		if (arg(f, K_MIN_NR))
+			sc->offset = (uint64_t)i64_of(arg(f, K_MIN_NR));
+		if (arg(f, K_IOCB))
+			number_of(arg(f, K_IOCB), 16, &sc->offset);
 		break;
 	case DL_SYS_IO_URING_SETUP:
-		sc->size = u64_of(f->k[K_ENTRIES]);
+		sc->size = u64_of(arg(f, K_ENTRIES));
 		parse_flag_set(FLAGS_URING_SETUP, flags.s, flags.len, &sc->arg_lo);
 		break;
 	case DL_SYS_IO_URING_ENTER:
-		sc->size = u64_of(f->k[K_TO_SUBMIT]);
-		sc->offset = u64_of(f->k[K_MIN_COMPLETE]);
+		sc->size = u64_of(arg(f, K_TO_SUBMIT));
+		sc->offset = u64_of(arg(f, K_MIN_COMPLETE));
 		parse_flag_set(FLAGS_URING_ENTER, flags.s, flags.len, &sc->arg_lo);
 		break;
 	case DL_SYS_IO_URING_REGISTER:
-		text = str_of(f->k[K_OPCODE]);
+		text = str_of(arg(f, K_OPCODE));
 		parse_sym(SYM_URING_REGISTER, text.s, text.len, &sc->arg_lo);
-		sc->size = u64_of(f->k[K_NR_ARGS]);
+		sc->size = u64_of(arg(f, K_NR_ARGS));
 		break;
 	case DL_SYS_FALLOCATE:
 	case DL_SYS_SYNC_FILE_RANGE:
-		v = u64_of(f->k[sc->sys == DL_SYS_FALLOCATE ? K_MODE : K_FLAGS]);
+		v = u64_of(arg(f, sc->sys == DL_SYS_FALLOCATE ? K_MODE : K_FLAGS));
 		sc->arg_lo = v & 0xffffffff;
 		sc->arg_hi = v >> 32;
 		break;
 	case DL_SYS_MKDIR:
 	case DL_SYS_MKDIRAT:
-		if (number_of(f->k[K_MODE], 8, &v))
+		if (number_of(arg(f, K_MODE), 8, &v))
 			sc->arg_hi = v;
 		break;
 	case DL_SYS_NEWFSTATAT:
 	case DL_SYS_STATX:
 	case DL_SYS_UNLINKAT:
 	case DL_SYS_RENAMEAT2:
-		if (number_of(f->k[K_FLAGS], 16, &v))
+		if (number_of(arg(f, K_FLAGS), 16, &v))
 			sc->at_flags = v;
 		break;
 	default:
+		meta_kind_args(f, sc);
 		break;
 	}
 }
@@ -424,33 +621,35 @@ static void syscall_event(const struct found *f, struct event *e, int kind, uint
 {
 	struct ev_syscall *sc = &e->sys;
 	const struct syscall_info *si = syscall_info(kind);
-	const struct ev_arg *partial = f->k[K_SIZE_PARTIAL];
+	const struct ev_arg *a;
 
 	e->type = EV_SYSCALL;
 	sc->sys = kind;
 	sc->dur = dur;
 	sc->ret = ret_of(f);
-	if (f->k[K_DIRFD])
-		sc->fd = i64_of(f->k[K_DIRFD]);
-	else if (dl_kind_has_path(kind))
+	if ((a = arg(f, K_DIRFD)))
+		sc->fd = i64_of(a);
+	else if (dl_kind_maps(kind))
+		sc->fd = -1; /* an address, no descriptor */
+	else if (dl_kind_has_path(kind) && !dl_kind_names_fd(kind))
 		sc->fd = -100; /* AT_FDCWD: not shown */
-	else if (f->k[K_FD] && !(si->opens && sc->ret >= 0))
-		sc->fd = i64_of(f->k[K_FD]);
+	else if ((a = arg(f, K_FD)) && !(si->opens && sc->ret >= 0))
+		sc->fd = i64_of(a);
 	else
 		sc->fd = -1;
-	sc->path = path_of(f->k[K_PATH]);
-	sc->path2 = path_of(f->k[f->k[K_OUT_PATH] ? K_OUT_PATH : K_NEW_PATH]);
-	if (f->k[K_OFFSET] || f->k[K_LENGTH]) {
-		sc->offset = u64_of(f->k[f->k[K_OFFSET] ? K_OFFSET : K_LENGTH]);
+	sc->path = path_of(arg(f, K_PATH));
+	sc->path2 = path_of(arg(f, arg(f, K_OUT_PATH) ? K_OUT_PATH : K_NEW_PATH));
+	if ((a = arg(f, K_OFFSET)) || (a = arg(f, K_LENGTH))) {
+		sc->offset = u64_of(a);
 		if (kind != DL_SYS_LSEEK)
 			sc->flags |= EVS_OFFSET;
 	}
-	sc->size = u64_of(f->k[K_SIZE]);
-	if (f->k[K_CACHE_MISS]) {
+	sc->size = u64_of(arg(f, K_SIZE));
+	if ((a = arg(f, K_CACHE_MISS))) {
 		sc->flags |= EVS_CACHE;
-		sc->cache_miss_bytes = u64_of(f->k[K_CACHE_MISS]);
+		sc->cache_miss_bytes = u64_of(a);
 	}
-	if (u64_of(partial))
+	if (u64_of(arg(f, K_SIZE_PARTIAL)))
 		sc->flags |= EVS_IOV_TRUNC;
 	syscall_kind_args(f, sc);
 }
@@ -462,36 +661,40 @@ static void begin_event(const struct found *f, struct event *e)
 	struct ev_trace_begin *b = &e->begin;
 
 	e->type = EV_TRACE_BEGIN;
-	b->format = str_of(f->k[K_FORMAT]);
-	b->version = str_of(f->k[K_VERSION]);
-	b->kernel = str_of(f->k[K_KERNEL]);
-	b->hostname = str_of(f->k[K_HOSTNAME]);
-	b->target = str_of(f->k[K_TARGET]);
-	b->layers = str_of(f->k[K_LAYERS]);
-	b->layers_off = str_of(f->k[K_LAYERS_OFF]);
-	b->clock = str_of(f->k[K_CLOCK]);
-	b->start_wall = str_of(f->k[K_START_WALL]);
-	b->start_mono_ns = u64_of(f->k[K_START_MONO]);
-	b->start_wall_ns = i64_of(f->k[K_START_WALL_NS]);
-	b->tracer_pid = u64_of(f->k[K_TRACER_PID]);
+	b->format = str_of(arg(f, K_FORMAT));
+	b->version = str_of(arg(f, K_VERSION));
+	b->kernel = str_of(arg(f, K_KERNEL));
+	b->hostname = str_of(arg(f, K_HOSTNAME));
+	b->target = str_of(arg(f, K_TARGET));
+	b->layers = str_of(arg(f, K_LAYERS));
+	b->layers_off = str_of(arg(f, K_LAYERS_OFF));
+	b->clock = str_of(arg(f, K_CLOCK));
+	b->start_wall = str_of(arg(f, K_START_WALL));
+	b->start_mono_ns = u64_of(arg(f, K_START_MONO));
+	b->start_wall_ns = i64_of(arg(f, K_START_WALL_NS));
+	b->tracer_pid = u64_of(arg(f, K_TRACER_PID));
 }
 
-static void end_event(const struct found *f, struct event *e)
+static void end_event(struct event_parse *p, const struct found *f, struct event *e)
 {
 	struct ev_trace_end *end = &e->end;
-	const struct ev_arg *kinds = f->k[K_LOST_BY_KIND];
+	const struct ev_arg *kinds = arg(f, K_LOST_BY_KIND);
 
 	e->type = EV_TRACE_END;
-	end->events = u64_of(f->k[K_EVENTS]);
-	end->lost_events = u64_of(f->k[K_LOST_EVENTS]);
-	end->lost_bytes = u64_of(f->k[K_LOST_BYTES]);
-	end->duration_ns = u64_of(f->k[K_DURATION]);
-	end->end_wall_ns = i64_of(f->k[K_END_WALL]);
-	end->stop_reason = str_of(f->k[K_STOP_REASON]);
-	end->capped_events = u64_of(f->k[K_CAPPED]);
-	end->truncated = u64_of(f->k[K_TRUNCATED]) != 0;
-	if (kinds && kinds->type == EV_ARG_LOST_KINDS)
-		end->lost = kinds->lost;
+	end->events = u64_of(arg(f, K_EVENTS));
+	end->lost_events = u64_of(arg(f, K_LOST_EVENTS));
+	end->lost_bytes = u64_of(arg(f, K_LOST_BYTES));
+	end->duration_ns = u64_of(arg(f, K_DURATION));
+	end->end_wall_ns = i64_of(arg(f, K_END_WALL));
+	end->stop_reason = str_of(arg(f, K_STOP_REASON));
+	end->capped_events = u64_of(arg(f, K_CAPPED));
+	end->truncated = u64_of(arg(f, K_TRUNCATED)) != 0;
+	if (kinds && kinds->type == EV_ARG_LOST_KINDS && kinds->lost) {
+		p->lost = *kinds->lost;
+		p->lost.events = end->lost_events;
+		p->lost.bytes = end->lost_bytes;
+		end->lost = &p->lost;
+	}
 }
 
 /* ---- the layers ---- */
@@ -566,20 +769,22 @@ static bool layer_event(const struct found *f, struct event *e, const struct ev_
 		if (h->ph != 'i' || !eq(nm, "page_fault"))
 			return false;
 		e->type = EV_FAULT;
-		e->fault.offset = u64_of(f->k[K_OFFSET]);
-		e->fault.path = path_of(f->k[K_PATH]);
-		e->fault.write = f->k[K_ACCESS] && eq(&f->k[K_ACCESS]->s, "write");
-		e->fault.exec = u64_of(f->k[K_EXEC]) != 0;
-		number_of(f->k[K_ADDRESS], 16, &e->fault.address);
-		e->fault.ino = u64_of(f->k[K_INO]);
-		e->fault.dev = dev_of(f->k[K_DEV]);
+		e->fault.offset = u64_of(arg(f, K_OFFSET));
+		e->fault.size =
+		    u64_of(arg(f, K_SIZE)) > UINT32_MAX ? UINT32_MAX : u64_of(arg(f, K_SIZE));
+		e->fault.path = path_of(arg(f, K_PATH));
+		e->fault.write = eq_arg(arg(f, K_ACCESS), "write");
+		e->fault.exec = u64_of(arg(f, K_EXEC)) != 0;
+		number_of(arg(f, K_ADDRESS), 16, &e->fault.address);
+		e->fault.ino = u64_of(arg(f, K_INO));
+		e->fault.dev = dev_of(arg(f, K_DEV));
 		return true;
 	}
 	if (eq(cat, "block")) {
 		if (h->ph == 'C') {
 			e->type = EV_BLOCK_RATE;
-			e->rate.read_mbps = double_of(f->k[K_READ]);
-			e->rate.write_mbps = double_of(f->k[K_WRITE]);
+			e->rate.read_mbps = double_of(arg(f, K_READ));
+			e->rate.write_mbps = double_of(arg(f, K_WRITE));
 			return true;
 		}
 		if (h->ph != 'b' && h->ph != 'e')
@@ -589,13 +794,13 @@ static bool layer_event(const struct found *f, struct event *e, const struct ev_
 		e->block.op = block_op(nm);
 		e->block.seq = id;
 		if (h->ph == 'b') {
-			e->block.sector = u64_of(f->k[K_SECTOR]);
-			e->block.bytes = u64_of(f->k[K_BYTES]);
-			e->block.dev = dev_of(f->k[K_DEV]);
-			e->block.issuer_pid = u64_of(f->k[K_ISSUER_PID]);
+			e->block.sector = u64_of(arg(f, K_SECTOR));
+			e->block.bytes = u64_of(arg(f, K_BYTES));
+			e->block.dev = dev_of(arg(f, K_DEV));
+			e->block.issuer_pid = u64_of(arg(f, K_ISSUER_PID));
 		} else {
-			e->block.latency_ns = ns_of_us(f->k[K_LATENCY_US]);
-			e->block.error = i64_of(f->k[K_ERROR]);
+			e->block.latency_ns = ns_of_us(arg(f, K_LATENCY_US));
+			e->block.error = i64_of(arg(f, K_ERROR));
 		}
 		return true;
 	}
@@ -607,17 +812,17 @@ static bool layer_event(const struct found *f, struct event *e, const struct ev_
 		e->uring.opcode = op;
 		e->uring.seq = id;
 		if (h->ph == 'b') {
-			e->uring.fd = f->k[K_FD] ? i64_of(f->k[K_FD]) : -1;
-			if (f->k[K_FIXED_FILE]) {
-				e->uring.fd = i64_of(f->k[K_FIXED_FILE]);
+			e->uring.fd = arg(f, K_FD) ? i64_of(arg(f, K_FD)) : -1;
+			if (arg(f, K_FIXED_FILE)) {
+				e->uring.fd = i64_of(arg(f, K_FIXED_FILE));
 				e->uring.fixed = true;
 			}
-			e->uring.path = path_of(f->k[K_PATH]);
-			e->uring.path_unknown = u64_of(f->k[K_PATH_UNKNOWN]) != 0;
-			e->uring.offset = u64_of(f->k[K_OFFSET]);
-			e->uring.len = u64_of(f->k[K_LEN]);
-			number_of(f->k[K_USER_DATA], 16, &e->uring.user_data);
-			if (f->k[K_DEV]) {
+			e->uring.path = path_of(arg(f, K_PATH));
+			e->uring.path_unknown = u64_of(arg(f, K_PATH_UNKNOWN)) != 0;
+			e->uring.offset = u64_of(arg(f, K_OFFSET));
+			e->uring.len = u64_of(arg(f, K_LEN));
+			number_of(arg(f, K_USER_DATA), 16, &e->uring.user_data);
+			if (arg(f, K_DEV)) {
 				uint32_t fs;
 
 				e->uring.has_file = true;
@@ -636,20 +841,20 @@ static bool layer_event(const struct found *f, struct event *e, const struct ev_
 		e->aio.opcode = op;
 		e->aio.seq = id;
 		if (h->ph == 'b') {
-			e->aio.fd = f->k[K_FD] ? i64_of(f->k[K_FD]) : -1;
-			e->aio.path = path_of(f->k[K_PATH]);
-			e->aio.submission_unknown = u64_of(f->k[K_SUBMISSION_UNKNOWN]) != 0;
-			e->aio.size_partial = u64_of(f->k[K_SIZE_PARTIAL]) != 0;
-			e->aio.offset = u64_of(f->k[K_OFFSET]);
-			e->aio.len = u64_of(f->k[K_LEN]);
-			number_of(f->k[K_DATA], 16, &e->aio.data);
-			number_of(f->k[K_IOCB], 16, &e->aio.iocb);
-			number_of(f->k[K_CTX], 16, &e->aio.ctx);
+			e->aio.fd = arg(f, K_FD) ? i64_of(arg(f, K_FD)) : -1;
+			e->aio.path = path_of(arg(f, K_PATH));
+			e->aio.submission_unknown = u64_of(arg(f, K_SUBMISSION_UNKNOWN)) != 0;
+			e->aio.size_partial = u64_of(arg(f, K_SIZE_PARTIAL)) != 0;
+			e->aio.offset = u64_of(arg(f, K_OFFSET));
+			e->aio.len = u64_of(arg(f, K_LEN));
+			number_of(arg(f, K_DATA), 16, &e->aio.data);
+			number_of(arg(f, K_IOCB), 16, &e->aio.iocb);
+			number_of(arg(f, K_CTX), 16, &e->aio.ctx);
 		} else {
-			e->aio.reaped = !f->k[K_REAPED] || u64_of(f->k[K_REAPED]);
+			e->aio.reaped = !arg(f, K_REAPED) || u64_of(arg(f, K_REAPED));
 			if (e->aio.reaped) {
 				e->aio.res = ret_of(f);
-				e->aio.res2 = i64_of(f->k[K_RES2]);
+				e->aio.res2 = i64_of(arg(f, K_RES2));
 			}
 		}
 		return true;
@@ -659,9 +864,9 @@ static bool layer_event(const struct found *f, struct event *e, const struct ev_
 	if (eq(nm, "vfs_open")) {
 		e->type = EV_VFS_OPEN;
 		e->vfs_open.ret = ret_of(f);
-		e->vfs_open.path = path_of(f->k[K_PATH]);
+		e->vfs_open.path = path_of(arg(f, K_PATH));
 		identity(f, &e->vfs_open.ino, &e->vfs_open.dev, &e->vfs_open.fs_magic);
-		e->vfs_open.file_size = u64_of(f->k[K_FILE_SIZE]);
+		e->vfs_open.file_size = u64_of(arg(f, K_FILE_SIZE));
 		return true;
 	}
 	if ((op = vfs_op(nm)) < 0)
@@ -669,15 +874,15 @@ static bool layer_event(const struct found *f, struct event *e, const struct ev_
 	e->type = EV_VFS;
 	e->vfs.op = op;
 	if (op == DL_VFS_RW_CHECK) {
-		v = u64_of(f->k[K_WRITE]);
+		v = u64_of(arg(f, K_WRITE));
 		e->vfs.write = v != 0;
 	} else {
 		e->vfs.dur = dur;
 		e->vfs.ret = ret_of(f);
 	}
-	e->vfs.path = path_of(f->k[K_PATH]);
-	e->vfs.offset = u64_of(f->k[K_OFFSET]);
-	e->vfs.size = u64_of(f->k[K_SIZE]);
+	e->vfs.path = path_of(arg(f, K_PATH));
+	e->vfs.offset = u64_of(arg(f, K_OFFSET));
+	e->vfs.size = u64_of(arg(f, K_SIZE));
 	identity(f, &e->vfs.ino, &e->vfs.dev, &e->vfs.fs_magic);
 	return true;
 }
@@ -691,23 +896,23 @@ static bool process_event(const struct found *f, struct event *e, const struct e
 	if (h->ph == 'X' && ((thread = eq(nm, "thread_create")) || eq(nm, "fork"))) {
 		e->type = EV_FORK;
 		e->fork.thread = thread;
-		e->fork.child = u64_of(f->k[thread ? K_CHILD_TID : K_CHILD_PID]);
+		e->fork.child = id_of(arg(f, thread ? K_CHILD_TID : K_CHILD_PID));
 		e->fork.parent_pid = e->pid;
 		e->fork.parent_tid = e->tid;
 		e->fork.flow = id;
 		return true;
 	}
 	if (h->ph == 'X' && ((thread = eq(nm, "thread_start")) || eq(nm, "process_start"))) {
-		const struct ev_arg *parent = f->k[thread ? K_CREATOR_TID : K_PARENT_PID];
+		const struct ev_arg *parent = arg(f, thread ? K_CREATOR_TID : K_PARENT_PID);
 
 		e->type = EV_START;
 		e->fork.thread = thread;
 		e->fork.child = e->tid;
 		e->fork.parent_pid = e->pid;
-		if (parent && thread)
-			e->fork.parent_tid = u64_of(parent);
-		else if (parent)
-			e->fork.parent_pid = u64_of(parent);
+		if (id_of(parent) && thread)
+			e->fork.parent_tid = id_of(parent);
+		else if (id_of(parent))
+			e->fork.parent_pid = id_of(parent);
 		e->fork.flow = id;
 		return true;
 	}
@@ -715,21 +920,24 @@ static bool process_event(const struct found *f, struct event *e, const struct e
 		return false;
 	if (eq(nm, "exec")) {
 		e->type = EV_EXEC;
-		e->exec.file = str_of(f->k[K_FILE]);
-		e->exec.cmdline = str_of(f->k[K_CMDLINE]);
+		e->exec.file = str_of(arg(f, K_FILE));
+		e->exec.cmdline = str_of(arg(f, K_CMDLINE));
 		return true;
 	}
 	if (eq(nm, "process_exit") || eq(nm, "thread_exit")) {
 		e->type = EV_EXIT;
 		e->exit.group_dead = eq(nm, "process_exit");
-		e->exit.signaled = f->k[K_SIGNAL] != NULL;
-		e->exit.code = u64_of(f->k[e->exit.signaled ? K_SIGNAL : K_EXIT_CODE]);
+		e->exit.signaled = arg(f, K_SIGNAL) != NULL;
+		e->exit.code = u64_of(arg(f, e->exit.signaled ? K_SIGNAL : K_EXIT_CODE));
 		return true;
 	}
 	return false;
 }
 
-/* ---- spans: every arg as it is, a "path" as a file name ---- */
+/*
+ * ---- spans: every arg as it is, a "path" as a file name (its exact bytes:
+ * the JSON reader made "path" and "path_hex" one EV_ARG_PATH) ----
+ */
 
 static void span_event(struct event_parse *p, struct event *e, const struct ev_head *h,
 		       uint64_t dur, const struct ev_arg *args, unsigned n)
@@ -764,12 +972,13 @@ void event_parse(struct event_parse *p, struct event *e, const struct ev_head *h
 		keys_init();
 	if (n > EV_ARGS_MAX)
 		n = EV_ARGS_MAX;
-	memset(&f, 0, sizeof(f));
+	f.args = args;
+	memset(f.at, 0, sizeof(f.at));
 	for (unsigned i = 0; i < n; i++) {
 		int k = key_of(&args[i].key);
 
-		if (k >= 0 && !f.k[k])
-			f.k[k] = &args[i];
+		if (k >= 0 && !f.at[k])
+			f.at[k] = i + 1;
 	}
 	if (h->ph == 'M') {
 		if (eq(&h->name, "dltrace")) {
@@ -777,15 +986,15 @@ void event_parse(struct event_parse *p, struct event *e, const struct ev_head *h
 			return;
 		}
 		if (eq(&h->name, "dltrace_summary")) {
-			end_event(&f, e);
+			end_event(p, &f, e);
 			return;
 		}
 		if (eq(&h->name, "process_name") || eq(&h->name, "thread_name")) {
 			e->type = eq(&h->name, "process_name") ? EV_PROCESS_NAME : EV_THREAD_NAME;
-			e->name.name = str_of(f.k[K_NAME]);
+			e->name.name = str_of(arg(&f, K_NAME));
 			return;
 		}
-	} else if (eq(cat, "data") || eq(cat, "metadata") || eq(cat, "sync")) {
+	} else if (eq(cat, "data") || eq(cat, "metadata") || eq(cat, "sync") || eq(cat, "hint")) {
 		kind = syscall_kind(h->name.s, h->name.len);
 		if (h->ph == 'X' && kind >= 0 && kind < DL_SYS_COUNT) {
 			syscall_event(&f, e, kind, dur);

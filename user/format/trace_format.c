@@ -150,13 +150,7 @@ static int any_finish(struct any_reader *r)
 {
 	if (r->pftrace)
 		return pftrace_events__finish(r->pftrace);
-	if (trace_reader_finish(&r->chrome))
-		return -1;
-	if (chrome_events__failed(r->lines)) {
-		snprintf(r->chrome.st.error, sizeof(r->chrome.st.error), "out of memory");
-		return -1;
-	}
-	return 0;
+	return trace_reader_finish(&r->chrome);
 }
 
 static const struct trace_read_status *any_status(const struct any_reader *r)

@@ -28,22 +28,6 @@ static uint32_t id(struct event_merge *m, uint32_t v)
 	return merge_ids_map(&m->ids, v, 0);
 }
 
-static void keep_summary(struct event_merge *m, const struct ev_trace_end *end)
-{
-	struct merge_input_summary *s = &m->summary;
-
-	s->seen = true;
-	s->truncated = end->truncated;
-	s->events = end->events;
-	s->lost_events = end->lost_events;
-	s->lost_bytes = end->lost_bytes;
-	s->duration_ns = end->duration_ns;
-	s->end_wall_ns = end->end_wall_ns;
-	if (end->lost)
-		for (unsigned k = 0; k < DL_LOST_KINDS; k++)
-			s->lost.by_kind[k] += end->lost->by_kind[k];
-}
-
 /* "<host>: <name>", and " (pid N)" when a real pid changed */
 static struct ev_str host_name(struct event_merge *m, struct ev_str name, uint32_t pid,
 			       uint32_t out_pid)
@@ -69,7 +53,7 @@ static void merge_event(struct event_consumer *c, const struct event *e)
 	if (e->type == EV_TRACE_BEGIN)
 		return;
 	if (e->type == EV_TRACE_END) {
-		keep_summary(m, &e->end);
+		merge_keep_summary(&m->summary, &e->end);
 		return;
 	}
 	/* the same order of first sight as the text merge: pid, tid, then the ids in args */

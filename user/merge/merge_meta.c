@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/chrome/chrome_events.h"
 #include "format/chrome/chrome_format.h"
 #include "lib/json_string.h"
 #include "event/version.h"
@@ -22,14 +23,12 @@ static struct trace_str copy_str(const struct trace_str *s)
 
 void merge_input_header(void *input, const struct trace_event *ev)
 {
-	struct merge_input *in = input;
+	struct event_parse p;
+	struct event e;
 
-	in->hostname = copy_str(&ev->hostname);
-	in->kernel = copy_str(&ev->kernel);
-	in->target = copy_str(&ev->target);
-	in->layers = copy_str(&ev->layers);
-	in->start_wall = copy_str(&ev->start_wall);
-	in->start_wall_ns = ev->start_wall_ns;
+	chrome_event_of(ev, &p, &e);
+	if (e.type == EV_TRACE_BEGIN)
+		merge_input_begin(input, &e.begin);
 }
 
 void merge_input_free(struct merge_input *in)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/chrome/chrome_events.h"
 #include "format/chrome/chrome_format.h"
 #include "lib/json_string.h"
 #include "decode/process_table.h"
@@ -201,39 +202,28 @@ static void write_line(struct trace_merge *m, const char *text, size_t n)
 	m->events++;
 }
 
-/* "lost_by_kind":{"pread64":12,...} */
-static int lost_member(void *ctx, const struct json_member *mb)
+void merge_keep_summary(struct merge_input_summary *s, const struct ev_trace_end *end)
 {
-	struct trace_str v = {mb->value, mb->value_len};
-	uint64_t n;
-	bool neg;
-
-	if (!trace_json_number(&v, NULL, &n, &neg) && !neg)
-		lost_counts_add_named(ctx, mb->key.s, mb->key.len, n);
-	return 0;
+	s->seen = true;
+	s->truncated = end->truncated;
+	s->events = end->events;
+	s->lost_events = end->lost_events;
+	s->lost_bytes = end->lost_bytes;
+	s->duration_ns = end->duration_ns;
+	s->end_wall_ns = end->end_wall_ns;
+	if (end->lost)
+		for (unsigned k = 0; k < DL_LOST_KINDS; k++)
+			s->lost.by_kind[k] += end->lost->by_kind[k];
 }
 
 static void keep_summary(struct trace_merge *m, const struct trace_event *ev)
 {
-	struct merge_input_summary *s = &m->summary;
+	struct event_parse p;
+	struct event e;
 
-	for (uint32_t i = 0; i < ev->nextra; i++) {
-		const struct trace_member *x = &ev->extra[i];
-
-		if (x->key.len == 12 && !memcmp(x->key.s, "lost_by_kind", 12) && x->value.len &&
-		    x->value.s[0] == '{') {
-			m->scratch = grow(m->scratch, &m->scratch_cap, TRACE_SCRATCH(x->value.len));
-			trace_object_members(x->value.s, x->value.len, m->scratch, lost_member,
-					     &s->lost);
-		}
-	}
-	s->seen = true;
-	s->truncated = ev->truncated;
-	s->events = ev->events;
-	s->lost_events = ev->lost_events;
-	s->lost_bytes = ev->lost_bytes;
-	s->duration_ns = ev->duration_ns;
-	s->end_wall_ns = ev->end_wall_ns;
+	chrome_event_of(ev, &p, &e);
+	if (e.type == EV_TRACE_END)
+		merge_keep_summary(&m->summary, &e.end);
 }
 
 void trace_merge_event(void *merge, const struct trace_event *ev)

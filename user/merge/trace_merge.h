@@ -34,6 +34,9 @@ struct merge_input_summary {
 	struct lost_counts lost; /* lost_by_kind */
 };
 
+/* Keep what a summary event says (its lost_by_kind added to what s has). */
+void merge_keep_summary(struct merge_input_summary *s, const struct ev_trace_end *end);
+
 struct trace_merge {
 	struct output_sink *sink;
 	struct merge_ids ids;

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "format/chrome/trace_line_parser.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "bpf/dltrace_events.h"
-#include "event/syscall_table.h"
 
 #define MAX_DEPTH 32 /* nesting accepted inside an event (dltrace writes 2) */
 
@@ -361,36 +359,6 @@ static bool key_is(const struct trace_str *k, const char *lit, size_t n)
 }
 #define KEY(k, lit) key_is((k), (lit), sizeof(lit) - 1)
 
-static int parse_bool(struct cursor *c, bool *out)
-{
-	skip_ws(c);
-	if (c->p < c->end && *c->p == 't') {
-		*out = true;
-		return skip_literal(c, "true");
-	}
-	*out = false;
-	return skip_value(c, MAX_DEPTH - 1);
-}
-
-/* Decode lower/upper-case hex into scratch; invalid hex leaves *out unchanged. */
-static void decode_hex(struct cursor *c, const struct trace_str *hex, struct trace_str *out)
-{
-	char *o = c->scratch;
-
-	if (hex->len % 2)
-		return;
-	for (uint32_t i = 0; i < hex->len; i += 2) {
-		int hi = hex_value(hex->s[i]), lo = hex_value(hex->s[i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return;
-		*o++ = hi << 4 | lo;
-	}
-	out->s = c->scratch;
-	out->len = o - c->scratch;
-	c->scratch = o;
-}
-
 /* Typed numeric member: parse and store when it is a number, else skip. */
 static int num_value(struct cursor *c, struct number *n, bool *is_num)
 {
@@ -409,180 +377,232 @@ static int str_value(struct cursor *c, struct trace_str *out)
 	return skip_value(c, 1);
 }
 
-/* An arg the tokenizer does not interpret: keep its key and raw value (for chrome_events.c). */
-static int extra_value(struct cursor *c, const struct trace_str *k, struct trace_event *ev)
-{
-	const char *start;
+/* ---- args ---- */
 
-	skip_ws(c);
-	start = c->p;
-	if (skip_value(c, 1))
-		return -1;
-	if (ev->nextra < TRACE_EXTRA_MAX) {
-		ev->extra[ev->nextra].key = *k;
-		ev->extra[ev->nextra].value = (struct trace_str){start, c->p - start};
-		ev->nextra++;
+static const double pow10_exact[] = {1e0,  1e1,	 1e2,  1e3,  1e4,  1e5,	 1e6,  1e7,
+				     1e8,  1e9,	 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+				     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/*
+ * A number as an arg: an integer is I64 (U64 above INT64_MAX, clamped),
+ * anything else a double.  Doubles of at most 15 digits and no exponent
+ * (all dltrace writes) are one exact division, so correctly rounded, as
+ * strtod would give them; the others go through strtod.  1: a number too
+ * long to convert (left out).
+ */
+static int number_arg(struct cursor *c, struct ev_arg *a)
+{
+	const char *p = c->p, *digits;
+	uint64_t mant = 0;
+	unsigned frac = 0;
+	bool neg = false, integer = true, exact = true;
+
+	if (p < c->end && *p == '-') {
+		neg = true;
+		p++;
 	}
+	for (digits = p; p < c->end && *p >= '0' && *p <= '9'; p++) {
+		unsigned d = *p - '0';
+
+		if (mant > (UINT64_MAX - d) / 10) {
+			mant = UINT64_MAX;
+			exact = false;
+		} else {
+			mant = mant * 10 + d;
+		}
+	}
+	if (p == digits)
+		return fail(c, "expected a value");
+	if (p < c->end && *p == '.') {
+		const char *f = ++p;
+
+		integer = false;
+		for (; p < c->end && *p >= '0' && *p <= '9'; p++) {
+			if (exact && mant < 100000000000000ull) { /* 10^14: 15 digits at most */
+				mant = mant * 10 + (*p - '0');
+				frac++;
+			} else {
+				exact = false;
+			}
+		}
+		if (p == f)
+			return fail(c, "bad number");
+	}
+	if (p < c->end && (*p == 'e' || *p == 'E')) {
+		integer = exact = false;
+		p++;
+		if (p < c->end && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= c->end || *p < '0' || *p > '9')
+			return fail(c, "bad number");
+		while (p < c->end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	if (integer) {
+		if (!neg && mant > (uint64_t)INT64_MAX) {
+			a->type = EV_ARG_U64;
+			a->u = mant;
+		} else {
+			a->type = EV_ARG_I64;
+			a->i = !neg			    ? (int64_t)mant
+			       : mant > (uint64_t)INT64_MAX ? INT64_MIN
+							    : -(int64_t)mant;
+		}
+	} else if (exact && mant < (1ull << 53)) {
+		a->type = EV_ARG_DOUBLE;
+		a->d = (double)mant / pow10_exact[frac];
+		if (neg)
+			a->d = -a->d;
+	} else {
+		char buf[64];
+		size_t len = p - c->p;
+
+		c->p = p;
+		if (len >= sizeof(buf))
+			return 1;
+		memcpy(buf, c->p - len, len);
+		buf[len] = '\0';
+		a->type = EV_ARG_DOUBLE;
+		a->d = strtod(buf, NULL);
+		return 0;
+	}
+	c->p = p;
 	return 0;
 }
 
-struct hex_fields {
-	struct trace_str path, path2;		/* path_hex, new_path_hex / out_path_hex */
-	struct trace_str cmdline, name, target; /* the exact bytes of texts that are not UTF-8 */
-};
-
-/* One member of "args"; k is its key (non-empty). */
-static int parse_arg(struct cursor *c, const struct trace_str *k, struct trace_event *ev,
-		     struct hex_fields *hx)
+/* Lower- or upper-case hex into scratch; false (nothing written) when it is not hex. */
+static bool decode_hex(struct cursor *c, const struct trace_str *hex, struct trace_str *out)
 {
+	char *o = c->scratch;
+
+	if (hex->len % 2)
+		return false;
+	for (uint32_t i = 0; i < hex->len; i += 2) {
+		int hi = hex_value(hex->s[i]), lo = hex_value(hex->s[i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return false;
+		*o++ = hi << 4 | lo;
+	}
+	out->s = c->scratch;
+	out->len = o - c->scratch;
+	c->scratch = o;
+	return true;
+}
+
+/*
+ * "K_hex": the exact bytes of the string arg "K" before it (a file name
+ * that is not UTF-8).  True when it made "K" an EV_ARG_PATH.
+ */
+static bool hex_of_path(struct cursor *c, struct trace_event *ev, const struct trace_str *k,
+			const struct trace_str *hex)
+{
+	uint32_t n = k->len - 4;
+	struct trace_str bytes;
+
+	for (uint32_t i = 0; i < ev->nargs; i++) {
+		struct ev_arg *a = &ev->args[i];
+
+		if (a->type != EV_ARG_STR || a->key.len != n || memcmp(a->key.s, k->s, n))
+			continue;
+		if (!decode_hex(c, hex, &bytes))
+			return false;
+		ev->paths[i] = (struct ev_path){{bytes.s, bytes.len}, NULL};
+		a->type = EV_ARG_PATH;
+		a->path = &ev->paths[i];
+		return true;
+	}
+	return false;
+}
+
+/* "lost_by_kind":{"pread64":12,...} into ev->lost */
+static int parse_lost(struct cursor *c, struct trace_event *ev)
+{
+	struct trace_str k;
 	struct number n;
 	bool isnum;
 
-#define NUM(flag, field, conv)                                                                     \
-	do {                                                                                       \
-		if (num_value(c, &n, &isnum))                                                      \
-			return -1;                                                                 \
-		if (isnum) {                                                                       \
-			ev->field = (conv);                                                        \
-			ev->has |= (flag);                                                         \
-		}                                                                                  \
-		return 0;                                                                          \
-	} while (0)
+	memset(&ev->lost, 0, sizeof(ev->lost));
+	c->p++; /* '{' */
+	skip_ws(c);
+	if (c->p < c->end && *c->p == '}') {
+		c->p++;
+		return 0;
+	}
+	for (;;) {
+		char *save = c->scratch;
 
-	switch (k->s[0]) {
-	case 'b':
-		if (KEY(k, "bytes"))
-			NUM(TE_BYTES, bytes, n.neg ? 0 : n.u);
-		break;
-	case 'c':
-		if (KEY(k, "cache_miss_bytes"))
-			NUM(TE_CACHE_MISS, cache_miss, n.neg ? 0 : n.u);
-		if (KEY(k, "child_pid") || KEY(k, "child_tid"))
-			NUM(TE_CHILD, child, n.i);
-		if (KEY(k, "creator_tid"))
-			NUM(TE_PARENT, parent, n.i);
-		if (KEY(k, "cmdline"))
-			return str_value(c, &ev->cmdline);
-		if (KEY(k, "cmdline_hex"))
-			return str_value(c, &hx->cmdline);
-		break;
-	case 'd':
-		if (KEY(k, "dev"))
-			return str_value(c, &ev->dev);
-		if (KEY(k, "duration_ns"))
-			NUM(TE_DURATION, duration_ns, n.u);
-		break;
-	case 'e':
-		if (KEY(k, "errno"))
-			return str_value(c, &ev->err);
-		if (KEY(k, "exit_code"))
-			NUM(TE_EXIT_CODE, exit_code, n.i);
-		if (KEY(k, "events"))
-			NUM(TE_EVENTS, events, n.u);
-		if (KEY(k, "end_wall_ns"))
-			NUM(TE_END_WALL, end_wall_ns, n.i);
-		break;
-	case 'f':
-		if (KEY(k, "fd"))
-			NUM(TE_FD, fd, n.i);
-		if (KEY(k, "flags")) {
-			skip_ws(c);
-			if (c->p < c->end && *c->p == '"')
-				return parse_string(c, &ev->flags);
-			return extra_value(c, k, ev);
+		if (parse_string(c, &k) || expect(c, ':') || num_value(c, &n, &isnum))
+			return -1;
+		if (isnum && n.integer && !n.neg)
+			lost_counts_add_named(&ev->lost, k.s, k.len, n.u);
+		c->scratch = save;
+		skip_ws(c);
+		if (c->p < c->end && *c->p == ',') {
+			c->p++;
+			continue;
 		}
-		if (KEY(k, "fs"))
-			return str_value(c, &ev->fs);
-		if (KEY(k, "file_size"))
-			NUM(TE_FILE_SIZE, file_size, n.u);
-		if (KEY(k, "format"))
-			return str_value(c, &ev->format);
-		break;
-	case 'h':
-		if (KEY(k, "hostname"))
-			return str_value(c, &ev->hostname);
-		break;
-	case 'k':
-		if (KEY(k, "kernel"))
-			return str_value(c, &ev->kernel);
-		break;
-	case 'l':
-		if (KEY(k, "latency_us"))
-			NUM(TE_LATENCY, latency_ns, n.us_ns);
-		if (KEY(k, "layers"))
-			return str_value(c, &ev->layers);
-		if (KEY(k, "length"))
-			NUM(TE_LENGTH, offset, n.i);
-		if (KEY(k, "lost_events"))
-			NUM(TE_LOST, lost_events, n.u);
-		if (KEY(k, "lost_bytes"))
-			NUM(TE_LOST_BYTES, lost_bytes, n.u);
-		break;
-	case 'n':
-		if (KEY(k, "name"))
-			return str_value(c, &ev->name);
-		if (KEY(k, "name_hex"))
-			return str_value(c, &hx->name);
-		if (KEY(k, "new_path"))
-			return str_value(c, &ev->path2);
-		if (KEY(k, "new_path_hex"))
-			return str_value(c, &hx->path2);
-		break;
-	case 'o':
-		if (KEY(k, "offset"))
-			NUM(TE_OFFSET, offset, n.i);
-		if (KEY(k, "out_path"))
-			return str_value(c, &ev->path2);
-		if (KEY(k, "out_path_hex"))
-			return str_value(c, &hx->path2);
-		break;
-	case 'p':
-		if (KEY(k, "path"))
-			return str_value(c, &ev->path);
-		if (KEY(k, "path_hex"))
-			return str_value(c, &hx->path);
-		if (KEY(k, "parent_pid"))
-			NUM(TE_PARENT, parent, n.i);
-		break;
-	case 'r':
-		if (KEY(k, "ret"))
-			NUM(TE_RET, ret, n.i);
-		break;
-	case 's':
-		if (KEY(k, "size"))
-			NUM(TE_SIZE, size, n.neg ? 0 : n.u);
-		if (KEY(k, "signal"))
-			NUM(TE_SIGNAL, signal, n.i);
-		if (KEY(k, "start_wall_ns"))
-			NUM(TE_START_WALL, start_wall_ns, n.i);
-		if (KEY(k, "start_mono_ns"))
-			NUM(TE_START_MONO, start_mono_ns, n.u);
-		if (KEY(k, "start_wall"))
-			return str_value(c, &ev->start_wall);
-		if (KEY(k, "stop_reason"))
-			return str_value(c, &ev->stop_reason);
+		if (c->p < c->end && *c->p == '}') {
+			c->p++;
+			return 0;
+		}
+		return fail(c, "expected ',' or '}'");
+	}
+}
+
+/* One member of "args" (k: its key), as a typed arg. */
+static int parse_arg(struct cursor *c, const struct trace_str *k, struct trace_event *ev)
+{
+	struct ev_arg *a = &ev->args[ev->nargs];
+	struct trace_str s;
+
+	skip_ws(c);
+	if (c->p >= c->end)
+		return fail(c, "expected a value");
+	if (ev->nargs == EV_ARGS_MAX)
+		return skip_value(c, 1);
+	switch (*c->p) {
+	case '"':
+		if (parse_string(c, &s))
+			return -1;
+		if (k->len > 4 && !memcmp(k->s + k->len - 4, "_hex", 4) &&
+		    hex_of_path(c, ev, k, &s))
+			return 0;
+		a->type = EV_ARG_STR;
+		a->s = (struct ev_str){s.s, s.len};
 		break;
 	case 't':
-		if (KEY(k, "target"))
-			return str_value(c, &ev->target);
-		if (KEY(k, "target_hex"))
-			return str_value(c, &hx->target);
-		if (KEY(k, "truncated")) {
-			ev->has |= TE_TRUNCATED;
-			return parse_bool(c, &ev->truncated);
+	case 'f':
+		a->type = EV_ARG_BOOL;
+		a->b = *c->p == 't';
+		if (skip_literal(c, a->b ? "true" : "false"))
+			return -1;
+		break;
+	case '{':
+		if (!KEY(k, "lost_by_kind"))
+			return skip_value(c, 1);
+		if (parse_lost(c, ev))
+			return -1;
+		a->type = EV_ARG_LOST_KINDS;
+		a->lost = &ev->lost;
+		break;
+	case '[':
+	case 'n':
+		return skip_value(c, 1);
+	default:
+		switch (number_arg(c, a)) {
+		case 0:
+			break;
+		case 1:
+			return 0;
+		default:
+			return -1;
 		}
 		break;
-	case 'v':
-		if (KEY(k, "version"))
-			return str_value(c, &ev->version);
-		break;
-	case 'w':
-		if (KEY(k, "whence"))
-			return str_value(c, &ev->whence);
-		break;
 	}
-#undef NUM
-	return extra_value(c, k, ev);
+	a->key = (struct ev_str){k->s, k->len};
+	ev->nargs++;
+	return 0;
 }
 
 /* "id2":{"local":"0x.."} (async events) */
@@ -628,7 +648,7 @@ static int parse_id2(struct cursor *c, struct trace_event *ev)
 	}
 }
 
-static int parse_args(struct cursor *c, struct trace_event *ev, struct hex_fields *hx)
+static int parse_args(struct cursor *c, struct trace_event *ev)
 {
 	struct trace_str k;
 
@@ -642,9 +662,7 @@ static int parse_args(struct cursor *c, struct trace_event *ev, struct hex_field
 		return 0;
 	}
 	for (;;) {
-		if (parse_string(c, &k) || expect(c, ':'))
-			return -1;
-		if (k.len ? parse_arg(c, &k, ev, hx) : skip_value(c, 1))
+		if (parse_string(c, &k) || expect(c, ':') || parse_arg(c, &k, ev))
 			return -1;
 		skip_ws(c);
 		if (c->p < c->end && *c->p == ',') {
@@ -660,68 +678,18 @@ static int parse_args(struct cursor *c, struct trace_event *ev, struct hex_field
 	}
 }
 
-/* Name → kind, by a small open-addressing table built on first use. */
-static enum trace_event_type classify(const struct trace_str *nm, char cat, char ph)
+/* What merge and the reader need to know of an event: its metadata kind. */
+static enum trace_event_type classify(const struct trace_str *nm, char ph)
 {
-	if (ph == 'M') {
-		if (KEY(nm, "dltrace"))
-			return TEV_HEADER;
-		if (KEY(nm, "dltrace_summary"))
-			return TEV_SUMMARY;
-		if (KEY(nm, "process_name"))
-			return TEV_PROCESS_NAME;
-		if (KEY(nm, "thread_name"))
-			return TEV_THREAD_NAME;
+	if (ph != 'M')
 		return TEV_OTHER;
-	}
-	if (cat == 'd' || cat == 'm' || cat == 's' || cat == 'h')
-		return ph == 'X' ? TEV_SYSCALL : TEV_OTHER;
-	if (cat && cat != 'p')
-		return TEV_LAYER;
-	if (cat != 'p')
-		return TEV_OTHER;
-	if (KEY(nm, "fork"))
-		return TEV_FORK;
-	if (KEY(nm, "thread_create"))
-		return TEV_THREAD_CREATE;
-	if (KEY(nm, "process_start"))
-		return TEV_PROCESS_START;
-	if (KEY(nm, "thread_start"))
-		return TEV_THREAD_START;
-	if (KEY(nm, "exec"))
-		return TEV_EXEC;
-	if (KEY(nm, "process_exit"))
-		return TEV_PROCESS_EXIT;
-	if (KEY(nm, "thread_exit"))
-		return TEV_THREAD_EXIT;
+	if (KEY(nm, "dltrace"))
+		return TEV_HEADER;
+	if (KEY(nm, "dltrace_summary"))
+		return TEV_SUMMARY;
+	if (KEY(nm, "process_name"))
+		return TEV_PROCESS_NAME;
 	return TEV_OTHER;
-}
-
-static char category(const struct trace_str *cat)
-{
-	if (KEY(cat, "data"))
-		return 'd';
-	if (KEY(cat, "metadata"))
-		return 'm';
-	if (KEY(cat, "sync"))
-		return 's';
-	if (KEY(cat, "hint"))
-		return 'h';
-	if (KEY(cat, "process"))
-		return 'p';
-	if (KEY(cat, "mmap"))
-		return 'f';
-	if (KEY(cat, "cache"))
-		return 'c';
-	if (KEY(cat, "block"))
-		return 'b';
-	if (KEY(cat, "uring"))
-		return 'u';
-	if (KEY(cat, "aio"))
-		return 'a';
-	if (KEY(cat, "vfs"))
-		return 'v';
-	return 0;
 }
 
 int trace_parse_event(const char *text, size_t len, char *scratch, struct trace_event *ev,
@@ -735,12 +703,12 @@ int trace_parse_first_event(const char *text, size_t len, char *scratch, struct 
 {
 	struct cursor c = {text, text + len, scratch, NULL};
 	struct trace_str k, name = {"", 0}, cat = {"", 0}, ph = {"", 0};
-	struct hex_fields hx = {{NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};
 	struct number n;
 	bool isnum, have_name = false;
 
-	memset(ev, 0, sizeof(*ev));
-	ev->sys = -1;
+	/* the head only: args, paths and lost are written as they are found */
+	memset(ev, 0, offsetof(struct trace_event, args));
+	ev->nargs = 0;
 	if (expect(&c, '{'))
 		goto bad;
 	skip_ws(&c);
@@ -786,7 +754,7 @@ int trace_parse_first_event(const char *text, size_t len, char *scratch, struct 
 				ev->has |= pid ? TE_PID : TE_TID;
 			}
 		} else if (KEY(&k, "args")) {
-			if (parse_args(&c, ev, &hx))
+			if (parse_args(&c, ev))
 				goto bad;
 		} else if (KEY(&k, "bind_id")) {
 			if (num_value(&c, &n, &isnum))
@@ -825,23 +793,10 @@ done:
 		fail(&c, "event without a name");
 		goto bad;
 	}
-	if (hx.path.len)
-		decode_hex(&c, &hx.path, &ev->path);
-	if (hx.path2.len)
-		decode_hex(&c, &hx.path2, &ev->path2);
-	if (hx.cmdline.len)
-		decode_hex(&c, &hx.cmdline, &ev->cmdline);
-	if (hx.name.len)
-		decode_hex(&c, &hx.name, &ev->name);
-	if (hx.target.len)
-		decode_hex(&c, &hx.target, &ev->target);
-	ev->cat = category(&cat);
 	ev->category = cat;
 	ev->ph = ph.len == 1 ? ph.s[0] : 0;
-	ev->type = classify(&name, ev->cat, ev->ph);
+	ev->type = classify(&name, ev->ph);
 	ev->event_name = name;
-	if (ev->type == TEV_SYSCALL)
-		ev->sys = syscall_kind(name.s, name.len);
 	return 0;
 bad:
 	if (why)
@@ -882,45 +837,12 @@ int trace_object_members(const char *text, size_t len, char *scratch,
 	}
 }
 
-/* ---- values kept raw (trace_event.extra) ---- */
-
-int trace_json_number(const struct trace_str *v, int64_t *i, uint64_t *u, bool *neg)
+const struct ev_arg *trace_event_arg(const struct trace_event *ev, const char *key)
 {
-	struct cursor c = {v->s, v->s + v->len, NULL, NULL};
-	struct number n;
+	size_t n = strlen(key);
 
-	if (!v->len || parse_number(&c, &n) || (skip_ws(&c), c.p != c.end) || !n.integer)
-		return -1;
-	if (i)
-		*i = n.i;
-	if (u)
-		*u = n.u;
-	if (neg)
-		*neg = n.neg;
-	return 0;
-}
-
-int trace_json_double(const struct trace_str *v, double *out)
-{
-	char buf[64];
-	char *end;
-
-	if (!v->len || v->len >= sizeof(buf))
-		return -1;
-	memcpy(buf, v->s, v->len);
-	buf[v->len] = '\0';
-	*out = strtod(buf, &end);
-	return *end || end == buf ? -1 : 0;
-}
-
-int trace_json_string(const struct trace_str *v, char *scratch, struct trace_str *out)
-{
-	struct cursor c = {v->s, v->s + v->len, scratch, NULL};
-
-	return parse_string(&c, out);
-}
-
-bool trace_json_true(const struct trace_str *v)
-{
-	return v->len == 4 && !memcmp(v->s, "true", 4);
+	for (uint32_t i = 0; i < ev->nargs; i++)
+		if (ev->args[i].key.len == n && !memcmp(ev->args[i].key.s, key, n))
+			return &ev->args[i];
+	return NULL;
 }

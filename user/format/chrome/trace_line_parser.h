@@ -18,8 +18,9 @@
 /*
  * Parse the object at text[0..len) (the line without its leading '[' or ','
  * and without the newline; trailing blanks allowed).  scratch must hold
- * TRACE_SCRATCH(len) bytes: the strings of *ev are unescaped into it.  Returns 0, or -1 with a
- * short reason in *why.
+ * TRACE_SCRATCH(len) bytes: the strings of *ev (and its args' keys) are
+ * unescaped into it, and the file names of "*_hex" args decoded.  Returns
+ * 0, or -1 with a short reason in *why.
  */
 /* Unescaped strings never outgrow their text; decoded hex adds at most half. */
 #define TRACE_SCRATCH(len) (2 * (len) + 16)
@@ -47,14 +48,7 @@ struct json_member {
 int trace_object_members(const char *text, size_t len, char *scratch,
 			 int (*fn)(void *ctx, const struct json_member *m), void *ctx);
 
-/*
- * Raw JSON values (trace_event.extra): an integer (-1 if it is not one),
- * a number, a string (unescaped into scratch when it has escapes; scratch
- * needs TRACE_SCRATCH(v->len) bytes), the literal true.
- */
-int trace_json_number(const struct trace_str *v, int64_t *i, uint64_t *u, bool *neg);
-int trace_json_double(const struct trace_str *v, double *out);
-int trace_json_string(const struct trace_str *v, char *scratch, struct trace_str *out);
-bool trace_json_true(const struct trace_str *v);
+/* The first arg of ev named key (NULL: none). */
+const struct ev_arg *trace_event_arg(const struct trace_event *ev, const char *key);
 
 #endif

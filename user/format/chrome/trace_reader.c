@@ -86,6 +86,8 @@ static int parse_and_deliver(struct trace_reader *r, const char *text, size_t le
 static int header_line(struct trace_reader *r, const char *p, size_t len)
 {
 	struct trace_event ev;
+	const struct ev_arg *format;
+	struct ev_str f = {"", 0};
 	const char *why = NULL;
 	size_t used = 0;
 	int rc;
@@ -115,11 +117,14 @@ static int header_line(struct trace_reader *r, const char *p, size_t len)
 				      "metadata event");
 	if (used != len)
 		return reader_fail(r, "not a dltrace trace: more than one event on the first line");
-	if (ev.format.len != 16 || memcmp(ev.format.s, "dltrace-chrome-1", 16))
+	format = trace_event_arg(&ev, "format");
+	if (format && format->type == EV_ARG_STR)
+		f = format->s;
+	if (f.len != 16 || memcmp(f.s, "dltrace-chrome-1", 16))
 		return reader_fail(r,
 				   "unsupported trace format '%.*s' (this dltrace reads "
 				   "dltrace-chrome-1)",
-				   (int)(ev.format.len > 40 ? 40 : ev.format.len), ev.format.s);
+				   (int)(f.len > 40 ? 40 : f.len), f.s);
 	r->st.header = true;
 	r->st.events++;
 	r->state = 1;

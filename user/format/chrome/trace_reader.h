@@ -28,7 +28,7 @@ struct trace_reader {
 	trace_event_fn fn;
 	void *ctx;
 	struct input_stream in; /* plain or gzip */
-	char *line; /* a line split across input chunks */
+	char *line;		/* a line split across input chunks */
 	size_t line_len, line_cap;
 	bool skipping; /* dropping the rest of an overlong line */
 	char *scratch;
