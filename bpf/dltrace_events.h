@@ -396,6 +396,7 @@ struct dl_proc {
  */
 #define DL_FAULT_WRITE 0x01 /* write access */
 #define DL_FAULT_EXEC  0x02 /* code (an executable mapping) or the program's own file */
+#define DL_FAULT_COW   0x04 /* a write to a private mapping: a copy, the file is not written */
 struct dl_fault {
 	struct dl_hdr h;
 	__u64 address; /* faulting user address */

@@ -35,6 +35,7 @@
 #define PAGE_SHIFT   12
 #define X86_PF_PROT  1 /* error code: the page was present (a protection fault) */
 #define X86_PF_WRITE 2
+#define VM_SHARED    0x00000008
 #define VM_EXEC	     0x00000004
 
 struct fault_lookup {
@@ -46,6 +47,7 @@ struct fault_lookup {
 	__u32 dev;
 	__u32 found; /* 1: a file mapping, 2: anonymous */
 	__u32 exec;  /* the mapping is executable */
+	__u32 priv;  /* a private mapping (writes are copies) */
 };
 
 static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
@@ -68,6 +70,7 @@ static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void
 	f->file = (__u64)file;
 	/* code, or any part of the program's own file (its data, read-only data) */
 	f->exec = (vma->vm_flags & VM_EXEC) || BPF_CORE_READ(task, mm, exe_file, f_inode) == inode;
+	f->priv = !(vma->vm_flags & VM_SHARED);
 	f->found = 1;
 	return 0;
 }
@@ -112,7 +115,8 @@ int BPF_PROG(mmap_fault_user, unsigned long address, struct pt_regs *regs, unsig
 	dl_flush(t);
 	dl_name_file((struct file *)f.file, f.ino, f.dev, t->slot);
 	emit_fault(t, address, f.offset, f.ino, f.dev,
-		   (error_code & X86_PF_WRITE ? DL_FAULT_WRITE : 0) | (f.exec ? DL_FAULT_EXEC : 0));
+		   (error_code & X86_PF_WRITE ? DL_FAULT_WRITE : 0) | (f.exec ? DL_FAULT_EXEC : 0) |
+		       (error_code & X86_PF_WRITE && f.priv ? DL_FAULT_COW : 0));
 	return 0;
 }
 

@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 import unittest
 
-from dltrace_harness import BUILD, load_trace, run_command, workload
+from dltrace_harness import BUILD, DLTRACE, load_trace, run_command, workload
 
 SCRATCH_PARENT = os.path.join(BUILD, 'tests', 'scratch')
 FIO = shutil.which('fio')
@@ -58,6 +58,23 @@ class AsyncTest(unittest.TestCase):
         with open(rep) as f:
             report = json.load(f)
         return res.stdout.decode(), load_trace(out), report
+
+    def check_round_trip(self, name='trace'):
+        """The trace through .pftrace and back: the same events, the same figures."""
+        src = os.path.join(self.dir, name + '.json')
+        pft = os.path.join(self.dir, name + '.pftrace')
+        back = os.path.join(self.dir, name + '.back.json')
+        for a, b in ((src, pft), (pft, back)):
+            res = subprocess.run([DLTRACE, 'convert', a, b], capture_output=True)
+            self.assertEqual(res.returncode, 0, res.stderr.decode())
+        self.assertEqual(load_trace(back), load_trace(src))
+        reports = []
+        for t in (src, pft):
+            res = subprocess.run([DLTRACE, 'report', '--json', t], capture_output=True)
+            self.assertEqual(res.returncode, 0, res.stderr.decode())
+            reports.append(json.loads(res.stdout)['pattern'])
+        self.assertEqual(reports[0], reports[1])
+        return reports[0]
 
     @staticmethod
     def file_entry(report, path):
@@ -113,6 +130,13 @@ class AioTest(AsyncTest):
                          [('io_setup', None, 0), ('io_submit', 3, 3), ('io_submit', 2, 1),
                           ('io_submit', 1, 1), ('io_destroy', None, 0)])
         self.assertEqual([e['args']['ctx'] for e in calls], [facts['ctx']] * 5)
+        self.assertEqual((facts['pgetevents'], facts['cancel']), (0, -22))
+        more = [(e['name'], e['args']['ctx'], e['args'].get('min_nr'), e['args'].get('nr'),
+                 e['args'].get('iocb'), e['args']['ret'], e['args'].get('errno'))
+                for e in events if e.get('pid') == pid and e['ph'] == 'X' and
+                e['name'] in ('io_pgetevents', 'io_cancel')]
+        self.assertEqual(more, [('io_pgetevents', facts['ctx'], 0, 1, None, 0, None),
+                                ('io_cancel', facts['ctx'], None, None, iocbs[0], -1, 'EINVAL')])
         # the report: 3 reads (24 KiB), 1 write, 1 sync, all from AIO
         self.assert_only_origin(report, 'aio', (3, 1, 1, 24576, 4096))
         f = self.file_entry(report, path)
@@ -121,12 +145,39 @@ class AioTest(AsyncTest):
         procs = {p['pid']: p for p in report['time']['processes']}
         self.assertEqual(procs[pid]['origins'], ['aio'])
         self.assertEqual(report['layers']['aio_requests'], 5)
+        self.assertEqual(self.check_round_trip()['by_origin'], report['pattern']['by_origin'])
 
     def test_direct(self):
         self.check('direct')
 
     def test_buffered(self):
         self.check('buffered')
+
+
+class SpliceTest(AsyncTest):
+    def test_splice_tee_vmsplice(self):
+        src = os.path.join(self.dir, 'in.bin')
+        dst = os.path.join(self.dir, 'out.bin')
+        write_random(src, 16 << 10)
+        out, events, report = self.trace([workload('splice_cases'), src, dst])
+        facts = json.loads(out.strip().splitlines()[-1])
+        pid, p, q = facts['pid'], facts['p'], facts['q']
+        self.assertEqual(facts['ret'], [8192, 8192, 8192, 300])
+        calls = [e for e in events if e.get('pid') == pid and e['ph'] == 'X' and
+                 e['name'] in ('splice', 'tee', 'vmsplice')]
+        got = [(e['name'], e['args'].get('fd'), e['args'].get('out_fd'), e['args'].get('offset'),
+                e['args'].get('out_offset'), e['args'].get('size'), e['args'].get('flags'),
+                e['args']['ret']) for e in calls]
+        self.assertEqual(got,
+                         [('splice', facts['in'], p[1], 4096, None, 8192, 'SPLICE_F_MOVE', 8192),
+                          ('tee', p[0], q[1], None, None, 8192, None, 8192),
+                          ('splice', p[0], facts['out'], None, 0, 8192, None, 8192),
+                          ('vmsplice', q[1], None, None, None, 300, None, 300)])
+        self.assertEqual(calls[0]['args']['path'], src)
+        self.assertEqual(calls[2]['args']['out_path'], dst)
+        # the file sides only: 8 KiB read from in.bin at 4096, 8 KiB written to out.bin at 0
+        self.assert_only_origin(report, 'syscall', (1, 1, 0, 8192, 8192))
+        self.assertEqual(self.check_round_trip()['by_origin'], report['pattern']['by_origin'])
 
 
 class UringCasesTest(AsyncTest):
@@ -144,6 +195,7 @@ class UringCasesTest(AsyncTest):
         self.assertEqual(facts['res'], [4096, 8192, 100])
         self.assert_only_origin(report, 'io_uring', (3, 0, 0, 4096 + 8192 + 100, 0))
         self.assertIsNone(self.file_entry(report, '/dev/null'))
+        self.assertEqual(self.check_round_trip()['by_origin'], report['pattern']['by_origin'])
 
     def test_sqpoll_thread_in_its_process(self):
         path = os.path.join(self.dir, 'sqpoll.bin')

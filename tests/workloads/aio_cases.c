@@ -9,11 +9,14 @@
  *                   on descriptor -1 that the kernel refuses (EBADF): the
  *                   call returns 1
  *     io_submit #3: FDSYNC
- *     each batch reaped with io_getevents before the next, then io_destroy.
+ *     each batch reaped with io_getevents before the next; then, nothing in
+ *     flight, io_pgetevents (min 0, timeout 0: returns 0) and io_cancel of
+ *     the first iocb (EINVAL: not pending); then io_destroy.
  *   Prints one JSON line: pid, fd, ctx, the submits' returns, and each
  *   request's (iocb address, res) in submission order.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <linux/aio_abi.h>
@@ -23,6 +26,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct iocb cbs[6];
@@ -67,7 +71,7 @@ int main(int argc, char **argv)
 	bool direct;
 	char *buf;
 	int fd;
-	long s1, s2, s3;
+	long s1, s2, s3, pget, cancel;
 
 	if (argc < 3 || (strcmp(argv[1], "direct") && strcmp(argv[1], "buffered"))) {
 		fprintf(stderr, "usage: aio_cases direct|buffered FILE\n");
@@ -94,6 +98,13 @@ int main(int argc, char **argv)
 	s1 = submit(ctx, 0, 3);
 	s2 = submit(ctx, 3, 2);
 	s3 = submit(ctx, 5, 1);
+	{ /* nothing in flight: io_pgetevents finds no event, io_cancel no request */
+		struct io_event ev;
+		struct timespec zero = {0, 0};
+
+		pget = syscall(SYS_io_pgetevents, ctx, 0L, 1L, &ev, &zero, NULL);
+		cancel = syscall(SYS_io_cancel, ctx, &cbs[0], &ev) < 0 ? -errno : 0;
+	}
 	syscall(SYS_io_destroy, ctx);
 	printf("{\"pid\":%d,\"fd\":%d,\"ctx\":\"0x%llx\",\"submitted\":[%ld,%ld,%ld],\"iocbs\":[",
 	       getpid(), fd, (unsigned long long)ctx, s1, s2, s3);
@@ -102,6 +113,6 @@ int main(int argc, char **argv)
 	printf("],\"res\":[");
 	for (int i = 0; i < 6; i++)
 		printf("%s%lld", i ? "," : "", results[i]);
-	printf("]}\n");
+	printf("],\"pgetevents\":%ld,\"cancel\":%ld}\n", pget, cancel);
 	return 0;
 }

@@ -683,6 +683,7 @@ static void handle_fault(struct record_decoder *d, const struct dl_fault *f)
 	proc_for(d, &f->h);
 	e.fault.write = f->flags & DL_FAULT_WRITE;
 	e.fault.exec = f->flags & DL_FAULT_EXEC;
+	e.fault.cow = f->flags & DL_FAULT_COW;
 	e.fault.size = d->page_size;
 	e.fault.offset = f->offset;
 	e.fault.address = f->address;

@@ -220,6 +220,7 @@ struct ev_name {
 struct ev_fault {
 	bool write;
 	bool exec; /* in an executable mapping: code, not data */
+	bool cow;  /* a write to a private mapping: the page is read, the file not written */
 	uint32_t size;	  /* bytes of the page (0: not said; traces before it: 4096) */
 	uint64_t offset;  /* file offset of the page */
 	uint64_t address; /* faulting address (0: not known) */

@@ -673,6 +673,8 @@ unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch)
 		ADD_SYM(&o, "access", e->fault.write ? "write" : "read");
 		if (e->fault.exec)
 			add(&o, KEYLEN("exec"), EV_ARG_BOOL)->b = true;
+		if (e->fault.cow)
+			add(&o, KEYLEN("cow"), EV_ARG_BOOL)->b = true;
 		if (e->fault.address)
 			add_hex(&o, KEYLEN("address"), e->fault.address);
 		ADD_U64(&o, "ino", e->fault.ino);

@@ -87,6 +87,7 @@
 	X(REAPED, "reaped")                                                                        \
 	X(RES2, "res2")                                                                            \
 	X(EXEC, "exec")                                                                            \
+	X(COW, "cow")                                                                              \
 	X(FORMAT, "format")                                                                        \
 	X(VERSION, "version")                                                                      \
 	X(KERNEL, "kernel")                                                                        \
@@ -775,6 +776,7 @@ static bool layer_event(const struct found *f, struct event *e, const struct ev_
 		e->fault.path = path_of(arg(f, K_PATH));
 		e->fault.write = eq_arg(arg(f, K_ACCESS), "write");
 		e->fault.exec = u64_of(arg(f, K_EXEC)) != 0;
+		e->fault.cow = u64_of(arg(f, K_COW)) != 0;
 		number_of(arg(f, K_ADDRESS), 16, &e->fault.address);
 		e->fault.ino = u64_of(arg(f, K_INO));
 		e->fault.dev = dev_of(arg(f, K_DEV));

@@ -653,7 +653,7 @@ static void fault_io(struct report_stats *st, const struct event *ev)
 {
 	uint64_t t = (uint64_t)st->traces[st->cur].offset_ns + ev->ts;
 	struct rs_async r = {.origin = ORG_MMAP,
-			     .dir = ev->fault.write ? 1 : 0,
+			     .dir = ev->fault.write && !ev->fault.cow ? 1 : 0,
 			     .has_offset = ev->fault.offset <= VALUE_MAX,
 			     .offset = ev->fault.offset,
 			     .start = t};
