@@ -147,6 +147,26 @@ class AioTest(AsyncTest):
         self.assertEqual(report['layers']['aio_requests'], 5)
         self.assertEqual(self.check_round_trip()['by_origin'], report['pattern']['by_origin'])
 
+    def test_reaped_by_another_thread(self):
+        """Reaped by a second thread while the submitter's io_submit record waits in its batch."""
+        path = os.path.join(self.dir, 'aio.bin')
+        write_random(path, 1 << 16)
+        out, events, report = self.trace([workload('aio_cases'), 'threads', path])
+        facts = json.loads(out.strip().splitlines()[-1])
+        pid = facts['pid']
+        self.assertEqual(facts['res'], [4096, 8192])
+        begins = [e for e in events if e.get('cat') == 'aio' and e['ph'] == 'b']
+        ends = {e['id2']['local']: e for e in events if e.get('cat') == 'aio' and e['ph'] == 'e'}
+        self.assertEqual(sorted((b['name'], b['tid'], b['args']['offset'], b['args']['len'],
+                                 b['args']['iocb']) for b in begins),
+                         [('PREAD', pid, 0, 4096, facts['iocbs'][0]),
+                          ('PREAD', pid, 8192, 8192, facts['iocbs'][1])])
+        reaped = [ends[b['id2']['local']] for b in begins]
+        self.assertEqual(sorted(e['args']['ret'] for e in reaped), [4096, 8192])
+        self.assertEqual(len({e['tid'] for e in reaped}), 1)
+        self.assertNotEqual(reaped[0]['tid'], pid)
+        self.assert_only_origin(report, 'aio', (2, 0, 0, 12288, 0))
+
     def test_direct(self):
         self.check('direct')
 

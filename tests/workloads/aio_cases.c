@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <linux/aio_abi.h>
 #include <stdint.h>
@@ -65,6 +66,59 @@ static long submit(aio_context_t ctx, int first, int n)
 	return took;
 }
 
+/*
+ * aio_cases threads FILE: the main thread starts a second thread, submits
+ * PREAD 4096 @ 0 and 8192 @ 8192 and, with no other syscall of its own,
+ * waits for the second thread to reap both: its io_submit's record is
+ * still in its batch when the events are reaped.
+ */
+static aio_context_t tctx;
+static long treaped;
+static int tsubmitted;
+
+static void *reaper(void *arg)
+{
+	struct io_event ev[2];
+
+	(void)arg;
+	while (!__atomic_load_n(&tsubmitted, __ATOMIC_ACQUIRE))
+		; /* no syscall: the submitter makes none between its io_submit and our reap */
+	while (treaped < 2) {
+		long r = syscall(SYS_io_getevents, tctx, 1L, 2L - treaped, ev, NULL);
+
+		if (r <= 0)
+			break;
+		for (long i = 0; i < r; i++)
+			results[ev[i].data - 1000] = ev[i].res;
+		treaped += r;
+	}
+	return NULL;
+}
+
+static int do_threads(const char *path)
+{
+	static char buf[2][8192] __attribute__((aligned(4096)));
+	struct iocb *ptrs[2] = {&cbs[0], &cbs[1]};
+	int fd = open(path, O_RDONLY);
+	pthread_t t;
+	long took;
+
+	if (fd < 0 || syscall(SYS_io_setup, 4L, &tctx))
+		return 1;
+	prep(&cbs[0], fd, IOCB_CMD_PREAD, buf[0], 4096, 0);
+	prep(&cbs[1], fd, IOCB_CMD_PREAD, buf[1], 8192, 8192);
+	if (pthread_create(&t, NULL, reaper, NULL))
+		return 1;
+	took = syscall(SYS_io_submit, tctx, 2L, ptrs);
+	__atomic_store_n(&tsubmitted, 1, __ATOMIC_RELEASE);
+	if (took != 2 || pthread_join(t, NULL))
+		return 1;
+	printf("{\"pid\":%d,\"fd\":%d,\"iocbs\":[\"0x%llx\",\"0x%llx\"],\"res\":[%lld,%lld]}\n",
+	       getpid(), fd, (unsigned long long)(uintptr_t)&cbs[0],
+	       (unsigned long long)(uintptr_t)&cbs[1], results[0], results[1]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	aio_context_t ctx = 0;
@@ -73,8 +127,10 @@ int main(int argc, char **argv)
 	int fd;
 	long s1, s2, s3, pget, cancel;
 
+	if (argc >= 3 && !strcmp(argv[1], "threads"))
+		return do_threads(argv[2]);
 	if (argc < 3 || (strcmp(argv[1], "direct") && strcmp(argv[1], "buffered"))) {
-		fprintf(stderr, "usage: aio_cases direct|buffered FILE\n");
+		fprintf(stderr, "usage: aio_cases direct|buffered|threads FILE\n");
 		return 2;
 	}
 	direct = !strcmp(argv[1], "direct");

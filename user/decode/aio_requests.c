@@ -36,7 +36,7 @@ struct aio_req *aio_requests_find(struct aio_requests *a, uint32_t tgid, uint64_
 	for (size_t i = a->n; i-- > 0;) {
 		struct aio_req *r = &a->v[i];
 
-		if (r->seq && r->iocb == iocb && r->ctx == ctx && r->tgid == tgid)
+		if (r->iocb == iocb && r->ctx == ctx && r->tgid == tgid)
 			return r;
 	}
 	return NULL;

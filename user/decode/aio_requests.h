@@ -37,7 +37,7 @@ struct aio_requests {
 void aio_requests_free(struct aio_requests *a);
 /* Add an iocb of an io_submit in progress; NULL when out of memory. */
 struct aio_req *aio_requests_add(struct aio_requests *a);
-/* The confirmed request of (tgid, ctx, iocb), or NULL. */
+/* The request of (tgid, ctx, iocb), confirmed or not (seq 0), or NULL. */
 struct aio_req *aio_requests_find(struct aio_requests *a, uint32_t tgid, uint64_t ctx,
 				  uint64_t iocb);
 /* Forget request r (drops its path). */

@@ -388,6 +388,14 @@ static void handle_aio(struct record_decoder *d, const struct dl_aio *a)
 		return;
 	}
 	r = aio_requests_find(&d->aio, a->h.tgid, a->ctx, a->iocb);
+	if (r && !r->seq) {
+		/*
+		 * Reaped (by another thread) before its io_submit's own record came
+		 * (a thread's records may wait in its batch): the kernel took it.
+		 */
+		r->seq = ++d->uring_requests;
+		aio_begin(d, r);
+	}
 	if (r) {
 		aio_end(d, r, a, a->h.ts);
 		aio_requests_remove(&d->aio, r);
