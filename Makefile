@@ -12,7 +12,8 @@ LDFLAGS += $(EXTRA_LDFLAGS)
 LDLIBS += -lbpf -lelf -lz -lm -lpthread -ljson-c
 # BPF_PROG/BPF_KPROBE declare the traced function's whole signature: unused parameters are normal there.
 # libbpf's usdt.bpf.h includes <linux/errno.h>, which wants the multiarch <asm/errno.h>.
-BPF_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
+# -mcpu=v3: atomic fetch-and-add (the file cookies of bpf/file_identity.bpf.h; kernel 5.12).
+BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
 	-idirafter /usr/include/$(shell $(CC) -dumpmachine)
 # bench/ builds variants of the BPF side with BPF_DEFS (the DL_HOOKS_* of meta_syscall_probes.bpf.c)
 BPF_CFLAGS += $(BPF_DEFS)
@@ -187,7 +188,16 @@ bench: deps-bench
 	$(MAKE) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
 
-bench-build: $(BENCH_BINS) $(BENCH)/replay bench-hooks
+bench-build: $(BENCH_BINS) $(BENCH)/replay bench-hooks bench-fdid
+
+# dltrace with other ways of naming a descriptor's file at each call, for
+# bench/fd_identity_cost.py: none (no file identity on the records), lru (no
+# per-task cache: the dl_files LRU map at every call).
+FDID := $(BENCH)/fdid
+.PHONY: bench-fdid
+bench-fdid:
+	$(MAKE) BUILD=$(FDID)/none BPF_DEFS=-DDL_FILE_ID_NONE $(FDID)/none/dltrace
+	$(MAKE) BUILD=$(FDID)/lru BPF_DEFS=-DDL_FILE_ID_NOCACHE $(FDID)/lru/dltrace
 
 # dltrace with the other ways of hooking the syscalls of meta_syscall_probes.bpf.c, for
 # bench/hook_options.py: none (those syscalls not traced), one program pair per tracepoint

@@ -158,7 +158,7 @@ enum dl_kind {
 	DL_EV_VFS_OPEN,	  /* vfs layer: vfs_open of a file (struct dl_path, path walked) */
 	DL_EV_CGROUP,	  /* daemon: a cgroup v2 directory was made or removed (struct dl_cgroup) */
 	DL_EV_SPAN, /* a library call or a marked region, instant or counter (struct dl_span) */
-	DL_EV_FILE, /* a file's identity and path, once per file (struct dl_path) */
+	DL_EV_FILE, /* a file met through a descriptor: its identity and name (struct dl_file) */
 	DL_EV_AIO,  /* native AIO: an iocb submitted, or an event reaped (struct dl_aio) */
 	DL_KIND_COUNT,
 };
@@ -261,7 +261,7 @@ static inline int dl_kind_maps(unsigned int kind)
 #define DL_F_SHARE_FILES 0x10 /* fork: child shares the fd table */
 #define DL_F_CACHE	 0x20 /* read kinds: dl_io.arg = page-cache pages added (misses) */
 #define DL_F_BATCH	 0x40 /* sent in a batch: the ring record holds several dl_io */
-#define DL_F_OUT_OFFSET	 0x80 /* splice: dl_io.offset is the output side's (the input is a pipe) */
+#define DL_F_FILE	 0x80 /* dl_io: file (and file2) name the descriptor's file at the call */
 
 struct dl_hdr {
 	__u64 ts;   /* CLOCK_MONOTONIC ns: syscall entry, or the event time */
@@ -274,7 +274,17 @@ struct dl_hdr {
 };
 
 /*
- * A completed syscall.  Field use by kind (see user/syscall_table.c):
+ * A completed syscall, 72 bytes:
+ *
+ *  byte 0            8        12       16      18    19    20       24
+ *       +------------+--------+--------+-------+-----+-----+--------+
+ *       | ts (entry) | tgid   | tid    | kind  | job |flags| fd     |  struct dl_hdr
+ *       +------------+--------+--------+-------+-----+-----+--------+
+ *    24 | dur                 | ret                 |
+ *    40 | offset              | size                |
+ *    56 | arg                 | file    | file2     |
+ *
+ * Field use by kind (see user/event/syscall_table.c):
  *   h.fd    the file descriptor argument (open: the dirfd; dup: the old fd)
  *   ret     return value, or -errno
  *   offset  explicit offset (p*), file position at entry (read/write/...),
@@ -285,6 +295,12 @@ struct dl_hdr {
  *           sendfile/copy_file_range: the second fd;
  *           close_range: last fd | flags << 32;
  *           read kinds with DL_F_CACHE: pages the read added to the page cache
+ *   file    with DL_F_FILE: the file h.fd referred to when the call began,
+ *           as a cookie (bpf/file_identity.bpf.h): 0 when h.fd had no file,
+ *           else the cookie of a struct dl_file record sent before (or, for
+ *           opens, of the opened file, described by the record itself);
+ *           without DL_F_FILE the kind names no file by descriptor
+ *   file2   sendfile/copy_file_range: the output descriptor's, likewise
  * The kinds from DL_SYS_ACCESS on (meta_syscall_probes.bpf.c):
  *   offset  truncate: the length; fadvise64, readahead: the offset;
  *           madvise/msync/munmap: the file offset of the address (DL_F_OFFSET);
@@ -310,11 +326,13 @@ struct dl_hdr {
  *           io_submit: nr; io_getevents, io_pgetevents: nr;
  *           io_uring_setup: entries; io_uring_enter: to_submit;
  *           io_uring_register: nr_args
- *   arg     splice, tee: the output fd | flags << 32; vmsplice: flags;
+ *   arg     splice, tee: the output fd | flags << 32 (splice: with
+ *           DL_SPLICE_OUT_OFFSET when offset is the output's); vmsplice: flags;
  *           the AIO calls: the context (io_setup: the one it made);
  *           io_uring_setup: the params' flags; io_uring_enter: flags;
  *           io_uring_register: the opcode
  */
+#define DL_SPLICE_OUT_OFFSET (1ull << 63) /* splice's dl_io.arg: the offset is the output's */
 struct dl_io {
 	struct dl_hdr h;
 	__u64 dur; /* ns from entry to exit */
@@ -322,6 +340,8 @@ struct dl_io {
 	__u64 offset;
 	__u64 size;
 	__u64 arg;
+	__u32 file;  /* DL_F_FILE: cookie of h.fd's file (0: none) */
+	__u32 file2; /* DL_F_FILE: sendfile/copy_file_range, the output's */
 };
 
 /* How a path slot was obtained (dl_path.how[]) */
@@ -340,17 +360,19 @@ struct dl_io {
  * `name_len` bytes of the string the program passed.  User space rebuilds:
  * name if it is absolute, else reverse(base) + "/" + name.
  * For a successful open, the slot holds the walk of the opened file, and
- * ino/dev/fs_magic/file_size describe it.  A DL_PATH_TEXT slot holds only
- * `name_len` bytes of a string that is no path (slot 1 of the xattr calls:
- * the attribute's name; of symlink: the target).
+ * ino/dev/fs_magic/file_size describe it; io.file is its cookie (the
+ * record is its struct dl_file).  A call whose file is a descriptor
+ * (fsetxattr, fstatat(fd, "", AT_EMPTY_PATH), ...) has it in io.file.  A DL_PATH_TEXT slot holds
+ * only `name_len` bytes of a string that is no path (slot 1 of the xattr calls: the attribute's
+ * name; of symlink: the target).
  *
- *   0        struct dl_io (56 bytes: header, dur, ret, offset, size, arg)
- *   56       ino                     opens: the opened file's inode
- *   64       file_size | addr        opens: i_size; madvise/msync/munmap: the address
- *   72       dev, fs_magic
- *   80       flags                   *at flags (AT_SYMLINK_NOFOLLOW, ...)
- *   84       base_len[2], name_len[2], how[2], pad[2]
- *   96       data: | slot 0 base | slot 0 name | slot 1 base | slot 1 name |
+ *   0        struct dl_io (72 bytes: header, dur, ret, offset, size, arg, file, file2)
+ *   72       ino                     opens: the opened file's inode
+ *   80       file_size | addr        opens: i_size; madvise/msync/munmap: the address
+ *   88       dev, fs_magic
+ *   96       flags                   *at flags (AT_SYMLINK_NOFOLLOW, ...)
+ *   100      base_len[2], name_len[2], how[2], pad[2]
+ *   112      data: | slot 0 base | slot 0 name | slot 1 base | slot 1 name |
  *                    <-base_len[0]-><-name_len[0]-><-base_len[1]-><-name_len[1]->
  *
  *   slot 0   the file: DL_PATH_USER (the name passed, relative to a walked
@@ -374,6 +396,41 @@ struct dl_path {
 	__u8 how[2];
 	__u8 pad[2];
 	char data[]; /* slot 0 base, slot 0 name, slot 1 base, slot 1 name */
+};
+
+/*
+ * A file met through a descriptor (h.kind DL_EV_FILE), sent by the call
+ * that first meets its struct file (bpf/file_identity.bpf.h), before that
+ * call's own record, and again when a rename anywhere may have changed its
+ * name; the records of calls on it carry its cookie (struct dl_io.file).
+ * h.ts is when it was met, h.fd the descriptor it was met on.
+ *
+ *  byte 0            8        12       16      18    19    20       24
+ *       +------------+--------+--------+-------+-----+-----+--------+
+ *       | ts         | tgid   | tid    | kind  | job |flags| fd     |  struct dl_hdr
+ *       +------------+--------+--------+-------+-----+-----+--------+
+ *    24 | ino                 | dev     | fs_magic |
+ *    40 | cookie   | mode | family | base_len | name_len | how | pad[3] |
+ *    56 | data: | walk (base_len bytes, leaf first) | name (name_len bytes) |
+ *
+ * walk: the file's path as a DL_PATH_WALK slot (struct dl_path); name: the
+ * file's own dentry name when the walk found no component (a pseudo file
+ * with no place in a mount tree: "[eventfd]" of an anonymous inode,
+ * "memfd:NAME"; empty for sockets and pipes, which are named by inode).
+ */
+struct dl_file {
+	struct dl_hdr h;
+	__u64 ino;
+	__u32 dev;	/* st_dev encoding: major << 20 | minor (kernel) */
+	__u32 fs_magic; /* superblock magic: sockfs, pipefs, anon_inodefs, ... */
+	__u32 cookie;	/* what records of calls on this file carry (never 0) */
+	__u16 mode;	/* i_mode: S_IFSOCK, S_IFIFO, S_IFREG, ... (0: anonymous inode) */
+	__u16 family;	/* sockets: the address family (AF_UNIX = 1, AF_INET = 2, ...) */
+	__u16 base_len;
+	__u16 name_len;
+	__u8 how; /* DL_PATH_WALK and the walk's DL_PATH_* flags */
+	__u8 pad[3];
+	char data[];
 };
 
 /* fork / exec / exit */

@@ -15,6 +15,20 @@
 /* Hide a value from the compiler so that a bounds mask survives for the verifier. */
 #define DL_OPAQUE(x) asm volatile("" : "+r"(x))
 
+/*
+ * A task's memory of the files its descriptors referred to
+ * (file_identity.bpf.h): entry fd % DL_FCACHE holds the last struct file met
+ * on such a descriptor, with what makes it that file, and its cookie.
+ */
+#define DL_FCACHE 4
+struct dl_fcache {
+	__u64 file;  /* struct file * */
+	__u64 inode; /* its f_inode */
+	__u64 ino;   /* and that inode's i_ino */
+	__u32 cookie;
+	__u32 gen; /* dl_names_gen when the name was sent */
+};
+
 /* Per-task state, kept in task local storage (no hash update per call). */
 struct dl_task {
 	__u64 ts;	   /* entry time of the syscall in flight */
@@ -48,6 +62,10 @@ struct dl_task {
 	__u64 anon_hi;
 	__u32 anon_gen;
 	__u32 pad3;
+	/* the files of the call in flight (dl_io.file, file2), and the cache */
+	__u32 file;
+	__u32 file2;
+	struct dl_fcache fcache[DL_FCACHE];
 };
 
 /* Set by user space before load. */

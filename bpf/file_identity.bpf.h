@@ -1,26 +1,238 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * A struct file's identity for the layers that see a file without a
- * descriptor of the task: io_uring requests (a registered file's index is
- * no descriptor), page faults on mappings (the file may have been opened
- * before tracing, or closed since).  Their records carry (dev, ino); the
- * file's path goes to user space once per (job, file) in a DL_EV_FILE
- * record (a struct dl_path: identity and the walked path), which the
- * decoder keeps by (dev, ino) as it does the files opens name.
+ * Which file a descriptor refers to at a call, sent to user space once.
  *
- * "Once": an LRU map remembers the (struct file *, dev, ino, job) named;
- * a record that does not fit in the ring is not remembered, so the next
- * request on the file tries again.  A file evicted from the map is named
- * again (a few bytes more, never a wrong name).
+ * A call's record carries a u32 cookie for its descriptor's struct file
+ * (struct dl_io.file).  The first call that meets a struct file sends a
+ * struct dl_file record (identity, kind, walked path) under a new cookie,
+ * before its own record; later calls on the same struct file carry the same
+ * cookie and send nothing.  User space names a call after the cookie (or
+ * after its descriptor table, when the table's entry has the same cookie),
+ * so a call is named after the file its descriptor meant at the call, however
+ * the descriptor was made: open, socket, pipe, SCM_RIGHTS, inheritance
+ * across exec, a descriptor open before tracing began, ...
+ *
+ * What makes a struct file the one met before is checked at every call:
+ * the same struct file pointer, its inode pointer and that inode's number
+ * (a freed struct file's memory may hold another file later; its inode
+ * then differs, or it is the same inode).  Names change only by renames:
+ * every rename of the machine bumps dl_names_gen (the rename programs count
+ * them before the task filter), which makes every file's name be sent
+ * again, under a new cookie, at its next call.
+ *
+ * The per-call cost is the descriptor table lookup (read/write kinds do it
+ * for the file position anyway), two loads, and a compare with the task's
+ * cache (struct dl_fcache, DL_FCACHE entries by fd); a miss looks in the
+ * dl_files LRU map (key: the struct file pointer), and only a file not found
+ * there is walked and sent.  README "How descriptors are named" has the
+ * measured costs.
+ *
+ * Self-contained: include it, call dl_fd_cookie() (or dl_file_cookie() with
+ * a struct file) where the scratch buffer is free, put the cookie in the
+ * record and set DL_F_FILE.
  */
 #ifndef FILE_IDENTITY_BPF_H
 #define FILE_IDENTITY_BPF_H
 
 #include <bpf/bpf_core_read.h>
 #include "dltrace_maps.bpf.h"
-#include "path_walk.bpf.h"
 #include "ring_output.bpf.h"
+#include "path_walk.bpf.h"
 
+#define DL_S_IFMT   0170000
+#define DL_S_IFSOCK 0140000
+
+/* Bumped by every successful rename of the machine: names sent may be stale. */
+volatile __u32 dl_names_gen __weak = 0;
+/* The last cookie given out (0 is never one). */
+volatile __u32 dl_last_cookie __weak = 0;
+
+/* A struct file whose name was sent: what made it that file, and its cookie. */
+struct dl_file_seen {
+	__u64 inode;
+	__u64 ino;
+	__u32 cookie;
+	__u32 gen;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64); /* struct file * */
+	__type(value, struct dl_file_seen);
+} dl_files SEC(".maps") __weak;
+
+static __always_inline __u32 dl_new_cookie(void)
+{
+	__u32 c = __sync_fetch_and_add(&dl_last_cookie, 1) + 1;
+
+	return c ? c : __sync_fetch_and_add(&dl_last_cookie, 1) + 1;
+}
+
+/*
+ * Send the struct dl_file of f under cookie (in the scratch buffer, which
+ * must be free).  Returns 0 when it went out.
+ */
+static __always_inline int dl_file_send_slot(__u32 slot, struct file *f, int fd,
+					     struct inode *inode, __u64 ino, __u32 cookie)
+{
+	__u32 zero = 0, used, name_len = 0;
+	struct dl_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct super_block *sb;
+	struct dl_file *r;
+	__u64 size;
+	char *data;
+
+	if (!s)
+		return -1;
+	/* the walk writes at the scratch data: the record ends where it begins */
+	r = (void *)(s->buf + sizeof(struct dl_path) - sizeof(struct dl_file));
+	data = s->buf + sizeof(struct dl_path);
+	dl_fill_hdr(&r->h, bpf_ktime_get_ns(), DL_EV_FILE, slot);
+	r->h.fd = fd;
+	sb = BPF_CORE_READ(inode, i_sb);
+	r->ino = ino;
+	r->dev = BPF_CORE_READ(sb, s_dev);
+	r->fs_magic = BPF_CORE_READ(sb, s_magic);
+	r->cookie = cookie;
+	r->mode = BPF_CORE_READ(inode, i_mode);
+	r->family = 0;
+	if ((r->mode & DL_S_IFMT) == DL_S_IFSOCK) {
+		struct socket *sock = BPF_CORE_READ(f, private_data);
+
+		r->family = BPF_CORE_READ(sock, sk, __sk_common.skc_family);
+	}
+	r->how = 0;
+	r->pad[0] = r->pad[1] = r->pad[2] = 0;
+	used = dl_walk_file(f, 0, &r->how);
+	r->how |= DL_PATH_WALK;
+	if (!used) {
+		/* no component: a pseudo file's own name ("[eventfd]", "memfd:NAME") */
+		struct dentry *d = BPF_CORE_READ(f, f_path.dentry);
+		const unsigned char *name = BPF_CORE_READ(d, d_name.name);
+
+		name_len = BPF_CORE_READ(d, d_name.len);
+		if (name_len > DL_NAME_MAX ||
+		    bpf_probe_read_kernel(data, name_len & DL_NAME_MAX, name))
+			name_len = 0;
+	}
+	r->base_len = used;
+	r->name_len = name_len;
+	size = sizeof(*r) + used + name_len;
+	DL_OPAQUE(size);
+	size &= DL_SCRATCH_MASK;
+	if (bpf_ringbuf_output(&events, r, size, dl_wakeup_flag())) {
+		dl_count_lost(slot, DL_EV_FILE, size);
+		return -1;
+	}
+	return 0;
+}
+
+static __always_inline int dl_file_send(struct dl_task *t, struct file *f, int fd,
+					struct inode *inode, __u64 ino, __u32 cookie)
+{
+	return dl_file_send_slot(t->slot, f, fd, inode, ino, cookie);
+}
+
+/* A cache miss: the file's cookie from the map, or a new one with its record sent. */
+static __noinline __u32 dl_file_meet(struct dl_task *t, struct file *f, int fd, __u64 inode,
+				     __u64 ino)
+{
+	__u64 key = (__u64)f;
+	__u32 gen = dl_names_gen; /* before the walk: a rename during it is seen next time */
+	struct dl_file_seen *v = bpf_map_lookup_elem(&dl_files, &key);
+	struct dl_fcache *c = &t->fcache[fd & (DL_FCACHE - 1)];
+	__u32 cookie;
+
+	if (v && v->inode == inode && v->ino == ino && v->gen == gen) {
+		cookie = v->cookie;
+	} else {
+		struct dl_file_seen seen = {.inode = inode, .ino = ino, .gen = gen};
+
+		seen.cookie = cookie = dl_new_cookie();
+		/* a record that did not go out is not remembered: the next call sends it again */
+		if (dl_file_send(t, f, fd, (struct inode *)inode, ino, cookie))
+			return cookie;
+		bpf_map_update_elem(&dl_files, &key, &seen, BPF_ANY);
+	}
+	c->file = key;
+	c->inode = inode;
+	c->ino = ino;
+	c->cookie = cookie;
+	c->gen = gen;
+	return cookie;
+}
+
+/* The cookie of f, the struct file behind descriptor fd (0: no file). */
+static __always_inline __u32 dl_file_cookie(struct dl_task *t, struct file *f, int fd)
+{
+	struct dl_fcache *c;
+	__u64 inode, ino;
+
+#ifdef DL_FILE_ID_NONE
+	return 0;
+#endif
+	if (!f)
+		return 0;
+	inode = (__u64)BPF_CORE_READ(f, f_inode);
+	ino = BPF_CORE_READ((struct inode *)inode, i_ino);
+	c = &t->fcache[fd & (DL_FCACHE - 1)];
+#ifndef DL_FILE_ID_NOCACHE
+	if (c->file == (__u64)f && c->inode == inode && c->ino == ino && c->gen == dl_names_gen)
+		return c->cookie;
+#endif
+	return dl_file_meet(t, f, fd, inode, ino);
+}
+
+/* The cookie of descriptor fd's file (0: no file). */
+static __always_inline __u32 dl_fd_cookie(struct dl_task *t, int fd)
+{
+	return dl_file_cookie(t, dl_fd_file(fd), fd);
+}
+
+/*
+ * An open's new descriptor: a new cookie, whose struct dl_file is the
+ * open's own record; dl_file_opened() remembers it in the task's cache once
+ * that went out (not in dl_files: another task meeting the struct file, a
+ * forked child or a process it was passed to, sends its own struct
+ * dl_file, which user space needs to name it outside this process).
+ */
+struct dl_opened {
+	__u64 file, inode, ino;
+	__u32 cookie, gen;
+};
+
+static __always_inline __u32 dl_file_open_cookie(struct dl_opened *o, struct file *f)
+{
+	struct inode *inode = BPF_CORE_READ(f, f_inode);
+
+	o->gen = dl_names_gen;
+	o->file = (__u64)f;
+	o->inode = (__u64)inode;
+	o->ino = BPF_CORE_READ(inode, i_ino);
+	o->cookie = dl_new_cookie();
+	return o->cookie;
+}
+
+static __always_inline void dl_file_opened(struct dl_task *t, const struct dl_opened *o, int fd)
+{
+	struct dl_fcache *c = &t->fcache[fd & (DL_FCACHE - 1)];
+
+	if (!o->cookie)
+		return;
+	c->file = o->file;
+	c->inode = o->inode;
+	c->ino = o->ino;
+	c->cookie = o->cookie;
+	c->gen = o->gen;
+}
+
+/*
+ * Files met without a descriptor: an io_uring request's (a registered
+ * file's index is no descriptor), a page fault's mapping.  Their struct
+ * dl_file goes out once per file and job slot (fd -1), under a cookie no
+ * call carries: user space learns the inode's name from it.
+ */
 struct dl_file_key {
 	__u64 file; /* struct file * */
 	__u64 ino;
@@ -44,43 +256,15 @@ static __always_inline void dl_file_id(struct file *f, __u64 *ino, __u32 *dev)
 	*dev = BPF_CORE_READ(inode, i_sb, s_dev);
 }
 
-/* Send f's path for job slot `slot`, unless it was sent already. */
+/* Send f's struct dl_file for job slot `slot`, unless it was sent already. */
 static __always_inline void dl_name_file(struct file *f, __u64 ino, __u32 dev, __u32 slot)
 {
 	struct dl_file_key key = {.file = (__u64)f, .ino = ino, .dev = dev, .slot = slot};
-	__u32 zero = 0, used;
-	struct dl_scratch *s;
-	struct inode *inode;
-	struct dl_path *p;
 	__u8 one = 1;
 
 	if (!f || bpf_map_lookup_elem(&dl_files_named, &key))
 		return;
-	s = bpf_map_lookup_elem(&scratch, &zero);
-	if (!s)
-		return;
-	p = (void *)s->buf;
-	dl_fill_hdr(&p->io.h, bpf_ktime_get_ns(), DL_EV_FILE, slot);
-	p->io.dur = 0;
-	p->io.ret = 0;
-	p->io.offset = 0;
-	p->io.size = 0;
-	p->io.arg = 0;
-	inode = BPF_CORE_READ(f, f_inode);
-	p->ino = ino;
-	p->dev = dev;
-	p->file_size = BPF_CORE_READ(inode, i_size);
-	p->fs_magic = BPF_CORE_READ(inode, i_sb, s_magic);
-	p->flags = 0;
-	p->base_len[1] = 0;
-	p->name_len[0] = p->name_len[1] = 0;
-	p->how[0] = p->how[1] = 0;
-	used = dl_walk_file(f, 0, &p->how[0]);
-	p->how[0] |= DL_PATH_WALK;
-	p->base_len[0] = used;
-	DL_OPAQUE(used);
-	used &= DL_SCRATCH_MASK;
-	if (!dl_output(p, sizeof(*p) + used, slot))
+	if (!dl_file_send_slot(slot, f, -1, BPF_CORE_READ(f, f_inode), ino, dl_new_cookie()))
 		bpf_map_update_elem(&dl_files_named, &key, &one, BPF_ANY);
 }
 

@@ -23,7 +23,10 @@
  *
  * Records: the kinds that name a file (or carry a string, or name the file
  * of a mapping) are a struct dl_path sent at once; the others are data
- * records gathered in the task's batch (ring_output.bpf.h).
+ * records gathered in the task's batch (ring_output.bpf.h).  A call whose
+ * file is a descriptor (fchmod, fsetxattr, utimensat(fd, NULL), fchownat
+ * with AT_EMPTY_PATH, ...) records which file it was, at entry
+ * (file_identity.bpf.h).
  *
  * The kinds from DL_SYS_SPLICE on are pipe transfers (splice, vmsplice,
  * tee: fd, the other fd, the file side's offset, length, ret), native AIO
@@ -40,6 +43,7 @@
 #include "path_walk.bpf.h"
 #include "iovec.bpf.h"
 #include "aio_records.bpf.h"
+#include "file_identity.bpf.h"
 
 /* the DL_HOOKS_NONE variant (bench/) has no program: the helpers go unused */
 #ifdef DL_HOOKS_NONE
@@ -112,18 +116,68 @@ static __always_inline void splice_offset(struct dl_task *t)
 		if (off ? bpf_probe_read_user(&t->pos, sizeof(t->pos), off)
 			: dl_fd_pos((int)a[2 * side], &t->pos))
 			return;
-		t->flags = DL_F_OFFSET | (side ? DL_F_OUT_OFFSET : 0);
+		t->flags |= DL_F_OFFSET;
 		return;
+	}
+}
+
+/* The descriptor whose file the call works on, or -1 (a name, an address, none). */
+DL_META_HELPER int meta_fd(__u32 kind, const __u64 *a)
+{
+	char first = 0;
+
+	switch (kind) {
+	case DL_SYS_FCHMOD:
+	case DL_SYS_FCHOWN:
+	case DL_SYS_FSETXATTR:
+	case DL_SYS_FGETXATTR:
+	case DL_SYS_FLISTXATTR:
+	case DL_SYS_FREMOVEXATTR:
+	case DL_SYS_FSTATFS:
+	case DL_SYS_FCHDIR:
+	case DL_SYS_FLOCK:
+	case DL_SYS_FADVISE64:
+	case DL_SYS_READAHEAD:
+	case DL_SYS_SYNCFS:
+		return (int)a[0];
+	case DL_SYS_FACCESSAT:
+	case DL_SYS_FACCESSAT2:
+	case DL_SYS_FCHMODAT:
+	case DL_SYS_FCHMODAT2:
+	case DL_SYS_FCHOWNAT:
+	case DL_SYS_FUTIMESAT:
+	case DL_SYS_UTIMENSAT:
+	case DL_SYS_LINKAT:
+	case DL_SYS_READLINKAT:
+	case DL_SYS_SETXATTRAT:
+	case DL_SYS_GETXATTRAT:
+	case DL_SYS_LISTXATTRAT:
+	case DL_SYS_REMOVEXATTRAT:
+		/* (dirfd, name): an empty or NULL name is the descriptor's own file */
+		if ((int)a[0] < 0 ||
+		    (a[1] && (bpf_probe_read_user(&first, 1, (void *)a[1]) || first)))
+			return -1;
+		return (int)a[0];
+	default:
+		return -1;
 	}
 }
 
 DL_META_HELPER int meta_enter(void *ctx, struct dl_task *t, __u32 kind)
 {
 	__u64 ts;
+	int fd;
 
 	if (bpf_probe_read_kernel(t->a, sizeof(t->a), (char *)ctx + 16))
 		return 0;
 	t->flags = 0;
+	t->file = 0;
+	t->file2 = 0;
+	fd = meta_fd(kind, t->a);
+	if (fd >= 0) {
+		t->file = dl_fd_cookie(t, fd);
+		t->flags = DL_F_FILE;
+	}
 	if (kind == DL_SYS_SPLICE)
 		splice_offset(t);
 	if (dl_kind_maps(kind)) {
@@ -139,7 +193,9 @@ DL_META_HELPER int meta_enter(void *ctx, struct dl_task *t, __u32 kind)
 			return 0;
 		t->a[3] = m.file;
 		t->pos = m.offset;
-		t->flags = DL_F_OFFSET;
+		t->flags |= DL_F_OFFSET | DL_F_FILE;
+		/* named by its walk; a file with no place in a tree (memfd) by its cookie */
+		t->file = dl_file_cookie(t, (struct file *)m.file, -1);
 	}
 	t->cache_pages = 0;
 	t->sys = kind + 1;
@@ -215,6 +271,8 @@ static __always_inline int meta_exit_path(struct trace_event_raw_sys_exit *ctx, 
 	p->io.offset = 0;
 	p->io.size = 0;
 	p->io.arg = 0;
+	p->io.file = t->file;
+	p->io.file2 = 0;
 	p->ino = 0;
 	p->addr = 0;
 	p->dev = 0;
@@ -389,6 +447,8 @@ static __always_inline void meta_fill_io(struct dl_io *e, struct dl_task *t, __u
 	e->offset = 0;
 	e->size = 0;
 	e->arg = 0;
+	e->file = t->file;
+	e->file2 = 0;
 	switch (kind) {
 	case DL_SYS_FCHMOD: /* fchmod(fd, mode), flock(fd, operation) */
 	case DL_SYS_FLOCK:
@@ -417,7 +477,14 @@ static __always_inline void meta_fill_io(struct dl_io *e, struct dl_task *t, __u
 	case DL_SYS_SPLICE: /* splice(fd_in, off_in, fd_out, off_out, len, flags) */
 		e->offset = t->pos;
 		e->size = a[4];
-		e->arg = (a[2] & 0xffffffff) | (a[5] << 32);
+		e->arg = (a[2] & 0xffffffff) | ((a[5] & 0x7fffffff) << 32);
+		if (t->flags &
+		    DL_F_OFFSET) { /* the offset is the output's when the input is a pipe */
+			struct file *in = dl_fd_file((int)a[0]);
+
+			if (!in || !dl_has_offset(in))
+				e->arg |= DL_SPLICE_OUT_OFFSET;
+		}
 		break;
 	case DL_SYS_VMSPLICE: /* vmsplice(fd, iov, nr_segs, flags) */
 		e->size = dl_iov_bytes((void *)a[1], a[2], &e->h.flags);

@@ -59,15 +59,15 @@ static __always_inline void dl_submit(void *rec)
 
 /*
  * Copy a record built in scratch space (it starts with its struct dl_hdr);
- * size must be bounded by the caller.  Non-zero when it did not fit.
+ * size must be bounded by the caller.  0 when it went out.
  */
-static __always_inline long dl_output(void *rec, __u64 size, __u32 slot)
+static __always_inline int dl_output(void *rec, __u64 size, __u32 slot)
 {
-	long err = bpf_ringbuf_output(&events, rec, size, dl_wakeup_flag());
-
-	if (err)
+	if (bpf_ringbuf_output(&events, rec, size, dl_wakeup_flag())) {
 		dl_count_lost(slot, ((struct dl_hdr *)rec)->kind, size);
-	return err;
+		return -1;
+	}
+	return 0;
 }
 
 #define DL_BATCH_AGE_NS 50000000ull /* 50 ms */

@@ -5,6 +5,9 @@
  * meta_syscall_probes.bpf.c).  Entry saves the arguments and the
  * time in the task's storage; exit emits one record.  Every program starts
  * with the membership check so untraced tasks pay one storage lookup.
+ * A call on a descriptor records which file it was, at entry
+ * (file_identity.bpf.h); the rename programs count every rename of the
+ * machine first, traced or not.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -14,6 +17,7 @@
 #include "ring_output.bpf.h"
 #include "path_walk.bpf.h"
 #include "iovec.bpf.h"
+#include "file_identity.bpf.h"
 
 #define AT_FDCWD	-100
 #define MAP_ANONYMOUS	0x20
@@ -40,6 +44,44 @@ static __always_inline int dl_kind_reads_pos(enum dl_kind kind)
 		return 1;
 	default:
 		return 0;
+	}
+}
+
+/* The argument that is the call's descriptor, or -1 (opens: the new one, at exit). */
+static __always_inline int dl_kind_fd_arg(enum dl_kind kind)
+{
+	switch (kind) {
+	case DL_SYS_READ:
+	case DL_SYS_PREAD64:
+	case DL_SYS_READV:
+	case DL_SYS_PREADV:
+	case DL_SYS_PREADV2:
+	case DL_SYS_WRITE:
+	case DL_SYS_PWRITE64:
+	case DL_SYS_WRITEV:
+	case DL_SYS_PWRITEV:
+	case DL_SYS_PWRITEV2:
+	case DL_SYS_LSEEK:
+	case DL_SYS_FSYNC:
+	case DL_SYS_FDATASYNC:
+	case DL_SYS_SYNC_FILE_RANGE:
+	case DL_SYS_FSTAT:
+	case DL_SYS_GETDENTS64:
+	case DL_SYS_FTRUNCATE:
+	case DL_SYS_FALLOCATE:
+	case DL_SYS_CLOSE:
+	case DL_SYS_DUP:
+	case DL_SYS_DUP2:
+	case DL_SYS_DUP3:
+	case DL_SYS_FCNTL:
+	case DL_SYS_COPY_FILE_RANGE: /* copy_file_range(in, *off_in, out, ...) */
+		return 0;
+	case DL_SYS_SENDFILE: /* sendfile(out, in, ...) */
+		return 1;
+	case DL_SYS_MMAP: /* mmap(addr, len, prot, flags, fd, off) */
+		return 4;
+	default:
+		return -1;
 	}
 }
 
@@ -148,17 +190,31 @@ static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum
 		t->a[4] = fl.l_start;
 		t->a[5] = fl.l_len;
 	}
-	if (dl_kind_reads_pos(kind)) {
-		if (!dl_fd_pos((int)ctx->args[0], &t->pos))
+	t->file = 0;
+	t->file2 = 0;
+	if (dl_kind_fd_arg(kind) >= 0) {
+		/* the file the descriptor refers to now: its position, its identity */
+		int fd = (int)t->a[dl_kind_fd_arg(kind) & 7];
+		struct file *f = dl_fd_file(fd);
+
+		if (f && dl_kind_reads_pos(kind)) {
+			t->pos = BPF_CORE_READ(f, f_pos);
 			t->flags = DL_F_OFFSET;
-	} else if (kind == DL_SYS_PREADV2 || kind == DL_SYS_PWRITEV2) {
+		}
+		t->file = dl_file_cookie(t, f, fd);
+		t->flags |= DL_F_FILE;
+		if (kind == DL_SYS_SENDFILE || kind == DL_SYS_COPY_FILE_RANGE)
+			t->file2 =
+			    dl_fd_cookie(t, (int)(kind == DL_SYS_SENDFILE ? t->a[0] : t->a[2]));
+	}
+	if (kind == DL_SYS_PREADV2 || kind == DL_SYS_PWRITEV2) {
 		/* offset -1 means "at the file position" */
 		if ((long)ctx->args[3] == -1) {
 			if (!dl_fd_pos((int)ctx->args[0], &t->pos))
-				t->flags = DL_F_OFFSET;
+				t->flags |= DL_F_OFFSET;
 		} else {
 			t->pos = ctx->args[3];
-			t->flags = DL_F_OFFSET;
+			t->flags |= DL_F_OFFSET;
 		}
 	} else if (kind == DL_SYS_SENDFILE || kind == DL_SYS_COPY_FILE_RANGE) {
 		/* the input offset: *off when given, else the input file's position */
@@ -167,9 +223,9 @@ static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum
 
 		if (offp) {
 			if (!bpf_probe_read_user(&t->pos, sizeof(t->pos), offp))
-				t->flags = DL_F_OFFSET;
+				t->flags |= DL_F_OFFSET;
 		} else if (!dl_fd_pos(in_fd, &t->pos)) {
-			t->flags = DL_F_OFFSET;
+			t->flags |= DL_F_OFFSET;
 		}
 	}
 	t->cache_pages = 0;
@@ -187,6 +243,8 @@ static __always_inline void dl_fill_io(struct dl_io *e, struct dl_task *t, enum 
 	e->offset = 0;
 	e->size = 0;
 	e->arg = 0;
+	e->file = t->file;
+	e->file2 = t->file2;
 	switch (kind) {
 	case DL_SYS_READ:
 	case DL_SYS_WRITE:
@@ -275,8 +333,8 @@ static __always_inline void dl_fill_io(struct dl_io *e, struct dl_task *t, enum 
 	}
 }
 
-/* Describe the file an open returned: its walked path and identity. */
-static __always_inline void dl_opened_file(struct dl_path *p, int fd)
+/* Describe the file an open returned: its walked path, identity and cookie. */
+static __always_inline void dl_opened_file(struct dl_path *p, int fd, struct dl_opened *o)
 {
 	struct file *f = dl_fd_file(fd);
 	struct inode *inode;
@@ -292,28 +350,49 @@ static __always_inline void dl_opened_file(struct dl_path *p, int fd)
 	p->file_size = BPF_CORE_READ(inode, i_size);
 	p->dev = BPF_CORE_READ(sb, s_dev);
 	p->fs_magic = BPF_CORE_READ(sb, s_magic);
+	p->io.file = dl_file_open_cookie(o, f);
+	p->io.h.flags |= DL_F_FILE;
+}
+
+/* A name argument that is empty or NULL: the call's file is its dirfd (AT_EMPTY_PATH). */
+static __always_inline int dl_empty_name(const char *user)
+{
+	char first = 0;
+
+	return !user || (!bpf_probe_read_user(&first, 1, user) && !first);
 }
 
 static __always_inline int sys_exit_path(struct trace_event_raw_sys_exit *ctx, struct dl_task *t,
 					 enum dl_kind kind, __u64 now)
 {
-	__u32 zero = 0, used = 0;
-	struct dl_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	__u32 zero = 0, used = 0, file = 0;
+	struct dl_opened opened = {};
+	struct dl_scratch *s;
 	struct dl_path *p;
 	__u64 *a = t->a;
+	__u8 flags = 0;
 	char *data;
 
+	/* fstatat(fd, "", AT_EMPTY_PATH): the descriptor's file (before the scratch is used) */
+	if ((kind == DL_SYS_NEWFSTATAT || kind == DL_SYS_STATX) && (int)a[0] >= 0 &&
+	    dl_empty_name((void *)a[1])) {
+		file = dl_fd_cookie(t, (int)a[0]);
+		flags = DL_F_FILE;
+	}
+	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return 0;
 	p = (void *)s->buf;
 	data = s->buf + sizeof(struct dl_path);
 	dl_fill_hdr(&p->io.h, t->ts, kind, t->slot);
-	p->io.h.flags = 0;
+	p->io.h.flags = flags;
 	p->io.dur = now - t->ts;
 	p->io.ret = ctx->ret;
 	p->io.offset = 0;
 	p->io.size = 0;
 	p->io.arg = 0;
+	p->io.file = file;
+	p->io.file2 = 0;
 	p->ino = 0;
 	p->file_size = 0;
 	p->dev = 0;
@@ -349,7 +428,7 @@ static __always_inline int sys_exit_path(struct trace_event_raw_sys_exit *ctx, s
 		}
 		p->io.h.fd = dirfd;
 		if (ctx->ret >= 0) {
-			dl_opened_file(p, (int)ctx->ret);
+			dl_opened_file(p, (int)ctx->ret, &opened);
 			used = p->base_len[0];
 		} else {
 			used = dl_name_slot(p, data, 0, 0, dirfd, name);
@@ -397,7 +476,9 @@ static __always_inline int sys_exit_path(struct trace_event_raw_sys_exit *ctx, s
 	}
 	DL_OPAQUE(used);
 	used &= DL_SCRATCH_MASK;
-	dl_output(p, sizeof(*p) + used, t->slot);
+	/* an opened file's cookie counts once its record (its struct dl_file) went out */
+	if (!dl_output(p, sizeof(*p) + used, t->slot))
+		dl_file_opened(t, &opened, (int)ctx->ret);
 	return 0;
 }
 
@@ -419,6 +500,9 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 	__u32 i;
 	__u64 now;
 
+	if ((kind == DL_SYS_RENAME || kind == DL_SYS_RENAMEAT || kind == DL_SYS_RENAMEAT2) &&
+	    !ctx->ret)
+		__sync_fetch_and_add(&dl_names_gen, 1); /* anyone's: a name sent may be stale */
 	if (!t || t->sys != kind + 1)
 		return 0;
 	t->sys = 0;

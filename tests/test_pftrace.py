@@ -299,6 +299,14 @@ def every_kind():
     x('sendfile', 'data', 13.0, 0.5, {'ret': 100, 'fd': 3, 'path': '/d/b.bin',
                                        'out_path': '/d/c.bin', 'offset': 0, 'size': 100,
                                        'out_fd': 4})
+    x('read', 'data', 25.0, 0.25, {'ret': 16, 'fd': 5, 'path': 'socket:[4242]',
+                                    'socket_family': 'AF_UNIX', 'offset': 0, 'size': 16},
+      tid=12)
+    x('write', 'data', 25.5, 0.25, {'ret': 8, 'fd': 6, 'path_unknown': True, 'offset': 0,
+                                    'size': 8}, tid=12)
+    x('sendfile', 'data', 26.0, 0.25, {'ret': 100, 'fd': 3, 'path': '/d/b.bin',
+                                       'out_path_unknown': True, 'offset': 0, 'size': 100,
+                                       'out_fd': 4}, tid=12)
     x('fcntl', 'metadata', 13.5, 0.25, {'ret': 7, 'fd': 3, 'path': '/d/b.bin',
                                          'cmd': 'F_DUPFD_CLOEXEC', 'minfd': 7})
     x('fsync', 'sync', 14.0, 100.0, {'ret': 0, 'fd': 3, 'path': '/d/b.bin'})
@@ -357,7 +365,8 @@ def every_kind():
     ev.append({'name': 'dltrace_summary', 'ph': 'M', 'pid': 0, 'tid': 0, 'args': {
         'events': len(ev) + 1, 'lost_events': 5, 'lost_bytes': 640,
         'lost_by_kind': {'pread64': 3, 'write': 2}, 'duration_ns': 200000,
-        'end_wall_ns': 1700000000000200000, 'stop_reason': 'signal', 'capped_events': 7}})
+        'end_wall_ns': 1700000000000200000, 'stop_reason': 'signal', 'capped_events': 7,
+        'paths_unknown': 2}})
     return ev
 
 
@@ -371,7 +380,7 @@ class EveryKindTest(unittest.TestCase):
     def test_every_event_kind_round_trips(self):
         """Every kind (syscalls and their arguments, forks, exec, exit, faults, block and
         io_uring requests, counters, vfs, spans X/B/E/i/C, names, an event of no known
-        kind, lost_by_kind, capped_events) comes back from the .pftrace as it was."""
+        kind, lost_by_kind, capped_events, socket_family, path_unknown, paths_unknown) comes back from the .pftrace as it was."""
         src = os.path.join(self.tmp, 'kinds.json')
         json_lines(src, every_kind())
         first = os.path.join(self.tmp, 'first.json')
@@ -384,8 +393,13 @@ class EveryKindTest(unittest.TestCase):
             convert(pf, back)
             self.assertTrue(same_bytes(first, back), gz)
         summary = events[-1]['args']
-        self.assertEqual((summary['lost_by_kind'], summary['capped_events']),
-                         ({'pread64': 3, 'write': 2}, 7))
+        self.assertEqual((summary['lost_by_kind'], summary['capped_events'],
+                          summary['paths_unknown']), ({'pread64': 3, 'write': 2}, 7, 2))
+        back = load_trace(back)
+        self.assertEqual([(e['args'].get('socket_family'), e['args'].get('path_unknown'),
+                           e['args'].get('out_path_unknown')) for e in back
+                          if e.get('ts') in (25.0, 25.5, 26.0)],
+                         [('AF_UNIX', None, None), (None, True, None), (None, None, True)])
         self.assertEqual(summary['events'], len(events))
         other = [e for e in events if e['name'] == 'something_else']
         self.assertEqual(other, [{'name': 'something_else', 'ph': 'M', 'pid': 3, 'tid': 4,

@@ -80,6 +80,19 @@ const struct fd_entry *fdt_lookup_at(const struct fd_table *t, int fd, uint64_t 
 	return now;
 }
 
+const struct fd_entry *fdt_find_cookie(const struct fd_table *t, uint32_t cookie)
+{
+	if (!t || !cookie)
+		return NULL;
+	for (uint32_t fd = 0; fd < t->cap; fd++)
+		if (t->slots[fd].path && t->slots[fd].cookie == cookie)
+			return &t->slots[fd];
+	for (unsigned n = 0; n < FD_PAST; n++)
+		if (t->past[n].e.path && t->past[n].e.cookie == cookie)
+			return &t->past[n].e;
+	return NULL;
+}
+
 /* The slot's entry leaves at ts: remember it (the slot keeps its reference). */
 static void retire(struct fd_table *t, int fd, uint64_t ts)
 {

@@ -4,7 +4,11 @@
  * records (which carry only the fd) are reported with the file's path.
  * Kept up to date from open/dup/close/close_range/fcntl (F_DUPFD*, F_SETFD) records; copied at
  * fork; close-on-exec entries dropped at exec.  Shared by reference between
- * processes that share a descriptor table (threads, CLONE_FILES).
+ * processes that share a descriptor table (threads, CLONE_FILES).  An entry
+ * keeps the cookie of its file (struct dl_io.file): a call whose record
+ * carries another cookie is named after that cookie's file instead, and
+ * the entry learns it (descriptors made by calls that are not traced:
+ * socket, pipe, SCM_RIGHTS, ...).
  *
  * Data records may arrive after later opens and closes of other threads
  * (each task sends its data records in batches), so the table remembers
@@ -24,7 +28,8 @@ struct fd_entry {
 	uint64_t ino;
 	uint32_t dev;
 	bool cloexec;
-	uint64_t since; /* when the descriptor began to mean this file (ns; 0: before tracing) */
+	uint32_t cookie; /* the kernel's cookie of the file (0: not known) */
+	uint64_t since;	 /* when the descriptor began to mean this file (ns; 0: before tracing) */
 };
 
 #define FD_PAST 32 /* closed descriptors remembered per table */
@@ -51,6 +56,8 @@ struct fd_table *fd_table_copy(const struct fd_table *t);
 
 /* What fd means now, or NULL when unknown. */
 const struct fd_entry *fdt_lookup(const struct fd_table *t, int fd);
+/* A descriptor's entry (current or recently closed) with this cookie, or NULL. */
+const struct fd_entry *fdt_find_cookie(const struct fd_table *t, uint32_t cookie);
 /* What fd meant at time ts (ns), or NULL when unknown. */
 const struct fd_entry *fdt_lookup_at(const struct fd_table *t, int fd, uint64_t ts);
 /* Set fd from e->since on (takes a new reference on e->path). */

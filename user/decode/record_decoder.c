@@ -21,6 +21,7 @@ void decoder_init(struct record_decoder *d, struct event_consumer *out)
 	memset(d, 0, sizeof(*d));
 	process_table_init(&d->procs);
 	inode_paths_init(&d->inodes);
+	file_names_init(&d->files);
 	span_handles_init(&d->span_names);
 	span_threads_init(&d->span_threads);
 	d->out = out;
@@ -111,6 +112,7 @@ void decoder_free(struct record_decoder *d)
 {
 	process_table_free(&d->procs);
 	inode_paths_free(&d->inodes);
+	file_names_free(&d->files);
 	block_tracks_free(&d->blocks);
 	span_handles_free(&d->span_names);
 	span_threads_free(&d->span_threads);
@@ -123,7 +125,11 @@ static const char *proc_display_name(const struct process *p)
 	return p->cmdline && *p->cmdline ? p->cmdline : p->comm;
 }
 
-/* Learn what fd refers to from /proc (descriptors opened before we saw them). */
+/*
+ * Learn what fd refers to from /proc: only when tracing starts, for the
+ * descriptors a process had before (a call is named by the kernel's
+ * cookie, never from /proc, which says what fd means when it is read).
+ */
 static const struct fd_entry *fd_from_proc(struct process *p, int fd)
 {
 	char buf[DL_PATH_MAX + 1];
@@ -141,14 +147,75 @@ static const struct fd_entry *fd_from_proc(struct process *p, int fd)
 	return fdt_lookup(p->fds, fd);
 }
 
-/* The file fd meant at time ts (records may arrive after later opens and closes). */
+/* The file fd meant at time ts by the descriptor table (records may arrive late). */
 static const struct path_ref *fd_path(struct process *p, int fd, uint64_t ts)
 {
 	const struct fd_entry *e = fdt_lookup_at(p->fds, fd, ts);
 
-	if (!e)
-		e = fd_from_proc(p, fd);
 	return e ? e->path : NULL;
+}
+
+/* How a call names its file by descriptor. */
+struct fd_naming {
+	const struct path_ref *path;
+	uint16_t family; /* a socket's address family */
+	bool unknown;	 /* the cookie's struct dl_file never came: the file cannot be known */
+};
+
+/* The file of a cookie, with no descriptor (0: none). */
+static struct fd_naming cookie_file(struct record_decoder *d, uint32_t cookie)
+{
+	const struct file_name *n = file_names_get(&d->files, cookie);
+	struct fd_naming r = {n ? n->path : NULL, n ? n->family : 0, cookie && !n};
+
+	d->paths_unknown += r.unknown;
+	return r;
+}
+
+/*
+ * The file descriptor fd meant at a call at ts, by the cookie the kernel
+ * recorded (0: fd had no file): the descriptor table's entry when it holds
+ * that cookie, else the cookie's own file, which the table then learns
+ * (a descriptor made by a call dltrace does not trace, or renamed).
+ */
+static struct fd_naming fd_file(struct record_decoder *d, struct process *p, int fd,
+				uint32_t cookie, uint64_t ts)
+{
+	const struct file_name *n = file_names_get(&d->files, cookie);
+	const struct fd_entry *e, *now;
+	struct fd_naming r = {NULL, n ? n->family : 0, false};
+	struct fd_entry learnt = {0};
+
+	if (!cookie)
+		return r;
+	e = fdt_lookup_at(p->fds, fd, ts);
+	if (e && e->cookie == cookie) {
+		r.path = e->path;
+		return r;
+	}
+	if (n) {
+		learnt = (struct fd_entry){n->path, n->ino, n->dev, false, cookie, ts};
+	} else {
+		/* an open's cookie (the open's record was its file's) on another descriptor */
+		const struct fd_entry *o = fdt_find_cookie(p->fds, cookie);
+
+		if (o)
+			learnt = (struct fd_entry){o->path, o->ino, o->dev, false, cookie, ts};
+	}
+	if (!learnt.path) {
+		r.unknown = true;
+		d->paths_unknown++;
+		return r;
+	}
+	r.path = learnt.path;
+	now = fdt_lookup(p->fds, fd);
+	if (!now || now->since <= ts) {
+		/* the same file under a new cookie (after a rename) keeps its close-on-exec */
+		if (now && now->dev == learnt.dev && now->ino == learnt.ino)
+			learnt.cloexec = now->cloexec;
+		fdt_set(p->fds, fd, &learnt);
+	}
+	return r;
 }
 
 /* Rebuild path slot i of a path record; NULL when the slot is empty. */
@@ -185,7 +252,11 @@ static void update_fds(struct process *p, const struct dl_io *io, const struct d
 	case DL_SYS_OPENAT2:
 	case DL_SYS_CREAT:
 		if (opened) {
-			struct fd_entry e = {opened, rec->ino, rec->dev, (lo & O_CLOEXEC) != 0,
+			struct fd_entry e = {opened,
+					     rec->ino,
+					     rec->dev,
+					     (lo & O_CLOEXEC) != 0,
+					     io->h.flags & DL_F_FILE ? io->file : 0,
 					     done};
 
 			fdt_set(p->fds, io->ret, &e);
@@ -223,6 +294,8 @@ static void update_fds(struct process *p, const struct dl_io *io, const struct d
 	}
 }
 
+static void seed_process(struct record_decoder *d, uint32_t pid, bool fds);
+
 static struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h)
 {
 	struct process *p;
@@ -234,7 +307,7 @@ static struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h
 
 	if (!p) {
 		/* first sight of a process (e.g. traced by cgroup): name it from /proc */
-		decoder_seed_process(d, h->tgid);
+		seed_process(d, h->tgid, false);
 		p = proc_ensure(&d->procs, h->tgid);
 	}
 	p->job = h->job;
@@ -266,8 +339,8 @@ static bool utime_special(uint32_t nsec)
 
 /* The syscall event of a record; rec: its path record, if it has one. */
 static void emit_syscall(struct record_decoder *d, const struct dl_io *io,
-			 const struct dl_path *rec, const struct path_ref *path,
-			 const struct path_ref *path2, struct ev_str text)
+			 const struct dl_path *rec, const struct fd_naming *path,
+			 const struct fd_naming *path2, struct ev_str text)
 {
 	struct event e = {
 	    .type = EV_SYSCALL, .ts = rel(d, io->h.ts), .pid = io->h.tgid, .tid = io->h.tid};
@@ -283,14 +356,14 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io,
 		s->flags |= EVS_OFFSET;
 	if (io->h.flags & DL_F_IOV_TRUNC)
 		s->flags |= EVS_IOV_TRUNC;
-	if (io->h.flags & DL_F_OUT_OFFSET)
+	if (io->h.kind == DL_SYS_SPLICE && (io->arg & DL_SPLICE_OUT_OFFSET))
 		s->flags |= EVS_OUT_OFFSET;
 	if (io->h.flags & DL_F_CACHE) {
 		s->flags |= EVS_CACHE;
 		s->cache_miss_bytes = io->arg * d->page_size;
 	} else {
 		s->arg_lo = io->arg & 0xffffffff;
-		s->arg_hi = io->arg >> 32;
+		s->arg_hi = (io->arg & ~DL_SPLICE_OUT_OFFSET) >> 32;
 	}
 	if (rec) {
 		s->at_flags = rec->flags;
@@ -313,8 +386,13 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io,
 	}
 	if (rec && dl_kind_maps(s->sys))
 		s->addr = rec->addr;
-	s->path = ev_path(path);
-	s->path2 = ev_path(path2);
+	s->path = ev_path(path->path);
+	s->path2 = ev_path(path2->path);
+	s->sock_family = path->family;
+	if (path->unknown)
+		s->flags |= EVS_PATH_UNKNOWN;
+	if (path2->unknown)
+		s->flags |= EVS_PATH2_UNKNOWN;
 	s->text = text;
 	emit(d, &e);
 }
@@ -470,18 +548,19 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 {
 	const struct dl_io *io = data;
 	const struct dl_path *rec = NULL;
-	struct io_names {
-		const struct path_ref *path, *path2;
-	} names = {0};
+	struct fd_naming path = {0}, path2 = {0};
 	struct path_ref *p1 = NULL, *p2 = NULL;
 	struct ev_str text = {NULL, 0};
 	struct process *p;
+	bool cookies;
 
 	if (size < sizeof(*io)) {
 		d->malformed++;
 		return;
 	}
 	p = proc_for(d, &io->h);
+	/* the kernel says which file each descriptor meant (not the table) */
+	cookies = io->h.flags & DL_F_FILE;
 	if (dl_kind_has_path(io->h.kind)) {
 		size_t off = 0;
 
@@ -501,21 +580,42 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 		} else {
 			p2 = slot_path(rec, size, 1, &off);
 		}
-		names.path = p1;
-		names.path2 = p2;
-		/* fstatat(fd, "", AT_EMPTY_PATH), futimens: the file is the descriptor's */
-		if (!p1 && rec->how[0] && !rec->name_len[0] && !rec->base_len[0] && io->h.fd >= 0)
-			names.path = fd_path(p, io->h.fd, io->h.ts);
-		/* fsetxattr, fgetxattr, fremovexattr */
-		if (dl_kind_names_fd(io->h.kind))
-			names.path = fd_path(p, io->h.fd, io->h.ts);
+		path.path = p1;
+		path2.path = p2;
+		/*
+		 * fstatat(fd, "", AT_EMPTY_PATH), futimens, fsetxattr, fgetxattr,
+		 * fremovexattr: the file is the descriptor's (an open's cookie is the
+		 * opened file's: its dirfd is no file of the call)
+		 */
+		if (!p1 && io->h.fd >= 0 &&
+		    ((rec->how[0] && !rec->name_len[0] && !rec->base_len[0]) ||
+		     dl_kind_names_fd(io->h.kind))) {
+			if (cookies)
+				path = fd_file(d, p, io->h.fd, io->file, io->h.ts);
+			else
+				path.path = fd_path(p, io->h.fd, io->h.ts);
+		}
+		/* a mapping of a file the walk cannot name (memfd): by its cookie */
+		if (!p1 && cookies && dl_kind_maps(io->h.kind))
+			path = cookie_file(d, io->file);
 	} else if (io->h.kind != DL_SYS_CLOSE_RANGE) {
-		names.path = fd_path(p, io->h.fd, io->h.ts);
-		if (io->h.kind == DL_SYS_SENDFILE || io->h.kind == DL_SYS_COPY_FILE_RANGE ||
-		    io->h.kind == DL_SYS_SPLICE || io->h.kind == DL_SYS_TEE)
-			names.path2 = fd_path(p, (int)(io->arg & 0xffffffff), io->h.ts);
+		int out_fd = (int)(io->arg & 0xffffffff);
+		bool pair = io->h.kind == DL_SYS_SENDFILE || io->h.kind == DL_SYS_COPY_FILE_RANGE ||
+			    io->h.kind == DL_SYS_SPLICE || io->h.kind == DL_SYS_TEE;
+
+		if (cookies) {
+			path = fd_file(d, p, io->h.fd, io->file, io->h.ts);
+			if (pair && io->file2)
+				path2 = fd_file(d, p, out_fd, io->file2, io->h.ts);
+			else if (pair) /* the shared programs' kinds carry no second cookie */
+				path2.path = fd_path(p, out_fd, io->h.ts);
+		} else {
+			path.path = fd_path(p, io->h.fd, io->h.ts);
+			if (pair)
+				path2.path = fd_path(p, out_fd, io->h.ts);
+		}
 	}
-	emit_syscall(d, io, rec, names.path, names.path2, text);
+	emit_syscall(d, io, rec, &path, &path2, text);
 	if (io->h.kind == DL_SYS_IO_SUBMIT)
 		aio_submitted(d, io);
 	else if (io->h.kind == DL_SYS_IO_DESTROY && io->ret == 0 && io->arg)
@@ -526,6 +626,19 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 	span_threads_syscall(&d->span_threads, io->h.tid, io->h.ts, io->h.kind, io->ret, p1);
 	path_put(p1);
 	path_put(p2);
+}
+
+/* A file the kernel met through a descriptor: what its cookie stands for. */
+static void handle_file(struct record_decoder *d, const struct dl_file *rec, size_t size)
+{
+	const struct file_name *n = file_names_add(&d->files, rec, size);
+
+	if (!n) {
+		d->malformed++;
+		return;
+	}
+	if (n->path && (n->dev || n->ino)) /* page faults and VFS calls name files by inode */
+		inode_paths_set(&d->inodes, n->dev, n->ino, n->path);
 }
 
 static void name_process(struct record_decoder *d, const struct process *p);
@@ -785,17 +898,6 @@ static void handle_vfs_open(struct record_decoder *d, const struct dl_path *rec,
 	path_put(path);
 }
 
-/* A file's identity and path (layers that see files without descriptors). */
-static void handle_file(struct record_decoder *d, const struct dl_path *rec, size_t size)
-{
-	size_t off = 0;
-	struct path_ref *path = slot_path(rec, size, 0, &off);
-
-	d->files_named++;
-	inode_paths_set(&d->inodes, rec->dev, rec->ino, path);
-	path_put(path);
-}
-
 static bool opens_file(unsigned func)
 {
 	return func == DL_FN_FOPEN || func == DL_FN_FOPEN64 || func == DL_FN_FDOPEN ||
@@ -880,12 +982,13 @@ static size_t min_size(unsigned kind)
 	case DL_EV_VFS:
 		return sizeof(struct dl_vfs);
 	case DL_EV_VFS_OPEN:
-	case DL_EV_FILE:
 		return sizeof(struct dl_path);
 	case DL_EV_CGROUP:
 		return sizeof(struct dl_cgroup);
 	case DL_EV_SPAN:
 		return sizeof(struct dl_span);
+	case DL_EV_FILE:
+		return sizeof(struct dl_file);
 	case DL_EV_AIO:
 		return sizeof(struct dl_aio);
 	default:
@@ -938,11 +1041,11 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 		break;
 	case DL_EV_CGROUP: /* the daemon's business */
 		break;
-	case DL_EV_FILE:
-		handle_file(d, rec, size);
-		break;
 	case DL_EV_SPAN:
 		handle_span(d, rec, size);
+		break;
+	case DL_EV_FILE:
+		handle_file(d, rec, size);
 		break;
 	case DL_EV_AIO:
 		handle_aio(d, rec);
@@ -983,7 +1086,8 @@ static void seed_thread(pid_t tid, void *ctx)
 	s->p->threads++;
 }
 
-void decoder_seed_process(struct record_decoder *d, uint32_t pid)
+/* A process first seen: its names from /proc, and with fds its descriptors (at attach only). */
+static void seed_process(struct record_decoder *d, uint32_t pid, bool fds)
 {
 	struct process *p;
 	char buf[DL_ARGS_MAX + 1];
@@ -999,8 +1103,14 @@ void decoder_seed_process(struct record_decoder *d, uint32_t pid)
 		proc_set_cmdline(p, buf, n);
 	if (proc_read(pid, "comm", p->comm, sizeof(p->comm)) > 0)
 		p->comm[strcspn(p->comm, "\n")] = '\0';
-	proc_for_each_fd(pid, seed_fd, p);
+	if (fds)
+		proc_for_each_fd(pid, seed_fd, p);
 	proc_for_each_thread(pid, seed_thread, &(struct seed_ctx){d, p});
+}
+
+void decoder_seed_process(struct record_decoder *d, uint32_t pid)
+{
+	seed_process(d, pid, true);
 }
 
 void decoder_finish(struct record_decoder *d, struct ev_trace_end *end)
@@ -1025,6 +1135,7 @@ void decoder_finish(struct record_decoder *d, struct ev_trace_end *end)
 		emit_name(d, EV_THREAD_NAME, t->pid, t->tid, t->comm);
 	}
 	end->events = ++d->emitted;
+	end->paths_unknown = d->paths_unknown;
 	e.end = *end;
 	event_deliver(d->out, &e);
 }

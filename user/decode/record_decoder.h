@@ -17,6 +17,7 @@
 #include "bpf/dltrace_events.h"
 #include "decode/aio_requests.h"
 #include "decode/block_tracks.h"
+#include "decode/file_names.h"
 #include "decode/inode_paths.h"
 #include "decode/span_args.h"
 #include "decode/span_records.h"
@@ -32,11 +33,12 @@ struct record_decoder {
 	uint64_t next_flow;	    /* fork arrows */
 	uint32_t page_size;	    /* the cache layer counts pages */
 	struct inode_paths inodes;  /* (dev, ino) -> path, for faults and VFS calls */
+	struct file_names files;    /* cookie -> the file the kernel met (struct dl_file) */
+	uint64_t paths_unknown;	    /* calls whose file's struct dl_file was lost */
 	struct block_tracks blocks; /* per-device tracks of the block layer */
 	uint64_t uring_requests; /* async slice ids of io_uring and AIO requests (one sequence) */
 	struct aio_requests aio; /* native AIO requests in flight */
 	uint64_t last_ts;	 /* the latest record time (unreaped AIO ends there) */
-	uint64_t files_named;	 /* DL_EV_FILE records */
 	int64_t user_uid;	 /* first non-root uid among the processes (-1: none yet) */
 	uint64_t records;	 /* records decoded */
 	uint64_t by_kind[DL_KIND_COUNT]; /* records per kind */
@@ -60,8 +62,9 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size);
 
 /*
  * A process that was traced before any of its records arrived (--pid
- * targets and their existing descendants): name it and learn its open
- * descriptors from /proc.
+ * targets and their existing descendants, at attach): name it and learn
+ * its open descriptors from /proc (for what names files by descriptor
+ * without the kernel's cookie: library calls; syscalls carry cookies).
  */
 void decoder_seed_process(struct record_decoder *d, uint32_t pid);
 

@@ -138,15 +138,18 @@ struct ev_trace_end {
 	int64_t end_wall_ns;
 	struct ev_str stop_reason;
 	uint64_t capped_events; /* not written: the trace reached its size cap */
+	uint64_t paths_unknown; /* calls whose file cannot be known (EVS_PATH_UNKNOWN) */
 	bool truncated;		/* the trace was cut short by a write error */
 };
 
 /* ev_syscall.flags */
-#define EVS_OFFSET    0x01 /* offset holds a file offset (or ftruncate's length) */
-#define EVS_IOV_TRUNC 0x02 /* more iovecs than the kernel side sums: size is partial */
-#define EVS_CACHE     0x04 /* cache_miss_bytes is known */
-#define EVS_IDENTITY  0x08 /* ino, dev, fs_magic, file_size describe the opened file */
-#define EVS_OUT_OFFSET 0x10 /* splice: offset is the output's (the input is a pipe) */
+#define EVS_OFFSET	  0x01 /* offset holds a file offset (or ftruncate's length) */
+#define EVS_IOV_TRUNC	  0x02 /* more iovecs than the kernel side sums: size is partial */
+#define EVS_CACHE	  0x04 /* cache_miss_bytes is known */
+#define EVS_IDENTITY	  0x08 /* ino, dev, fs_magic, file_size describe the opened file */
+#define EVS_PATH_UNKNOWN  0x10 /* the call's file cannot be known (its record was lost) */
+#define EVS_PATH2_UNKNOWN 0x20 /* the same for path2 (sendfile/copy_file_range's output) */
+#define EVS_OUT_OFFSET	  0x40 /* splice: offset is the output's (the input is a pipe) */
 
 /* utime, utimes, futimesat, utimensat: atime ([0]) and mtime ([1]) */
 struct ev_times {
@@ -188,6 +191,7 @@ struct ev_syscall {
 	struct ev_str text;    /* xattr calls: the attribute's name; symlink*: the target */
 	uint64_t addr;	       /* madvise, msync, munmap: the address (offset: its file offset) */
 	struct ev_times times; /* utime* */
+	uint16_t sock_family; /* path is a socket: its address family (AF_UNIX = 1, ...; 0: none) */
 };
 
 /* EV_FORK and EV_START */
@@ -219,8 +223,8 @@ struct ev_name {
 /* EV_FAULT */
 struct ev_fault {
 	bool write;
-	bool exec; /* in an executable mapping: code, not data */
-	bool cow;  /* a write to a private mapping: the page is read, the file not written */
+	bool exec;	  /* in an executable mapping: code, not data */
+	bool cow;	  /* a write to a private mapping: the page is read, the file not written */
 	uint32_t size;	  /* bytes of the page (0: not said; traces before it: 4096) */
 	uint64_t offset;  /* file offset of the page */
 	uint64_t address; /* faulting address (0: not known) */
@@ -289,7 +293,7 @@ struct ev_aio {
 	/* begin */
 	int32_t fd;
 	bool submission_unknown;
-	bool size_partial; /* PREADV/PWRITEV with more iovecs than summed */
+	bool size_partial;    /* PREADV/PWRITEV with more iovecs than summed */
 	uint64_t offset, len; /* len: aio_nbytes (the iovec sum for *V) */
 	uint64_t data, iocb, ctx;
 	struct ev_path path;
@@ -323,7 +327,7 @@ enum ev_arg_type {
 	EV_ARG_I64,
 	EV_ARG_STR,    /* s: text, any bytes (escaped by each writer) */
 	EV_ARG_SYMBOL, /* s: a short printable ASCII word with no quote or backslash */
-		       /* (flag and errno names, devices): needs no escaping */
+	/* (flag and errno names, devices): needs no escaping */
 	EV_ARG_PATH, /* path: a file name, also given as hex when not UTF-8 */
 	EV_ARG_BOOL,
 	EV_ARG_DOUBLE,

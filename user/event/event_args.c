@@ -531,10 +531,20 @@ static void syscall_args(struct args_out *o, const struct ev_syscall *s)
 	else if (shows_fd(s))
 		add(o, named ? "dirfd" : "fd", named ? 5 : 2, EV_ARG_I64)->i = s->fd;
 	ADD_PATH(o, "path", &s->path);
+	if (s->sock_family) {
+		char buf[32];
+
+		format_sym(SYM_FAMILY, s->sock_family, buf, sizeof(buf));
+		ADD_COPY(o, "socket_family", buf);
+	}
+	if (s->flags & EVS_PATH_UNKNOWN)
+		add(o, KEYLEN("path_unknown"), EV_ARG_BOOL)->b = true;
 	if (pair)
 		ADD_PATH(o, "out_path", &s->path2);
 	else
 		ADD_PATH(o, "new_path", &s->path2);
+	if (s->flags & EVS_PATH2_UNKNOWN)
+		add(o, KEYLEN("out_path_unknown"), EV_ARG_BOOL)->b = true;
 	if ((s->flags & EVS_OFFSET) && s->sys != DL_SYS_LSEEK) {
 		if (s->sys == DL_SYS_FTRUNCATE || s->sys == DL_SYS_TRUNCATE)
 			ADD_U64(o, "length", s->offset);
@@ -608,6 +618,8 @@ static void end_args(struct args_out *o, const struct ev_trace_end *s)
 		ADD_STR(o, "stop_reason", s->stop_reason);
 	if (s->capped_events)
 		ADD_U64(o, "capped_events", s->capped_events);
+	if (s->paths_unknown)
+		ADD_U64(o, "paths_unknown", s->paths_unknown);
 	if (s->truncated)
 		add(o, KEYLEN("truncated"), EV_ARG_BOOL)->b = true;
 }

@@ -19,6 +19,9 @@
 	X(PATH, "path")                                                                            \
 	X(NEW_PATH, "new_path")                                                                    \
 	X(OUT_PATH, "out_path")                                                                    \
+	X(PATH_UNKNOWN, "path_unknown")                                                            \
+	X(OUT_PATH_UNKNOWN, "out_path_unknown")                                                    \
+	X(SOCKET_FAMILY, "socket_family")                                                          \
 	X(OFFSET, "offset")                                                                        \
 	X(LENGTH, "length")                                                                        \
 	X(SIZE, "size")                                                                            \
@@ -70,7 +73,6 @@
 	X(LEN, "len")                                                                              \
 	X(USER_DATA, "user_data")                                                                  \
 	X(FIXED_FILE, "fixed_file")                                                                \
-	X(PATH_UNKNOWN, "path_unknown")                                                            \
 	X(OUT_OFFSET, "out_offset")                                                                \
 	X(NR_EVENTS, "nr_events")                                                                  \
 	X(CTX, "ctx")                                                                              \
@@ -108,6 +110,7 @@
 	X(END_WALL, "end_wall_ns")                                                                 \
 	X(STOP_REASON, "stop_reason")                                                              \
 	X(CAPPED, "capped_events")                                                                 \
+	X(PATHS_UNKNOWN, "paths_unknown")                                                          \
 	X(TRUNCATED, "truncated")
 
 #define ENUM(id, text) K_##id,
@@ -652,6 +655,16 @@ static void syscall_event(const struct found *f, struct event *e, int kind, uint
 	}
 	if (u64_of(arg(f, K_SIZE_PARTIAL)))
 		sc->flags |= EVS_IOV_TRUNC;
+	if (u64_of(arg(f, K_PATH_UNKNOWN)))
+		sc->flags |= EVS_PATH_UNKNOWN;
+	if (u64_of(arg(f, K_OUT_PATH_UNKNOWN)))
+		sc->flags |= EVS_PATH2_UNKNOWN;
+	if (arg(f, K_SOCKET_FAMILY)) {
+		uint32_t family = 0;
+
+		sym_of(arg(f, K_SOCKET_FAMILY), SYM_FAMILY, &family);
+		sc->sock_family = family;
+	}
 	syscall_kind_args(f, sc);
 }
 
@@ -689,6 +702,7 @@ static void end_event(struct event_parse *p, const struct found *f, struct event
 	end->end_wall_ns = i64_of(arg(f, K_END_WALL));
 	end->stop_reason = str_of(arg(f, K_STOP_REASON));
 	end->capped_events = u64_of(arg(f, K_CAPPED));
+	end->paths_unknown = u64_of(arg(f, K_PATHS_UNKNOWN));
 	end->truncated = u64_of(arg(f, K_TRUNCATED)) != 0;
 	if (kinds && kinds->type == EV_ARG_LOST_KINDS && kinds->lost) {
 		p->lost = *kinds->lost;

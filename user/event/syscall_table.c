@@ -146,7 +146,7 @@ const char *record_kind_name(unsigned kind)
 	    [DL_EV_VFS_OPEN - DL_EV_FORK] = "vfs_open",
 	    [DL_EV_CGROUP - DL_EV_FORK] = "cgroup",
 	    [DL_EV_SPAN - DL_EV_FORK] = "span",
-	    [DL_EV_FILE - DL_EV_FORK] = "file_name",
+	    [DL_EV_FILE - DL_EV_FORK] = "file",
 	    [DL_EV_AIO - DL_EV_FORK] = "aio_request",
 	};
 
@@ -440,32 +440,28 @@ static const struct enum_name madvise_advice[] = {
 };
 
 static const struct enum_name uring_register_ops[] = {
-    {0, "IORING_REGISTER_BUFFERS", 0},
-    {1, "IORING_UNREGISTER_BUFFERS", 0},
-    {2, "IORING_REGISTER_FILES", 0},
-    {3, "IORING_UNREGISTER_FILES", 0},
-    {4, "IORING_REGISTER_EVENTFD", 0},
-    {5, "IORING_UNREGISTER_EVENTFD", 0},
-    {6, "IORING_REGISTER_FILES_UPDATE", 0},
-    {7, "IORING_REGISTER_EVENTFD_ASYNC", 0},
-    {8, "IORING_REGISTER_PROBE", 0},
-    {9, "IORING_REGISTER_PERSONALITY", 0},
-    {10, "IORING_UNREGISTER_PERSONALITY", 0},
-    {11, "IORING_REGISTER_RESTRICTIONS", 0},
-    {12, "IORING_REGISTER_ENABLE_RINGS", 0},
-    {13, "IORING_REGISTER_FILES2", 0},
-    {14, "IORING_REGISTER_FILES_UPDATE2", 0},
-    {15, "IORING_REGISTER_BUFFERS2", 0},
-    {16, "IORING_REGISTER_BUFFERS_UPDATE", 0},
-    {17, "IORING_REGISTER_IOWQ_AFF", 0},
-    {18, "IORING_UNREGISTER_IOWQ_AFF", 0},
-    {19, "IORING_REGISTER_IOWQ_MAX_WORKERS", 0},
-    {20, "IORING_REGISTER_RING_FDS", 0},
-    {21, "IORING_UNREGISTER_RING_FDS", 0},
-    {22, "IORING_REGISTER_PBUF_RING", 0},
-    {23, "IORING_UNREGISTER_PBUF_RING", 0},
-    {24, "IORING_REGISTER_SYNC_CANCEL", 0},
-    {25, "IORING_REGISTER_FILE_ALLOC_RANGE", 0},
+    {0, "IORING_REGISTER_BUFFERS", 0},	       {1, "IORING_UNREGISTER_BUFFERS", 0},
+    {2, "IORING_REGISTER_FILES", 0},	       {3, "IORING_UNREGISTER_FILES", 0},
+    {4, "IORING_REGISTER_EVENTFD", 0},	       {5, "IORING_UNREGISTER_EVENTFD", 0},
+    {6, "IORING_REGISTER_FILES_UPDATE", 0},    {7, "IORING_REGISTER_EVENTFD_ASYNC", 0},
+    {8, "IORING_REGISTER_PROBE", 0},	       {9, "IORING_REGISTER_PERSONALITY", 0},
+    {10, "IORING_UNREGISTER_PERSONALITY", 0},  {11, "IORING_REGISTER_RESTRICTIONS", 0},
+    {12, "IORING_REGISTER_ENABLE_RINGS", 0},   {13, "IORING_REGISTER_FILES2", 0},
+    {14, "IORING_REGISTER_FILES_UPDATE2", 0},  {15, "IORING_REGISTER_BUFFERS2", 0},
+    {16, "IORING_REGISTER_BUFFERS_UPDATE", 0}, {17, "IORING_REGISTER_IOWQ_AFF", 0},
+    {18, "IORING_UNREGISTER_IOWQ_AFF", 0},     {19, "IORING_REGISTER_IOWQ_MAX_WORKERS", 0},
+    {20, "IORING_REGISTER_RING_FDS", 0},       {21, "IORING_UNREGISTER_RING_FDS", 0},
+    {22, "IORING_REGISTER_PBUF_RING", 0},      {23, "IORING_UNREGISTER_PBUF_RING", 0},
+    {24, "IORING_REGISTER_SYNC_CANCEL", 0},    {25, "IORING_REGISTER_FILE_ALLOC_RANGE", 0},
+};
+
+static const struct enum_name families[] = {
+    {1, "AF_UNIX", 0},	  {2, "AF_INET", 0},   {4, "AF_IPX", 0},    {5, "AF_APPLETALK", 0},
+    {9, "AF_X25", 0},	  {10, "AF_INET6", 0}, {15, "AF_KEY", 0},   {16, "AF_NETLINK", 0},
+    {17, "AF_PACKET", 0}, {21, "AF_RDS", 0},   {24, "AF_PPPOX", 0}, {27, "AF_IB", 0},
+    {28, "AF_MPLS", 0},	  {29, "AF_CAN", 0},   {30, "AF_TIPC", 0},  {31, "AF_BLUETOOTH", 0},
+    {38, "AF_ALG", 0},	  {40, "AF_VSOCK", 0}, {41, "AF_KCM", 0},   {42, "AF_QIPCRTR", 0},
+    {43, "AF_SMC", 0},	  {44, "AF_XDP", 0},   {45, "AF_MCTP", 0},
 };
 
 static const struct {
@@ -476,6 +472,7 @@ static const struct {
     [SYM_LOCK_TYPE] = {lock_types, COUNT(lock_types)},
     [SYM_FADVISE] = {fadvise_advice, COUNT(fadvise_advice)},
     [SYM_MADVISE] = {madvise_advice, COUNT(madvise_advice)},
+    [SYM_FAMILY] = {families, COUNT(families)},
     [SYM_URING_REGISTER] = {uring_register_ops, COUNT(uring_register_ops)},
 };
 
@@ -554,20 +551,20 @@ static const struct flag_name splice_names[] = {
 };
 
 static const struct flag_name uring_setup_names[] = {
-    {1u << 0, "IORING_SETUP_IOPOLL"},	     {1u << 1, "IORING_SETUP_SQPOLL"},
-    {1u << 2, "IORING_SETUP_SQ_AFF"},	     {1u << 3, "IORING_SETUP_CQSIZE"},
-    {1u << 4, "IORING_SETUP_CLAMP"},	     {1u << 5, "IORING_SETUP_ATTACH_WQ"},
-    {1u << 6, "IORING_SETUP_R_DISABLED"},    {1u << 7, "IORING_SETUP_SUBMIT_ALL"},
-    {1u << 8, "IORING_SETUP_COOP_TASKRUN"},  {1u << 9, "IORING_SETUP_TASKRUN_FLAG"},
-    {1u << 10, "IORING_SETUP_SQE128"},	     {1u << 11, "IORING_SETUP_CQE32"},
+    {1u << 0, "IORING_SETUP_IOPOLL"},	      {1u << 1, "IORING_SETUP_SQPOLL"},
+    {1u << 2, "IORING_SETUP_SQ_AFF"},	      {1u << 3, "IORING_SETUP_CQSIZE"},
+    {1u << 4, "IORING_SETUP_CLAMP"},	      {1u << 5, "IORING_SETUP_ATTACH_WQ"},
+    {1u << 6, "IORING_SETUP_R_DISABLED"},     {1u << 7, "IORING_SETUP_SUBMIT_ALL"},
+    {1u << 8, "IORING_SETUP_COOP_TASKRUN"},   {1u << 9, "IORING_SETUP_TASKRUN_FLAG"},
+    {1u << 10, "IORING_SETUP_SQE128"},	      {1u << 11, "IORING_SETUP_CQE32"},
     {1u << 12, "IORING_SETUP_SINGLE_ISSUER"}, {1u << 13, "IORING_SETUP_DEFER_TASKRUN"},
-    {1u << 14, "IORING_SETUP_NO_MMAP"},	     {1u << 15, "IORING_SETUP_REGISTERED_FD_ONLY"},
+    {1u << 14, "IORING_SETUP_NO_MMAP"},	      {1u << 15, "IORING_SETUP_REGISTERED_FD_ONLY"},
     {1u << 16, "IORING_SETUP_NO_SQARRAY"},
 };
 
 static const struct flag_name uring_enter_names[] = {
-    {1u << 0, "IORING_ENTER_GETEVENTS"}, {1u << 1, "IORING_ENTER_SQ_WAKEUP"},
-    {1u << 2, "IORING_ENTER_SQ_WAIT"},	 {1u << 3, "IORING_ENTER_EXT_ARG"},
+    {1u << 0, "IORING_ENTER_GETEVENTS"},       {1u << 1, "IORING_ENTER_SQ_WAKEUP"},
+    {1u << 2, "IORING_ENTER_SQ_WAIT"},	       {1u << 3, "IORING_ENTER_EXT_ARG"},
     {1u << 4, "IORING_ENTER_REGISTERED_RING"},
 };
 

@@ -44,10 +44,11 @@ const char *errno_name(int err, char *buf, size_t size);
 
 /* Named values of the metadata, hint and sync kinds' arguments. */
 enum sym_set {
-	SYM_FCNTL_CMD, /* F_SETLK, F_GETFL, ... */
-	SYM_LOCK_TYPE, /* F_RDLCK, F_WRLCK, F_UNLCK */
-	SYM_FADVISE,   /* POSIX_FADV_* */
-	SYM_MADVISE,   /* MADV_* */
+	SYM_FCNTL_CMD,	    /* F_SETLK, F_GETFL, ... */
+	SYM_LOCK_TYPE,	    /* F_RDLCK, F_WRLCK, F_UNLCK */
+	SYM_FADVISE,	    /* POSIX_FADV_* */
+	SYM_MADVISE,	    /* MADV_* */
+	SYM_FAMILY,	    /* AF_UNIX, AF_INET, ... (socket address families) */
 	SYM_URING_REGISTER, /* IORING_REGISTER_*, IORING_UNREGISTER_* */
 };
 /* The name, or the number as text when it has none. */
