@@ -648,7 +648,8 @@ static void async_end(struct report_stats *st, const struct event *ev, uint8_t o
 	}
 }
 
-/* A page fault on a file mapping: a page read from the file (written, for a write fault). */
+/* A page fault on an application file's mapping: a page read from it (written, for a write fault).
+ */
 static void fault_io(struct report_stats *st, const struct event *ev)
 {
 	uint64_t t = (uint64_t)st->traces[st->cur].offset_ns + ev->ts;
@@ -664,6 +665,13 @@ static void fault_io(struct report_stats *st, const struct event *ev)
 	if (r.ti == NONE32)
 		return;
 	request_file(st, &r, &ev->fault.path, t);
+	/*
+	 * Application files only: a library's pages are loading code, shared
+	 * memory (/dev/shm, SysV, memfd) is no file I/O (the faults stay counted
+	 * in the mmap layer's figures)
+	 */
+	if (r.scope != SCOPE_APP)
+		return;
 	origin_io(st, &r, ev->fault.size ? ev->fault.size : 4096, t);
 }
 
