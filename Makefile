@@ -11,8 +11,9 @@ CFLAGS += -Wall -Wextra -std=gnu11 -I$(BUILD) -Ibpf -Iuser -I. -DDLTRACE_VERSION
 LDFLAGS += $(EXTRA_LDFLAGS)
 LDLIBS += -lbpf -lelf -lz -lm -lpthread -ljson-c
 # BPF_PROG/BPF_KPROBE declare the traced function's whole signature: unused parameters are normal there.
+# -mcpu=v3: 32-bit jumps and ALU, atomic fetch-and-add (the file cookies of
+# bpf/file_identity.bpf.h, the Python stack ids; kernel 5.12).
 # libbpf's usdt.bpf.h includes <linux/errno.h>, which wants the multiarch <asm/errno.h>.
-# -mcpu=v3: atomic fetch-and-add (the file cookies of bpf/file_identity.bpf.h; kernel 5.12).
 BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Wextra -Wno-unused-parameter -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
 	-idirafter /usr/include/$(shell $(CC) -dumpmachine)
 # bench/ builds variants of the BPF side with BPF_DEFS (the DL_HOOKS_* of meta_syscall_probes.bpf.c)
@@ -95,11 +96,23 @@ $(BUILD)/tests/pftrace_encode: tests/perfetto/pftrace_encode.c \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-workloads: $(TEST_WORKLOADS) $(PFTRACE_TEST_BINS)
+workloads: $(TEST_WORKLOADS) $(PFTRACE_TEST_BINS) $(BUILD)/tools/pystack_check \
+	$(BUILD)/tests/py_linetable_check
 
 $(BUILD)/tests/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lpthread -luring -lbpf
+
+# Python stacks: the BPF walk with its records decoded, one line per syscall
+# (tests/test_python_stacks.py); and the line-table decoder against CPython's own.
+$(BUILD)/tools/pystack_check: tools/pystack_check.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/py_linetable_check: tools/py_linetable_check.c user/lib/py_linetable.c \
+		user/lib/py_linetable.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) tools/py_linetable_check.c user/lib/py_linetable.c -o $@
 
 # The README's test command: installs what it needs, builds, runs every test.
 test: deps-test
@@ -216,6 +229,12 @@ $(HOOKS)/raw/syscall_nrs.h:
 	@mkdir -p $(dir $@)
 	echo '#include <sys/syscall.h>' | $(CC) -E -dM -x c - | grep '^#define __NR_' > $@.tmp
 	mv $@.tmp $@
+
+# What Python stacks cost per traced pread, on and off (bench/python_stacks.py).
+.PHONY: bench-python-stacks
+bench-python-stacks: deps-bench
+	$(MAKE) all workloads bench-build
+	$(PYTHON) bench/python_stacks.py $(BENCH_ARGS)
 
 # The replay: saved ring records through the decoder and one consumer (bench/replay.c).
 $(BENCH)/replay: bench/replay.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))

@@ -159,6 +159,8 @@ enum dl_kind {
 	DL_EV_CGROUP,	  /* daemon: a cgroup v2 directory was made or removed (struct dl_cgroup) */
 	DL_EV_SPAN, /* a library call or a marked region, instant or counter (struct dl_span) */
 	DL_EV_FILE, /* a file met through a descriptor: its identity and name (struct dl_file) */
+	DL_EV_PY_STACK, /* python stacks: a new Python stack of a process (struct dl_py_stack) */
+	DL_EV_PY_CODE,	/* python stacks: a code object, once per process (struct dl_py_code) */
 	DL_EV_AIO,  /* native AIO: an iocb submitted, or an event reaped (struct dl_aio) */
 	DL_KIND_COUNT,
 };
@@ -372,7 +374,8 @@ struct dl_io {
  *   88       dev, fs_magic
  *   96       flags                   *at flags (AT_SYMLINK_NOFOLLOW, ...)
  *   100      base_len[2], name_len[2], how[2], pad[2]
- *   112      data: | slot 0 base | slot 0 name | slot 1 base | slot 1 name |
+ *   112      py_stack, pad2          the Python stack id (0: none)
+ *   120      data: | slot 0 base | slot 0 name | slot 1 base | slot 1 name |
  *                    <-base_len[0]-><-name_len[0]-><-base_len[1]-><-name_len[1]->
  *
  *   slot 0   the file: DL_PATH_USER (the name passed, relative to a walked
@@ -395,6 +398,8 @@ struct dl_path {
 	__u16 name_len[2];
 	__u8 how[2];
 	__u8 pad[2];
+	__u32 py_stack; /* the Python stack id (--python-stacks), else 0 */
+	__u32 pad2;
 	char data[]; /* slot 0 base, slot 0 name, slot 1 base, slot 1 name */
 };
 
@@ -765,6 +770,171 @@ static inline unsigned int dl_lost_index(unsigned int kind)
 static inline unsigned int dl_lost_kind(unsigned int index)
 {
 	return index < DL_SYS_COUNT ? index : index - DL_SYS_COUNT + DL_EV_FORK;
+}
+
+/*
+ * Python stacks (--python-stacks).  A syscall of a CPython thread carries
+ * a stack id (0: none), a number per process image; the stack itself
+ * is sent once, before the first record that uses it, as a list of (code
+ * object, instruction) pairs, and each code object once per process, with
+ * what user space needs to name it and turn an instruction into a line.
+ *
+ * Where the id is (dl_py_stack_of(); no flag: dl_hdr.flags has no bit
+ * left): the kinds of dl_py_in_arg() have the upper 32 bits of a dl_io's
+ * arg free, so the id rides there at no cost to the batched records; a
+ * path record has its own field (dl_path.py_stack, 0 in every path record
+ * without one); an mmap with a stack is sent alone as a struct dl_io_py
+ * (its arg holds prot and flags), longer than a dl_io.  Other kinds never
+ * carry one (dl_py_kind_ok()).
+ */
+#define DL_PY_FRAMES	16   /* frames walked; a deeper stack is cut (DL_PYS_TRUNCATED) */
+#define DL_PY_FILE_MAX	512  /* bytes of a code object's file name sent */
+#define DL_PY_NAME_MAX	256  /* bytes of its qualified name */
+#define DL_PY_TABLE_MAX 4096 /* bytes of its line table */
+
+/*
+ * An mmap record with a Python stack (kind DL_SYS_MMAP, never batched: it
+ * is the only dl_io record longer than struct dl_io).
+ *
+ *    0                                      72         76     80
+ *    +--------------------------------------+----------+------+
+ *    | struct dl_io (arg: prot | flags<<32) | py_stack | pad  |
+ *    +--------------------------------------+----------+------+
+ */
+struct dl_io_py {
+	struct dl_io io;
+	__u32 py_stack;
+	__u32 pad;
+};
+
+/* dl_py_stack.flags */
+#define DL_PYS_TRUNCATED 0x01 /* the chain goes on beyond DL_PY_FRAMES frames */
+#define DL_PYS_BROKEN	 0x02 /* a read failed: the chain ends early */
+
+/*
+ * A Python stack, sent once per (process image, stack id), innermost frame
+ * first.  h: the thread that met it first, at its syscall's exit.
+ *
+ *    0          24     28     32     34      35      36     40
+ *    +----------+------+------+------+-------+-------+------+
+ *    | dl_hdr   | gen  | id   | n    | flags | minor | pad  |
+ *    +----------+------+------+------+-------+-------+------+
+ *    | frames[0]: code (8)  lasti (4)  pad (4)              |  16 bytes each,
+ *    | ...                                    frames[n - 1] |  n of them sent
+ *    +------------------------------------------------------+
+ *
+ * gen tells process images apart (an exec, or pid reuse, gets a new one);
+ * code is the code object's address in the process, lasti the instruction
+ * in code units (2 bytes) from its first (-1: not started yet).
+ */
+struct dl_py_frame {
+	__u64 code;
+	__s32 lasti;
+	__u32 pad;
+};
+
+struct dl_py_stack {
+	struct dl_hdr h;
+	__u32 gen;
+	__u32 id;
+	__u16 n;    /* frames that follow */
+	__u8 flags; /* DL_PYS_* */
+	__u8 minor; /* CPython 3.<minor> */
+	__u32 pad;
+	struct dl_py_frame frames[DL_PY_FRAMES];
+};
+
+/* dl_py_code.flags */
+#define DL_PYC_FILE_TRUNC  0x01 /* the file name was longer than DL_PY_FILE_MAX bytes */
+#define DL_PYC_NAME_TRUNC  0x02
+#define DL_PYC_TABLE_TRUNC 0x04 /* the line table was cut: late instructions have no line */
+#define DL_PYC_UNREADABLE  0x08 /* a field could not be read: names may be empty */
+
+/*
+ * A code object, sent once per (process image, address), before the first
+ * stack that holds it; sent again when the address holds another code
+ * object (one freed, another made there) or the kernel's table forgot it:
+ * the last one sent for an address is the one that holds.
+ *
+ *    0          24     28            32                40
+ *    +----------+------+-------------+-----------------+
+ *    | dl_hdr   | gen  | firstlineno | code            |
+ *    +----------+------+-------------+-----------------+
+ *    40           42           44            46          47          48      49      50    56
+ *    +------------+------------+-------------+-----------+-----------+-------+-------+-----+
+ *    | file_len   | name_len   | table_len   | file_kind | name_kind | minor | flags | pad |
+ *    +------------+------------+-------------+-----------+-----------+-------+-------+-----+
+ *    56: data: file (file_len bytes), name (name_len), line table (table_len)
+ *
+ * file is co_filename, name co_qualname (co_name on 3.10), as PyUnicode
+ * stores them: kind 1 is one byte per character (ASCII or Latin-1), 2 and 4
+ * are UCS-2 and UCS-4 (little endian).  The line table is co_linetable in
+ * the format of 3.<minor>.
+ */
+struct dl_py_code {
+	struct dl_hdr h;
+	__u32 gen;
+	__s32 firstlineno;
+	__u64 code;
+	__u16 file_len;
+	__u16 name_len;
+	__u16 table_len;
+	__u8 file_kind;
+	__u8 name_kind;
+	__u8 minor;
+	__u8 flags; /* DL_PYC_* */
+	__u8 pad[6];
+	char data[];
+};
+
+/* The Python stack id of a syscall record of `size` bytes, 0 when none. */
+/* Kinds whose arg has its upper half free for the stack id (and only those). */
+static inline int dl_py_in_arg(unsigned int kind)
+{
+	switch (kind) {
+	case DL_SYS_READ:
+	case DL_SYS_PREAD64:
+	case DL_SYS_READV:
+	case DL_SYS_PREADV:
+	case DL_SYS_PREADV2:
+	case DL_SYS_WRITE:
+	case DL_SYS_PWRITE64:
+	case DL_SYS_WRITEV:
+	case DL_SYS_PWRITEV:
+	case DL_SYS_PWRITEV2:
+	case DL_SYS_FSYNC:
+	case DL_SYS_FDATASYNC:
+	case DL_SYS_SYNC_FILE_RANGE: /* arg: flags, 32 bits */
+	case DL_SYS_FSTAT:
+	case DL_SYS_GETDENTS64:
+	case DL_SYS_FTRUNCATE:
+	case DL_SYS_FALLOCATE: /* arg: mode, 32 bits */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Kinds that may carry a stack id. */
+static inline int dl_py_kind_ok(unsigned int kind)
+{
+	return dl_py_in_arg(kind) || dl_kind_has_path(kind) || kind == DL_SYS_MMAP;
+}
+
+static inline __u32 dl_py_stack_of(const struct dl_io *io, __u32 size)
+{
+	if (dl_kind_has_path(io->h.kind))
+		return size >= sizeof(struct dl_path) ? ((const struct dl_path *)io)->py_stack : 0;
+	if (io->h.kind == DL_SYS_MMAP)
+		return size >= sizeof(struct dl_io_py) ? ((const struct dl_io_py *)io)->py_stack
+						       : 0;
+	return dl_py_in_arg(io->h.kind) ? io->arg >> 32 : 0;
+}
+
+/* The arg of a syscall record without the Python stack id. */
+static inline __u64 dl_io_arg(const struct dl_io *io)
+{
+	return dl_py_in_arg(io->h.kind) ? io->arg & 0xffffffff : io->arg;
 }
 
 #endif /* DLTRACE_EVENTS_H */

@@ -41,11 +41,12 @@ struct dl_task {
 	__u8 flags;	   /* DL_F_* for the record being built */
 	__u32 cache_pages; /* cache layer: page-cache pages added during the syscall */
 	__u8 pending_slot; /* joins this job slot at its next exec */
-	__u8 pad[3];
+	__u8 py;	   /* python stacks: the process is a CPython known to py_procs */
+	__u8 pad[2];
 	__u32 tgid; /* the task's ids, kept here to spare a helper call per event */
 	__u32 tid;
 	__u32 nbatch; /* records in batch */
-	__u32 pad2;
+	__u32 py_gen; /* python stacks: py_procs_gen when `py` was decided */
 	/* data records gathered for one ring write (see ring_output.bpf.h) */
 	struct dl_io batch[DL_BATCH];
 	/* vfs layer: the VFS call in flight */

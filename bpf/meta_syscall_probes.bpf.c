@@ -281,6 +281,9 @@ static __always_inline int meta_exit_path(struct trace_event_raw_sys_exit *ctx, 
 	p->base_len[0] = p->base_len[1] = 0;
 	p->name_len[0] = p->name_len[1] = 0;
 	p->how[0] = p->how[1] = 0;
+	p->pad[0] = p->pad[1] = 0;
+	p->py_stack = 0; /* no Python stacks at these kinds (python_stack.bpf.h) */
+	p->pad2 = 0;
 
 	/* the file: (dirfd, name) or the name alone, relative to the cwd */
 	switch (kind) {

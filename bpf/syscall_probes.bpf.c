@@ -18,6 +18,7 @@
 #include "path_walk.bpf.h"
 #include "iovec.bpf.h"
 #include "file_identity.bpf.h"
+#include "python_stack.bpf.h"
 
 #define AT_FDCWD	-100
 #define MAP_ANONYMOUS	0x20
@@ -363,7 +364,7 @@ static __always_inline int dl_empty_name(const char *user)
 }
 
 static __always_inline int sys_exit_path(struct trace_event_raw_sys_exit *ctx, struct dl_task *t,
-					 enum dl_kind kind, __u64 now)
+					 enum dl_kind kind, __u64 now, __u32 py)
 {
 	__u32 zero = 0, used = 0, file = 0;
 	struct dl_opened opened = {};
@@ -401,6 +402,9 @@ static __always_inline int sys_exit_path(struct trace_event_raw_sys_exit *ctx, s
 	p->base_len[0] = p->base_len[1] = 0;
 	p->name_len[0] = p->name_len[1] = 0;
 	p->how[0] = p->how[1] = 0;
+	p->pad[0] = p->pad[1] = 0;
+	p->py_stack = py;
+	p->pad2 = 0;
 
 	switch (kind) {
 	case DL_SYS_OPEN:
@@ -493,11 +497,48 @@ static __always_inline int dl_kind_batches(enum dl_kind kind)
 	       kind != DL_SYS_FCNTL;
 }
 
+/* The fields every syscall record has, from the task's saved entry. */
+static __always_inline void dl_fill_exit(struct dl_io *e, struct dl_task *t, long ret,
+					 enum dl_kind kind, __u64 now)
+{
+	e->h.ts = t->ts;
+	e->h.tgid = t->tgid;
+	e->h.tid = t->tid;
+	e->h.kind = kind;
+	e->h.job = t->slot;
+	e->h.flags = t->flags;
+	e->dur = now - t->ts;
+	e->ret = ret;
+	dl_fill_io(e, t, kind);
+	if (cache_layer && (kind == DL_SYS_READ || kind == DL_SYS_PREAD64 || kind == DL_SYS_READV ||
+			    kind == DL_SYS_PREADV || kind == DL_SYS_PREADV2)) {
+		e->arg = t->cache_pages;
+		e->h.flags |= DL_F_CACHE;
+	}
+}
+
+/* An mmap with a Python stack: alone, with the stack id after the record. */
+static __always_inline int sys_exit_mmap_py(struct trace_event_raw_sys_exit *ctx, struct dl_task *t,
+					    __u64 now, __u32 py)
+{
+	struct dl_io_py *m;
+
+	dl_flush(t);
+	m = dl_reserve(sizeof(*m), t->slot, DL_SYS_MMAP);
+	if (!m)
+		return 0;
+	dl_fill_exit(&m->io, t, ctx->ret, DL_SYS_MMAP, now);
+	m->py_stack = py;
+	m->pad = 0;
+	dl_submit(m);
+	return 0;
+}
+
 static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum dl_kind kind)
 {
 	struct dl_task *t = dl_traced_task();
 	struct dl_io *e;
-	__u32 i;
+	__u32 i, py;
 	__u64 now;
 
 	if ((kind == DL_SYS_RENAME || kind == DL_SYS_RENAMEAT || kind == DL_SYS_RENAMEAT2) &&
@@ -509,11 +550,17 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 	if (kind == DL_SYS_MMAP) /* a file is mapped now: see mmap_probes.bpf.c */
 		__sync_fetch_and_add(&dl_map_gen, 1);
 	now = bpf_ktime_get_ns();
+	/* python stacks: a libpython being mapped, then the calling thread's stack */
+	if (py_stacks && kind == DL_SYS_MMAP && ctx->ret >= 0)
+		dl_py_mapped(t, ctx->ret);
+	py = dl_py_stack_id(t, kind, now);
+	if (py && kind == DL_SYS_MMAP)
+		return sys_exit_mmap_py(ctx, t, now, py);
 	if (!dl_kind_batches(kind)) {
 		/* the data records before it go first: user space sees them in order */
 		dl_flush(t);
 		if (dl_kind_has_path(kind))
-			return sys_exit_path(ctx, t, kind, now);
+			return sys_exit_path(ctx, t, kind, now, py);
 		e = dl_reserve(sizeof(*e), t->slot, kind);
 		if (!e)
 			return 0;
@@ -525,20 +572,9 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 		}
 		e = &t->batch[i & (DL_BATCH - 1)];
 	}
-	e->h.ts = t->ts;
-	e->h.tgid = t->tgid;
-	e->h.tid = t->tid;
-	e->h.kind = kind;
-	e->h.job = t->slot;
-	e->h.flags = t->flags;
-	e->dur = now - t->ts;
-	e->ret = ctx->ret;
-	dl_fill_io(e, t, kind);
-	if (cache_layer && (kind == DL_SYS_READ || kind == DL_SYS_PREAD64 || kind == DL_SYS_READV ||
-			    kind == DL_SYS_PREADV || kind == DL_SYS_PREADV2)) {
-		e->arg = t->cache_pages;
-		e->h.flags |= DL_F_CACHE;
-	}
+	dl_fill_exit(e, t, ctx->ret, kind, now);
+	if (py) /* a kind of dl_py_in_arg(): the upper half of arg is free */
+		e->arg |= (__u64)py << 32;
 	if (!dl_kind_batches(kind)) {
 		dl_submit(e);
 		return 0;

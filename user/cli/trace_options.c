@@ -63,6 +63,15 @@ void trace_usage(FILE *out)
 		"      --ring-size MIB    kernel ring buffer size in MiB (default 16)\n"
 		"      --gzip-level N     compression level 1-9 for .gz output (default 1 for\n"
 		"                         .json.gz, 5 for .pftrace.gz)\n"
+		"      --python-stacks[=off|on|full]  the Python line behind each syscall of\n"
+		"                         a CPython 3.10-3.13 process, read by the kernel\n"
+		"                         (args.py \"file.py:LINE function\", the innermost\n"
+		"                         frame of the application; full: also every frame,\n"
+		"                         args.py_stack); default off\n"
+		"      --python-skip PATTERN  frames whose file matches PATTERN (fnmatch) are\n"
+		"                         not the application's ('!PATTERN' keeps them, 'none'\n"
+		"                         drops the defaults: the standard library,\n"
+		"                         site-packages, dist-packages, <frozen ...>)\n"
 		"      --save-records FILE  also save the kernel's raw records to FILE\n"
 		"                         (input of the benchmark's replay; developers)\n"
 		"      --list-syscalls    print the syscalls dltrace traces (name, category,\n"
@@ -135,7 +144,9 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 		OPT_SAVE_RECORDS,
 		OPT_LIB,
 		OPT_LIST_SYSCALLS,
-		OPT_SUMMARY_ONLY
+		OPT_SUMMARY_ONLY,
+		OPT_PYTHON_STACKS,
+		OPT_PYTHON_SKIP
 	};
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
@@ -152,6 +163,8 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	    {"save-records", required_argument, NULL, OPT_SAVE_RECORDS},
 	    {"lib", required_argument, NULL, OPT_LIB},
 	    {"list-syscalls", no_argument, NULL, OPT_LIST_SYSCALLS},
+	    {"python-stacks", optional_argument, NULL, OPT_PYTHON_STACKS},
+	    {"python-skip", required_argument, NULL, OPT_PYTHON_SKIP},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -166,6 +179,8 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	o->ring_bytes = 16ull << 20;
 	o->layers = LAYERS_DEFAULT;
 	o->vfs_attach = VFS_ATTACH_AUTO;
+	o->python_stacks = PY_STACKS_DEFAULT;
+	py_rules_init(&o->python_skip);
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option so that COMMAND's own options are its own */
@@ -259,6 +274,25 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 				return usage_error("--save-records needs a file name%s", "");
 			o->save_records = optarg;
 			break;
+		case OPT_PYTHON_STACKS:
+			if (!optarg || !strcmp(optarg, "on"))
+				o->python_stacks = PY_STACKS_ON;
+			else if (!strcmp(optarg, "off"))
+				o->python_stacks = PY_STACKS_OFF;
+			else if (!strcmp(optarg, "full"))
+				o->python_stacks = PY_STACKS_FULL;
+			else
+				return usage_error(
+				    "--python-stacks takes off, on or full, not '%s'", optarg);
+			o->python_stacks_asked = true;
+			break;
+		case OPT_PYTHON_SKIP: {
+			char err[128];
+
+			if (py_rules_add(&o->python_skip, optarg, err, sizeof(err)))
+				return usage_error("%s", err);
+			break;
+		}
 		case 'q':
 			o->quiet = true;
 			break;

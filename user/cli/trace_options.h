@@ -8,8 +8,19 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "decode/python_frames.h"
+
 #define MAX_PIDS 64
 #define MAX_LIBS 16
+
+/* --python-stacks */
+enum python_stacks {
+	PY_STACKS_OFF,
+	PY_STACKS_ON,	/* each syscall of a CPython thread: its application frame ("py") */
+	PY_STACKS_FULL, /* and every frame walked ("py_stack") */
+};
+/* Off by default: see README "Python stacks" for the measured cost that decided it. */
+#define PY_STACKS_DEFAULT PY_STACKS_OFF
 
 struct trace_options {
 	pid_t pids[MAX_PIDS];
@@ -30,6 +41,9 @@ struct trace_options {
 	bool summary_only;	 /* --summary-only: no trace, the report's JSON into -o's file */
 	bool quiet;
 	bool verbose;
+	enum python_stacks python_stacks;
+	bool python_stacks_asked;    /* given on the command line (else the default) */
+	struct py_rules python_skip; /* --python-skip */
 };
 
 /*

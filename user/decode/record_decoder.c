@@ -29,6 +29,15 @@ void decoder_init(struct record_decoder *d, struct event_consumer *out)
 	d->page_size = sysconf(_SC_PAGESIZE);
 }
 
+int decoder_python(struct record_decoder *d, const struct py_rules *rules, bool full)
+{
+	if (!d->py)
+		d->py = py_frames_new();
+	d->py_rules = rules;
+	d->py_full = full;
+	return d->py ? 0 : -1;
+}
+
 /* Deliver e, with the ids a trace shows for its process (a reused pid has an alias). */
 static void emit(struct record_decoder *d, struct event *e)
 {
@@ -117,6 +126,8 @@ void decoder_free(struct record_decoder *d)
 	span_handles_free(&d->span_names);
 	span_threads_free(&d->span_threads);
 	aio_requests_free(&d->aio);
+	py_frames_free(d->py);
+	d->py = NULL;
 }
 
 /* A process's display name: its command line, else its comm. */
@@ -241,7 +252,8 @@ static struct path_ref *slot_path(const struct dl_path *rec, size_t size, int i,
 static void update_fds(struct process *p, const struct dl_io *io, const struct dl_path *rec,
 		       struct path_ref *opened)
 {
-	uint32_t lo = io->arg & 0xffffffff, hi = io->arg >> 32;
+	uint64_t arg = dl_io_arg(io);
+	uint32_t lo = arg & 0xffffffff, hi = arg >> 32;
 	uint64_t done = io->h.ts + io->dur; /* a new descriptor exists from the exit on */
 
 	if (io->ret < 0)
@@ -340,8 +352,9 @@ static bool utime_special(uint32_t nsec)
 /* The syscall event of a record; rec: its path record, if it has one. */
 static void emit_syscall(struct record_decoder *d, const struct dl_io *io,
 			 const struct dl_path *rec, const struct fd_naming *path,
-			 const struct fd_naming *path2, struct ev_str text)
+			 const struct fd_naming *path2, struct ev_str text, uint32_t py)
 {
+	uint64_t arg = dl_io_arg(io); /* without the Python stack id */
 	struct event e = {
 	    .type = EV_SYSCALL, .ts = rel(d, io->h.ts), .pid = io->h.tgid, .tid = io->h.tid};
 	struct ev_syscall *s = &e.sys;
@@ -360,10 +373,10 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io,
 		s->flags |= EVS_OUT_OFFSET;
 	if (io->h.flags & DL_F_CACHE) {
 		s->flags |= EVS_CACHE;
-		s->cache_miss_bytes = io->arg * d->page_size;
+		s->cache_miss_bytes = arg * d->page_size;
 	} else {
-		s->arg_lo = io->arg & 0xffffffff;
-		s->arg_hi = (io->arg & ~DL_SPLICE_OUT_OFFSET) >> 32;
+		s->arg_lo = arg & 0xffffffff;
+		s->arg_hi = (arg & ~DL_SPLICE_OUT_OFFSET) >> 32;
 	}
 	if (rec) {
 		s->at_flags = rec->flags;
@@ -394,6 +407,16 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io,
 	if (path2->unknown)
 		s->flags |= EVS_PATH2_UNKNOWN;
 	s->text = text;
+	if (py && d->py) {
+		size_t len;
+		const char *t = py_frames_text(d->py, d->py_rules, io->h.tgid, py, false, &len);
+
+		s->py = (struct ev_str){t, len};
+		if (d->py_full) {
+			t = py_frames_text(d->py, d->py_rules, io->h.tgid, py, true, &len);
+			s->py_stack = (struct ev_str){t, len};
+		}
+	}
 	emit(d, &e);
 }
 
@@ -615,7 +638,7 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 				path2.path = fd_path(p, out_fd, io->h.ts);
 		}
 	}
-	emit_syscall(d, io, rec, &path, &path2, text);
+	emit_syscall(d, io, rec, &path, &path2, text, dl_py_stack_of(io, size));
 	if (io->h.kind == DL_SYS_IO_SUBMIT)
 		aio_submitted(d, io);
 	else if (io->h.kind == DL_SYS_IO_DESTROY && io->ret == 0 && io->arg)
@@ -793,6 +816,8 @@ static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
 		name_process(d, p);
 		proc_mark_exited(&d->procs, p, e->exit_code);
 		proc_forget(&d->procs, p->pid);
+		if (d->py)
+			py_frames_forget(d->py, e->h.tgid);
 	}
 }
 
@@ -1017,6 +1042,12 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 		d->last_ts = h->ts;
 	if (h->kind < DL_SYS_COUNT) {
 		handle_syscall(d, rec, size);
+		return;
+	}
+	if (h->kind == DL_EV_PY_STACK || h->kind == DL_EV_PY_CODE) {
+		/* sent before the first syscall record that uses them */
+		if (d->py && py_frames_record(d->py, rec, size))
+			d->malformed++;
 		return;
 	}
 	if (size < min_size(h->kind)) {

@@ -24,6 +24,7 @@
 #include "decode/span_threads.h"
 #include "event/event.h"
 #include "decode/process_table.h"
+#include "decode/python_frames.h"
 
 struct record_decoder {
 	struct process_table procs;
@@ -50,9 +51,19 @@ struct record_decoder {
 	struct span_threads span_threads; /* the syscalls library calls enclose */
 	struct ev_arg span_args[EV_ARGS_MAX];
 	char span_scratch[SPAN_SCRATCH];
+	/* --python-stacks (decoder_python()): the stacks and code objects sent */
+	struct py_frames *py;
+	const struct py_rules *py_rules;
+	bool py_full; /* every frame too (ev_syscall.py_stack) */
 };
 
 void decoder_init(struct record_decoder *d, struct event_consumer *out);
+/*
+ * Python stacks: syscall events of CPython threads get their application
+ * frame (ev_syscall.py, by rules, which must outlive d) and, with full, all
+ * frames.  Returns -1 when out of memory.
+ */
+int decoder_python(struct record_decoder *d, const struct py_rules *rules, bool full);
 /* The trace's start: delivers EV_TRACE_BEGIN (times count from meta->start_mono_ns). */
 void decoder_begin(struct record_decoder *d, const struct ev_trace_begin *meta);
 void decoder_free(struct record_decoder *d);

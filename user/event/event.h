@@ -192,6 +192,14 @@ struct ev_syscall {
 	uint64_t addr;	       /* madvise, msync, munmap: the address (offset: its file offset) */
 	struct ev_times times; /* utime* */
 	uint16_t sock_family; /* path is a socket: its address family (AF_UNIX = 1, ...; 0: none) */
+	/*
+	 * --python-stacks: the Python code behind the call, as "FILE:LINE
+	 * FUNCTION" (co_filename as the interpreter holds it, the line of the
+	 * instruction, co_qualname): py the innermost application frame (the
+	 * --python-skip rules), py_stack every frame walked, innermost first,
+	 * joined by " | " (--python-stacks=full).  len 0: none.
+	 */
+	struct ev_str py, py_stack;
 };
 
 /* EV_FORK and EV_START */

@@ -562,6 +562,10 @@ static void syscall_args(struct args_out *o, const struct ev_syscall *s)
 	syscall_kind_args(o, s);
 	if (s->sys == DL_SYS_MMAP && s->ret >= 0)
 		add_hex(o, KEYLEN("addr"), (uint64_t)s->ret);
+	if (s->py.len)
+		ADD_STR(o, "py", s->py);
+	if (s->py_stack.len)
+		ADD_STR(o, "py_stack", s->py_stack);
 }
 
 static void begin_args(struct args_out *o, const struct ev_trace_begin *b)

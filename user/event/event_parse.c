@@ -111,7 +111,9 @@
 	X(STOP_REASON, "stop_reason")                                                              \
 	X(CAPPED, "capped_events")                                                                 \
 	X(PATHS_UNKNOWN, "paths_unknown")                                                          \
-	X(TRUNCATED, "truncated")
+	X(TRUNCATED, "truncated")                                                                  \
+	X(PY, "py")                                                                                \
+	X(PY_STACK, "py_stack")
 
 #define ENUM(id, text) K_##id,
 enum key { KEYS(ENUM) K_COUNT };
@@ -666,6 +668,8 @@ static void syscall_event(const struct found *f, struct event *e, int kind, uint
 		sc->sock_family = family;
 	}
 	syscall_kind_args(f, sc);
+	sc->py = str_of(arg(f, K_PY));
+	sc->py_stack = str_of(arg(f, K_PY_STACK));
 }
 
 /* ---- the trace's first and last events ---- */

@@ -31,6 +31,7 @@
 #include "io/output_sink.h"
 #include "io/record_file.h"
 #include "probe/probe_loader.h"
+#include "probe/python_probe.h"
 #include "live/proc_scan.h"
 #include "decode/record_decoder.h"
 #include "report/report_session.h"
@@ -102,6 +103,8 @@ struct session {
 	struct report_session *report; /* --report, --report-json, --summary-only */
 	int summary_fd;		       /* --summary-only: -o's file, for the report */
 	FILE *records;		       /* --save-records */
+	struct py_probe py;	       /* --python-stacks */
+	bool py_on;
 };
 
 static int ring_record(void *ctx, void *data, size_t size)
@@ -115,6 +118,10 @@ static int ring_record(void *ctx, void *data, size_t size)
 			s->opt->save_records);
 	}
 	job_trace_record(&s->trace, data, size);
+	/* python stacks: a program just executed may be an interpreter not seen before */
+	if (s->py_on && size >= sizeof(struct dl_hdr) &&
+	    ((const struct dl_hdr *)data)->kind == DL_EV_EXEC)
+		py_probe_exec(&s->py, ((const struct dl_hdr *)data)->tgid);
 	return 0;
 }
 
@@ -131,6 +138,11 @@ static void say(const struct session *s, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
+}
+
+static void py_warn(void *ctx, const char *line)
+{
+	say(ctx, "%s", line);
 }
 
 static void default_output(char *out, size_t size, bool summary)
@@ -222,6 +234,8 @@ static void seed_pid(pid_t pid, void *ctx)
 		return;
 	probes_add_process(&s->probes, pid, JOB_SLOT);
 	decoder_seed_process(&s->trace.decoder, pid);
+	if (s->py_on)
+		py_probe_process(&s->py, pid);
 }
 
 /* --pid: the processes and their descendants, rescanned until stable. */
@@ -322,6 +336,8 @@ static void run_loop(struct session *s, uint64_t t0)
 		}
 		if (child_changed)
 			reap(s);
+		if (s->py_on)
+			py_probe_poll(&s->py);
 		if (stop_count > handled_signals) {
 			handled_signals = stop_count;
 			if (!o->command || stop_count > 1 || s->cmd_reaped) {
@@ -486,6 +502,21 @@ int trace_run(const struct trace_options *o)
 	install_signals();
 	if (prepare(s))
 		goto fail;
+	if (o->python_stacks != PY_STACKS_OFF) {
+		char err[256];
+
+		if (py_probe_options(&po, py_probe_default_kinds(), err, sizeof(err))) {
+			if (o->python_stacks_asked) {
+				snprintf(s->err, sizeof(s->err), "%s", err);
+				goto fail;
+			}
+			say(s, "%s; tracing without Python stacks", err);
+		} else if (decoder_python(&s->trace.decoder, &o->python_skip,
+					  o->python_stacks == PY_STACKS_FULL)) {
+			snprintf(s->err, sizeof(s->err), "out of memory");
+			goto fail;
+		}
+	}
 	if (o->report || o->report_json || o->summary_only) {
 		/* the report is a consumer of the events as they are decoded */
 		struct event_consumer *c = NULL;
@@ -510,8 +541,11 @@ int trace_run(const struct trace_options *o)
 	t0 = now_ns(CLOCK_MONOTONIC);
 	wall0 = now_ns(CLOCK_REALTIME);
 	if (probes_load(&s->probes, &po, ring_record, s, s->err, sizeof(s->err)) ||
+	    (po.python_stacks &&
+	     py_probe_init(&s->py, &s->probes, py_warn, s, s->err, sizeof(s->err))) ||
 	    probes_attach(&s->probes, s->err, sizeof(s->err)))
 		goto fail;
+	s->py_on = po.python_stacks;
 	layers_describe(&s->probes.plan, s->layers, sizeof(s->layers), s->layers_off,
 			sizeof(s->layers_off));
 	start_trace(s, t0, wall0);
@@ -574,6 +608,7 @@ fail:
 	rc = 1;
 out:
 	report_session__free(s->report);
+	py_probe_free(&s->py);
 	probes_release_and_exit_soon(&s->probes);
 	probes_destroy(&s->probes);
 	if (s->trace.ready) /* a failure after the header: close it as it is */

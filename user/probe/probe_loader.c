@@ -92,6 +92,16 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 	p->skel->rodata->self_tgid = getpid();
 	p->skel->rodata->wakeup_bytes = o->ring_bytes / 4;
 	p->skel->rodata->cache_layer = p->plan.layer[LAYER_CACHE].active;
+	p->skel->rodata->py_stacks = o->python_stacks;
+	p->skel->rodata->py_kinds = o->python_stacks ? o->python_kinds : 0;
+	p->skel->rodata->py_pthread_specific = o->pthread_specific;
+	if (!o->python_stacks) {
+		/* no python stacks: their tables take no memory */
+		bpf_map__set_max_entries(p->skel->maps.py_stack_ids, 1);
+		bpf_map__set_max_entries(p->skel->maps.py_codes, 1);
+		bpf_map__set_max_entries(p->skel->maps.py_procs, 1);
+		bpf_map__set_max_entries(p->skel->maps.py_bins, 1);
+	}
 	/* stdio is attached per process: learn of new processes at once */
 	p->skel->rodata->fork_wakeup = p->plan.layer[LAYER_STDIO].active;
 	bpf_map__set_max_entries(p->skel->maps.events, o->ring_bytes);
@@ -106,6 +116,10 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 
 		if (!strncmp(bpf_program__name(prog), "cgroup_", 7)) {
 			bpf_program__set_autoload(prog, o->cgroup_events);
+			continue;
+		}
+		if (!strncmp(bpf_program__name(prog), "py_", 3)) {
+			bpf_program__set_autoload(prog, o->python_stacks);
 			continue;
 		}
 		if (layer_program_enabled(&p->plan, prog))

@@ -26,15 +26,19 @@ struct probe_options {
 	unsigned layers;     /* wanted layers (bit set of enum layer) */
 	bool cgroup_events;  /* daemon: report cgroup v2 mkdir/rmdir */
 	enum vfs_attach vfs_attach;
-	char *const *lib_paths; /* --lib: libraries of the library layers (real paths) */
+	/* python stacks (probe/python_probe.h): walk CPython frames at these syscall kinds */
+	bool python_stacks;
+	uint64_t python_kinds;	   /* bit 1 << enum dl_kind */
+	uint32_t pthread_specific; /* glibc struct pthread: specific_1stblock */
+	char *const *lib_paths;	   /* --lib: libraries of the library layers (real paths) */
 	size_t nlib_paths;
 };
 
 struct probes {
 	struct dltrace_bpf *skel;
-	struct layer_plan plan;	     /* what is active, and why not */
-	struct library_probes *libs; /* the library layers' libraries and links */
-	struct bpf_link **links;     /* a shared program has one link per kind */
+	struct layer_plan plan;		/* what is active, and why not */
+	struct library_probes *libs;	/* the library layers' libraries and links */
+	struct bpf_link **links;	/* a shared program has one link per kind */
 	int *link_layer;		/* layer of each link (-1: core) */
 	struct bpf_program **link_prog; /* the program of each link */
 	ring_buffer_sample_fn cb;	/* the caller's record handler */

@@ -191,6 +191,8 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	if (moved > VALUE_MAX)
 		moved = VALUE_MAX; /* damaged input: keep offset arithmetic in range */
 	st->syscalls++;
+	if (s->py.len)
+		rs_python_syscall(st, s, failed, moved, is_read_kind(k), is_write_kind(k));
 	ti = rs_thread_get(st, ev->pid, ev->tid, start);
 	if (ti == NONE32)
 		return;

@@ -260,6 +260,25 @@ struct rs_levels {
 };
 
 /*
+ * Python locations (report_python.c, --python-stacks): the syscalls whose
+ * event names the Python code behind it (ev_syscall.py, "FILE:LINE
+ * FUNCTION", the innermost application frame), per location: every such
+ * syscall counts once, whatever file it touched; bytes are what read and
+ * write kinds moved (the syscall origin only: page faults carry no frame).
+ */
+struct rs_py_loc {
+	uint32_t loc; /* string id */
+	uint64_t calls, failed, reads, read_bytes, writes, write_bytes, io_ns;
+};
+
+struct rs_python {
+	struct u64_index ix; /* string id -> index in locs */
+	struct rs_py_loc *locs;
+	uint32_t n, cap;
+	uint64_t calls, io_ns; /* syscalls with a location, and their time */
+};
+
+/*
  * Phases (report_phases.c): the job's own regions (dltrace markers).  A
  * thread with "step" or "epoch" regions is a training loop (an owner); the
  * I/O of its process and of the processes it started (DataLoader workers)
@@ -423,6 +442,7 @@ struct report_stats {
 	uint64_t events, syscalls, unknown_syscalls, process_events;
 	struct rs_layers layers;
 	struct rs_levels levels;
+	struct rs_python python;
 	struct rs_phases phases;
 	uint64_t last_ns; /* latest event end, report time */
 
@@ -540,6 +560,8 @@ uint64_t rs_proc_wall(const struct report_stats *st, const struct rs_proc *p);
 uint64_t rs_thread_io(const struct rs_thread *t);
 uint64_t rs_proc_io(const struct rs_proc *p);
 /* Indexes 0..n-1 sorted by a key, largest first; caller frees. */
+/* Python locations by I/O time (then calls). */
+double key_py_loc(const struct report_stats *st, uint32_t i);
 uint32_t *rs_sorted(uint32_t n, double (*key)(const struct report_stats *, uint32_t),
 		    const struct report_stats *st);
 

@@ -73,6 +73,10 @@ void rs_level_span(struct report_stats *st, uint32_t ti, const struct event *ev,
 /* The level of a span category (LV_SYSCALL: none of the library levels). */
 int rs_level_of(const struct ev_str *cat);
 void rs_levels_free(struct report_stats *st);
+/* A syscall event with a Python location (report_python.c). */
+void rs_python_syscall(struct report_stats *st, const struct ev_syscall *s, bool failed,
+		       uint64_t moved, bool reads, bool writes);
+void rs_python_free(struct report_stats *st);
 
 /* ---- report_phases.c ---- */
 

@@ -26,6 +26,7 @@ void rs_init(struct report_stats *st)
 	u64_index_init(&st->device_ix);
 	u64_index_init(&st->size_ix);
 	u64_index_init(&st->phases.owner_ix);
+	u64_index_init(&st->python.ix);
 	for (int s = 0; s < SCOPE_COUNT; s++)
 		for (int k = 0; k < DL_SYS_COUNT; k++) {
 			sketch_init(&st->sys[s][k].size);
@@ -47,6 +48,7 @@ void rs_free(struct report_stats *st)
 		}
 	sketch_free(&st->layers.block_lat);
 	rs_levels_free(st);
+	rs_python_free(st);
 	rs_phases_free(st);
 	string_index_free(&st->strings);
 	u64_index_free(&st->device_ix);

@@ -901,6 +901,47 @@ static void environment(FILE *f, const struct report_view *v)
 
 /* ---- levels above the syscalls, and phases ---- */
 
+static void python_locations(FILE *f, const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	const struct rs_python *py = &st->python;
+	char a[HUMAN_MAX];
+	uint32_t *order;
+
+	if (!py->n)
+		return;
+	fprintf(f,
+		"<section id=\"python\"><h2>Python locations</h2><p>%s syscalls with the "
+		"Python line behind them (--python-stacks: the innermost frame of the "
+		"application), ",
+		human_count(a, py->calls));
+	fprintf(f, "%s, ", human_ns(a, py->io_ns));
+	fprintf(f,
+		"at %s locations.</p><div class=\"scroll\"><table class=\"sortable\"><thead>"
+		"<tr><th class=\"l\">file:line function</th><th>calls</th><th>failed</th>"
+		"<th>reads</th><th>read</th><th>writes</th><th>written</th><th>time</th>"
+		"</tr></thead><tbody>",
+		human_count(a, py->n));
+	order = rs_sorted(py->n, key_py_loc, st);
+	for (uint32_t k = 0; order && k < py->n && k < v->top; k++) {
+		const struct rs_py_loc *l = &py->locs[order[k]];
+
+		fprintf(f, "<tr><td class=\"l\">");
+		esc_id(f, st, l->loc);
+		fprintf(f, "</td>");
+		td_num(f, l->calls, human_count(a, l->calls));
+		td_num(f, l->failed, human_count(a, l->failed));
+		td_num(f, l->reads, human_count(a, l->reads));
+		td_num(f, l->read_bytes, human_bytes(a, l->read_bytes));
+		td_num(f, l->writes, human_count(a, l->writes));
+		td_num(f, l->write_bytes, human_bytes(a, l->write_bytes));
+		td_num(f, l->io_ns, human_ns(a, l->io_ns));
+		fprintf(f, "</tr>");
+	}
+	free(order);
+	fprintf(f, "</tbody></table></div></section>\n");
+}
+
 static void levels(FILE *f, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
@@ -1187,6 +1228,7 @@ void report_html(FILE *f, const struct report_view *v)
 	files(f, v);
 	balance(f, v);
 	levels(f, v);
+	python_locations(f, v);
 	environment(f, v);
 	fprintf(f, "<footer>");
 	esc(f, v->generator);

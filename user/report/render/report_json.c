@@ -75,6 +75,9 @@
  *                sys_read_bytes,sys_writes,sys_write_bytes,partial},read{calls,time_ns,
  *                bytes_requested,syscalls,syscall_bytes,syscalls_per_call,bytes_ratio},
  *                write{...}}, unknown_calls
+ *   python       calls, io_ns, count, locations[]{location ("FILE:LINE FUNCTION"),
+ *                calls,failed,reads,read_bytes,writes,write_bytes,io_ns} (syscalls
+ *                per innermost application frame, --python-stacks; by io_ns)
  *   phases       regions[]{name,count,time_ns,dur_ns{p50,p99,max}}, other_regions,
  *                instants, counters, loops[]{pid,tid,host,name,steps,epochs,
  *                stall_from,nested_steps,iteration_ns{median,p99,max,total},step_ns{},
@@ -903,6 +906,35 @@ static struct json_object *level_dir(const struct rs_level_dir *d)
 	return o;
 }
 
+static struct json_object *python(const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	const struct rs_python *py = &st->python;
+	struct json_object *o = json_object_new_object(), *list = json_object_new_array();
+	uint32_t *order = rs_sorted(py->n, key_py_loc, st);
+
+	jv_add(o, "calls", j_u64(py->calls));
+	jv_add(o, "io_ns", j_u64(py->io_ns));
+	jv_add(o, "count", j_u64(py->n));
+	for (uint32_t k = 0; order && k < py->n && k < v->top; k++) {
+		const struct rs_py_loc *l = &py->locs[order[k]];
+		struct json_object *x = json_object_new_object();
+
+		jv_add(x, "location", j_sid(st, l->loc));
+		jv_add(x, "calls", j_u64(l->calls));
+		jv_add(x, "failed", j_u64(l->failed));
+		jv_add(x, "reads", j_u64(l->reads));
+		jv_add(x, "read_bytes", j_u64(l->read_bytes));
+		jv_add(x, "writes", j_u64(l->writes));
+		jv_add(x, "write_bytes", j_u64(l->write_bytes));
+		jv_add(x, "io_ns", j_u64(l->io_ns));
+		jv_push(list, x);
+	}
+	free(order);
+	jv_add(o, "locations", list);
+	return o;
+}
+
 static struct json_object *levels(const struct report_stats *st)
 {
 	struct json_object *o = json_object_new_object();
@@ -1209,6 +1241,7 @@ void report_json(FILE *out, const struct report_view *v)
 	js_put(&s, "other", scope_totals(&st->tot[SCOPE_OTHER]));
 	js_put(&s, "layers", layers(st));
 	js_put(&s, "levels", levels(st));
+	js_put(&s, "python", python(v));
 	phases(&s, v);
 	js_put(&s, "errors", errors(st));
 	js_put(&s, "findings", findings(v->fi));

@@ -873,6 +873,54 @@ static void phases(const struct term *t, const struct report_view *v)
 	free(order);
 }
 
+/* A location's text in at most cols columns: its end (line and function) is kept. */
+static const char *py_shown(const struct report_stats *st, uint32_t id, char *buf, size_t size,
+			    size_t cols)
+{
+	const char *s = rs_str(st, id);
+	size_t len = rs_strlen(st, id);
+
+	if (len <= cols)
+		return display_text(buf, size, s, len, cols);
+	s += len - (cols - 3);
+	while ((*s & 0xc0) == 0x80) /* not inside a UTF-8 character */
+		s++;
+	buf[0] = buf[1] = buf[2] = '.';
+	display_text(buf + 3, size - 3, s, strlen(s), cols - 3);
+	return buf;
+}
+
+static void python_locations(const struct term *t, const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	const struct rs_python *py = &st->python;
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], g[HUMAN_MAX],
+	    loc[256];
+	uint32_t *order;
+
+	if (!py->n)
+		return;
+	heading(t, "Python locations (--python-stacks: the application's line behind the calls)");
+	fprintf(t->f, "  %s syscall%s with a Python location, %s, at %s location%s\n",
+		human_count(a, py->calls), py->calls == 1 ? "" : "s", human_ns(b, py->io_ns),
+		human_count(c, py->n), py->n == 1 ? "" : "s");
+	fprintf(t->f, "    %s%-52s %9s %6s %10s %10s %10s%s\n", DIM(t), "file:line function",
+		"calls", "failed", "read", "written", "time", RESET(t));
+	order = rs_sorted(py->n, key_py_loc, st);
+	for (uint32_t k = 0; order && k < py->n && k < v->top; k++) {
+		const struct rs_py_loc *l = &py->locs[order[k]];
+
+		fprintf(t->f, "    %-52s %9s %6s %10s %10s %10s\n",
+			py_shown(st, l->loc, loc, sizeof(loc), 52), human_count(a, l->calls),
+			human_count(b, l->failed), human_bytes(c, l->read_bytes),
+			human_bytes(d, l->write_bytes), human_ns(e, l->io_ns));
+	}
+	if (py->n > v->top)
+		fprintf(t->f, "    %s(%s more)%s\n", DIM(t), human_count(g, py->n - v->top),
+			RESET(t));
+	free(order);
+}
+
 void report_terminal(FILE *out, const struct report_view *v)
 {
 	const char *cs = nl_langinfo(CODESET);
@@ -892,5 +940,6 @@ void report_terminal(FILE *out, const struct report_view *v)
 	environment(&t, v);
 	layers(&t, v);
 	levels(&t, v);
+	python_locations(&t, v);
 	phases(&t, v);
 }

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include "probe/python_probe.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bpf/dltrace_events.h"
+#include "dltrace.skel.h"
+
+struct py_probe_file {
+	uint64_t ino;
+	uint32_t dev;
+	bool said; /* its warning was given */
+};
+
+uint64_t py_probe_default_kinds(void)
+{
+	static const int kinds[] = {
+	    DL_SYS_OPEN,
+	    DL_SYS_OPENAT,
+	    DL_SYS_OPENAT2,
+	    DL_SYS_CREAT,
+	    DL_SYS_READ,
+	    DL_SYS_PREAD64,
+	    DL_SYS_READV,
+	    DL_SYS_PREADV,
+	    DL_SYS_PREADV2,
+	    DL_SYS_WRITE,
+	    DL_SYS_PWRITE64,
+	    DL_SYS_WRITEV,
+	    DL_SYS_PWRITEV,
+	    DL_SYS_PWRITEV2,
+	    DL_SYS_FSYNC,
+	    DL_SYS_FDATASYNC,
+	    DL_SYS_SYNC_FILE_RANGE,
+	    DL_SYS_MMAP,
+	    DL_SYS_STAT,
+	    DL_SYS_LSTAT,
+	    DL_SYS_FSTAT,
+	    DL_SYS_NEWFSTATAT,
+	    DL_SYS_STATX,
+	    DL_SYS_GETDENTS64,
+	    DL_SYS_UNLINK,
+	    DL_SYS_UNLINKAT,
+	    DL_SYS_RENAME,
+	    DL_SYS_RENAMEAT,
+	    DL_SYS_RENAMEAT2,
+	    DL_SYS_MKDIR,
+	    DL_SYS_MKDIRAT,
+	    DL_SYS_RMDIR,
+	    DL_SYS_FTRUNCATE,
+	    DL_SYS_FALLOCATE,
+	    DL_SYS_SENDFILE,
+	    DL_SYS_COPY_FILE_RANGE,
+	};
+	uint64_t mask = 0;
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		mask |= 1ull << kinds[i];
+	return mask;
+}
+
+int py_probe_options(struct probe_options *o, uint64_t kinds, char *err, size_t errlen)
+{
+#if !defined(__x86_64__)
+	snprintf(err, errlen, "--python-stacks: only on x86_64 (the thread pointer is fsbase)");
+	return -1;
+#endif
+	if (py_pthread_specific_offset(&o->pthread_specific)) {
+		snprintf(err, errlen,
+			 "--python-stacks: glibc's pthread_getspecific table was not found in "
+			 "struct pthread (not glibc?)");
+		return -1;
+	}
+	o->python_stacks = true;
+	o->python_kinds = kinds;
+	return 0;
+}
+
+static void no_warn(void *ctx, const char *line)
+{
+	(void)ctx;
+	(void)line;
+}
+
+int py_probe_init(struct py_probe *pp, struct probes *p, void (*warn)(void *, const char *),
+		  void *warn_ctx, char *err, size_t errlen)
+{
+	const struct py_version_layout *v;
+	size_t n;
+	int fd;
+
+	memset(pp, 0, sizeof(*pp));
+	pp->probes = p;
+	pp->warn = warn ? warn : no_warn;
+	pp->warn_ctx = warn_ctx;
+	fd = bpf_map__fd(p->skel->maps.py_layouts);
+	v = py_layouts(&n);
+	for (uint32_t i = 0; i < n && i < DL_PY_LAYOUTS; i++) {
+		if (bpf_map_update_elem(fd, &i, &v[i].layout, BPF_ANY)) {
+			snprintf(err, errlen, "cannot load the Python layouts: %s",
+				 strerror(errno));
+			return -1;
+		}
+		pp->slots[pp->nslots++] = v[i].layout;
+	}
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void py_probe_exec(struct py_probe *pp, pid_t pid)
+{
+	uint64_t until = mono_ns() + PY_PROBE_PEND_NS;
+
+	for (int i = 0; i < pp->npend; i++)
+		if (pp->pend[i].pid == pid) {
+			pp->pend[i].until = until;
+			return;
+		}
+	if (pp->npend < PY_PROBE_PEND_MAX)
+		pp->pend[pp->npend++] = (struct py_probe_pending){pid, until};
+	py_probe_poll(pp);
+}
+
+void py_probe_poll(struct py_probe *pp)
+{
+	uint64_t now = pp->npend ? mono_ns() : 0;
+
+	for (int i = 0; i < pp->npend; i++) {
+		int r = py_probe_process(pp, pp->pend[i].pid);
+
+		if (r != 0 || now > pp->pend[i].until)
+			pp->pend[i--] = pp->pend[--pp->npend];
+	}
+}
+
+void py_probe_free(struct py_probe *pp)
+{
+	free(pp->files);
+	pp->files = NULL;
+	pp->nfiles = pp->capfiles = 0;
+}
+
+/* The file's entry; created on first sight. */
+static struct py_probe_file *file_entry(struct py_probe *pp, uint32_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < pp->nfiles; i++)
+		if (pp->files[i].dev == dev && pp->files[i].ino == ino)
+			return &pp->files[i];
+	if (pp->nfiles == pp->capfiles) {
+		size_t cap = pp->capfiles ? 2 * pp->capfiles : 16;
+		struct py_probe_file *f = realloc(pp->files, cap * sizeof(*f));
+
+		if (!f)
+			return NULL;
+		pp->files = f;
+		pp->capfiles = cap;
+	}
+	pp->files[pp->nfiles] = (struct py_probe_file){.ino = ino, .dev = dev};
+	return &pp->files[pp->nfiles++];
+}
+
+/* The kernel's slot for a layout (a 3.13 build's corrected one gets its own). */
+static int layout_slot(struct py_probe *pp, const struct dl_py_layout *l)
+{
+	uint32_t i;
+
+	for (i = 0; i < pp->nslots; i++)
+		if (!memcmp(&pp->slots[i], l, sizeof(*l)))
+			return i;
+	if (pp->nslots == DL_PY_LAYOUTS ||
+	    bpf_map_update_elem(bpf_map__fd(pp->probes->skel->maps.py_layouts), &i, l, BPF_ANY))
+		return -1;
+	pp->slots[pp->nslots++] = *l;
+	return i;
+}
+
+int py_probe_process(struct py_probe *pp, pid_t pid)
+{
+	struct dltrace_bpf *skel = pp->probes->skel;
+	struct py_probe_file *file;
+	struct py_process proc;
+	struct dl_py_file key = {0};
+	struct dl_py_bin bin = {0};
+	struct dl_py_proc entry = {0};
+	uint32_t tgid = pid;
+	char line[1024];
+	int r, slot;
+
+	r = py_process_find(pid, &proc);
+	if (r <= 0)
+		return r;
+	file = file_entry(pp, proc.dev, proc.ino);
+	if (proc.bin.layout < 0 || proc.bin.note[0]) {
+		if (file && !file->said) {
+			snprintf(line, sizeof(line), "python stacks: %s (pid %d, CPython %s): %s%s",
+				 proc.path, (int)pid, proc.bin.version[0] ? proc.bin.version : "?",
+				 proc.bin.note,
+				 proc.bin.layout < 0 ? "; its events have no Python stack" : "");
+			pp->warn(pp->warn_ctx, line);
+			file->said = true;
+		}
+		if (proc.bin.layout < 0)
+			return 0;
+	}
+	slot = layout_slot(pp, &proc.bin.own);
+	if (slot < 0)
+		return 0;
+	/* the file: the kernel side finds its next processes by itself */
+	key.ino = proc.ino;
+	key.dev = proc.dev;
+	bin.runtime = proc.bin.runtime;
+	bin.text_vaddr = proc.bin.text_vaddr;
+	bin.first_vaddr = proc.bin.first_vaddr;
+	bin.layout = slot;
+	bin.kind = proc.bin.exe ? DL_PY_BIN_EXE : DL_PY_BIN_LIB;
+	bin.pie = proc.bin.pie;
+	bpf_map_update_elem(bpf_map__fd(skel->maps.py_bins), &key, &bin, BPF_ANY);
+	/* the process, unless the kernel side has found it already */
+	entry.runtime = proc.runtime;
+	entry.layout = slot;
+	entry.gen = __atomic_add_fetch(&skel->bss->py_next_gen, 1, __ATOMIC_SEQ_CST);
+	entry.next_stack = 1;
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.py_procs), &tgid, &entry, BPF_NOEXIST))
+		return errno == EEXIST; /* the kernel side follows it already */
+	__atomic_add_fetch(&skel->bss->py_procs_gen, 1, __ATOMIC_SEQ_CST);
+	pp->processes++;
+	return 1;
+}
