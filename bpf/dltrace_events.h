@@ -130,6 +130,22 @@ enum dl_kind {
 	DL_SYS_MUNMAP,
 	DL_SYS_SYNC,
 	DL_SYS_SYNCFS,
+	/*
+	 * Pipe transfers (splice, vmsplice, tee), native AIO and io_uring's own
+	 * calls (issue 14), also on the shared programs.
+	 */
+	DL_SYS_SPLICE,
+	DL_SYS_VMSPLICE,
+	DL_SYS_TEE,
+	DL_SYS_IO_SETUP,
+	DL_SYS_IO_SUBMIT,
+	DL_SYS_IO_GETEVENTS,
+	DL_SYS_IO_PGETEVENTS,
+	DL_SYS_IO_CANCEL,
+	DL_SYS_IO_DESTROY,
+	DL_SYS_IO_URING_SETUP,
+	DL_SYS_IO_URING_ENTER,
+	DL_SYS_IO_URING_REGISTER,
 	DL_SYS_COUNT, /* number of syscall kinds */
 
 	DL_EV_FORK = 128, /* a traced task created a process or thread */
@@ -145,6 +161,7 @@ enum dl_kind {
 	DL_EV_FILE, /* a file met through a descriptor: its identity and name (struct dl_file) */
 	DL_EV_PY_STACK, /* python stacks: a new Python stack of a process (struct dl_py_stack) */
 	DL_EV_PY_CODE,	/* python stacks: a code object, once per process (struct dl_py_code) */
+	DL_EV_AIO,  /* native AIO: an iocb submitted, or an event reaped (struct dl_aio) */
 	DL_KIND_COUNT,
 };
 
@@ -300,7 +317,24 @@ struct dl_hdr {
  *           fadvise64, madvise: advice; msync: flags;
  *           fcntl: cmd | arg << 32, locks: cmd | (l_type | l_whence << 16) << 32;
  *           utime*: atime's ns | mtime's ns << 32 (no times: both UTIME_NOW)
+ * The kinds from DL_SYS_SPLICE on:
+ *   h.fd    splice, tee: the input; vmsplice: the pipe; io_uring_*: the ring;
+ *           the AIO calls: -1 (they name a context)
+ *   offset  splice: the file side's offset (*off or the file position; of
+ *           the output with DL_F_OUT_OFFSET), none when both are pipes;
+ *           io_getevents, io_pgetevents: min_nr; io_cancel: the iocb's address;
+ *           io_uring_enter: min_complete
+ *   size    splice, tee: len; vmsplice: the iovec sum; io_setup: nr_events;
+ *           io_submit: nr; io_getevents, io_pgetevents: nr;
+ *           io_uring_setup: entries; io_uring_enter: to_submit;
+ *           io_uring_register: nr_args
+ *   arg     splice, tee: the output fd | flags << 32 (splice: with
+ *           DL_SPLICE_OUT_OFFSET when offset is the output's); vmsplice: flags;
+ *           the AIO calls: the context (io_setup: the one it made);
+ *           io_uring_setup: the params' flags; io_uring_enter: flags;
+ *           io_uring_register: the opcode
  */
+#define DL_SPLICE_OUT_OFFSET (1ull << 63) /* splice's dl_io.arg: the offset is the output's */
 struct dl_io {
 	struct dl_hdr h;
 	__u64 dur; /* ns from entry to exit */
@@ -423,6 +457,8 @@ struct dl_proc {
  * time; offset is the file offset of the faulting page.
  */
 #define DL_FAULT_WRITE 0x01 /* write access */
+#define DL_FAULT_EXEC  0x02 /* code (an executable mapping) or the program's own file */
+#define DL_FAULT_COW   0x04 /* a write to a private mapping: a copy, the file is not written */
 struct dl_fault {
 	struct dl_hdr h;
 	__u64 address; /* faulting user address */
@@ -449,8 +485,19 @@ struct dl_block {
 
 /*
  * uring layer: one io_uring request of a traced task, reported at
- * completion.  h.ts is the submission time, h.fd the request's fd.
+ * completion.  h.ts is the submission time, h.tgid/h.tid the submitter
+ * (an SQPOLL thread for such rings), h.fd the request's fd, or its index
+ * in the registered files (DL_URING_FIXED).  ino and dev name the file the
+ * request used (DL_URING_FILE), read from the request at completion; its
+ * path came before in a DL_EV_FILE record (file_identity.bpf.h).
+ *
+ *   0   struct dl_hdr (24)
+ *   24  dur          32  user_data     40  res (s64)     48  offset
+ *   56  len (u32)    60  opcode (u8), flags (u8), pad[2]
+ *   64  ino          72  dev (u32), pad2 (u32)           80
  */
+#define DL_URING_FIXED 0x01 /* h.fd is an index in the ring's registered files */
+#define DL_URING_FILE  0x02 /* ino, dev: the request's file */
 struct dl_uring {
 	struct dl_hdr h;
 	__u64 dur;
@@ -459,7 +506,42 @@ struct dl_uring {
 	__u64 offset; /* read/write: the file offset asked for */
 	__u32 len;    /* read/write: bytes asked for (iovec count for *V ops) */
 	__u8 opcode;  /* IORING_OP_* */
-	__u8 pad[3];
+	__u8 flags;   /* DL_URING_* */
+	__u8 pad[2];
+	__u64 ino;
+	__u32 dev;
+	__u32 pad2;
+};
+
+/*
+ * Native AIO: one iocb of an io_submit (DL_AIO_SUBMIT, sent at the call's
+ * entry, before the kernel may complete it: h.ts is the entry), or one
+ * io_event that io_getevents/io_pgetevents returned (sent at its exit: h.ts
+ * is the return, the earliest time the application could know of the
+ * completion).  User space pairs them by (process, ctx, iocb) and learns
+ * from the io_submit's own record how many of its iocbs the kernel took.
+ *
+ *   0   struct dl_hdr (24; h.fd: the iocb's aio_fildes, -1 for events)
+ *   24  ctx      32  iocb (user address: io_event.obj)   40  data (aio_data)
+ *   48  offset   56  nbytes (*V: the iovec sum)
+ *   64  res      72  res2
+ *   80  index (u32: position in io_submit's array)  84  opcode (u16)  86  flags (u16)
+ */
+#define DL_AIO_SUBMIT	 0x01 /* an iocb submitted; else an event reaped */
+#define DL_AIO_IOV_TRUNC 0x02 /* more than DL_MAX_IOV iovecs: nbytes is partial */
+#define DL_AIO_MAX	 256  /* iocbs recorded per io_submit, events per io_getevents */
+struct dl_aio {
+	struct dl_hdr h;
+	__u64 ctx;
+	__u64 iocb;
+	__u64 data;
+	__u64 offset;
+	__u64 nbytes;
+	__s64 res;
+	__s64 res2;
+	__u32 index;
+	__u16 opcode; /* IOCB_CMD_* */
+	__u16 flags;  /* DL_AIO_* */
 };
 
 /* vfs layer: which VFS function (dl_vfs.op) */

@@ -73,8 +73,8 @@ static __always_inline __u32 dl_new_cookie(void)
  * Send the struct dl_file of f under cookie (in the scratch buffer, which
  * must be free).  Returns 0 when it went out.
  */
-static __always_inline int dl_file_send(struct dl_task *t, struct file *f, int fd,
-					struct inode *inode, __u64 ino, __u32 cookie)
+static __always_inline int dl_file_send_slot(__u32 slot, struct file *f, int fd,
+					     struct inode *inode, __u64 ino, __u32 cookie)
 {
 	__u32 zero = 0, used, name_len = 0;
 	struct dl_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
@@ -88,7 +88,7 @@ static __always_inline int dl_file_send(struct dl_task *t, struct file *f, int f
 	/* the walk writes at the scratch data: the record ends where it begins */
 	r = (void *)(s->buf + sizeof(struct dl_path) - sizeof(struct dl_file));
 	data = s->buf + sizeof(struct dl_path);
-	dl_fill_hdr(&r->h, bpf_ktime_get_ns(), DL_EV_FILE, t->slot);
+	dl_fill_hdr(&r->h, bpf_ktime_get_ns(), DL_EV_FILE, slot);
 	r->h.fd = fd;
 	sb = BPF_CORE_READ(inode, i_sb);
 	r->ino = ino;
@@ -122,10 +122,16 @@ static __always_inline int dl_file_send(struct dl_task *t, struct file *f, int f
 	DL_OPAQUE(size);
 	size &= DL_SCRATCH_MASK;
 	if (bpf_ringbuf_output(&events, r, size, dl_wakeup_flag())) {
-		dl_count_lost(t->slot, DL_EV_FILE, size);
+		dl_count_lost(slot, DL_EV_FILE, size);
 		return -1;
 	}
 	return 0;
+}
+
+static __always_inline int dl_file_send(struct dl_task *t, struct file *f, int fd,
+					struct inode *inode, __u64 ino, __u32 cookie)
+{
+	return dl_file_send_slot(t->slot, f, fd, inode, ino, cookie);
 }
 
 /* A cache miss: the file's cookie from the map, or a new one with its record sent. */
@@ -221,6 +227,47 @@ static __always_inline void dl_file_opened(struct dl_task *t, const struct dl_op
 	c->ino = o->ino;
 	c->cookie = o->cookie;
 	c->gen = o->gen;
+}
+
+/*
+ * Files met without a descriptor: an io_uring request's (a registered
+ * file's index is no descriptor), a page fault's mapping.  Their struct
+ * dl_file goes out once per file and job slot (fd -1), under a cookie no
+ * call carries: user space learns the inode's name from it.
+ */
+struct dl_file_key {
+	__u64 file; /* struct file * */
+	__u64 ino;
+	__u32 dev;
+	__u32 slot;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct dl_file_key);
+	__type(value, __u8);
+} dl_files_named SEC(".maps") __weak;
+
+/* The inode behind f: its number and its device (st_dev encoding of the kernel). */
+static __always_inline void dl_file_id(struct file *f, __u64 *ino, __u32 *dev)
+{
+	struct inode *inode = BPF_CORE_READ(f, f_inode);
+
+	*ino = BPF_CORE_READ(inode, i_ino);
+	*dev = BPF_CORE_READ(inode, i_sb, s_dev);
+}
+
+/* Send f's struct dl_file for job slot `slot`, unless it was sent already. */
+static __always_inline void dl_name_file(struct file *f, __u64 ino, __u32 dev, __u32 slot)
+{
+	struct dl_file_key key = {.file = (__u64)f, .ino = ino, .dev = dev, .slot = slot};
+	__u8 one = 1;
+
+	if (!f || bpf_map_lookup_elem(&dl_files_named, &key))
+		return;
+	if (!dl_file_send_slot(slot, f, -1, BPF_CORE_READ(f, f_inode), ino, dl_new_cookie()))
+		bpf_map_update_elem(&dl_files_named, &key, &one, BPF_ANY);
 }
 
 #endif /* FILE_IDENTITY_BPF_H */

@@ -27,6 +27,12 @@
  * file is a descriptor (fchmod, fsetxattr, utimensat(fd, NULL), fchownat
  * with AT_EMPTY_PATH, ...) records which file it was, at entry
  * (file_identity.bpf.h).
+ *
+ * The kinds from DL_SYS_SPLICE on are pipe transfers (splice, vmsplice,
+ * tee: fd, the other fd, the file side's offset, length, ret), native AIO
+ * (io_submit and io_getevents also send each iocb and each event reaped:
+ * aio_records.bpf.h) and io_uring's own calls.  They are rare enough for
+ * the shared programs: no program to load, a cookie per attachment.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -35,6 +41,8 @@
 #include "task_filter.bpf.h"
 #include "ring_output.bpf.h"
 #include "path_walk.bpf.h"
+#include "iovec.bpf.h"
+#include "aio_records.bpf.h"
 #include "file_identity.bpf.h"
 
 /* the DL_HOOKS_NONE variant (bench/) has no program: the helpers go unused */
@@ -47,6 +55,9 @@
 #define AT_FDCWD   -100
 #define PAGE_SHIFT 12
 #define UTIME_NOW  ((1l << 30) - 1l)
+#define S_IFMT	   0170000
+#define S_IFREG	   0100000
+#define S_IFBLK	   0060000
 
 /*
  * setxattrat/getxattrat's argument (UAPI, linux/xattr.h, 6.13).  Not the
@@ -78,6 +89,37 @@ static long dl_map_vma(struct task_struct *task, struct vm_area_struct *vma, voi
 		m->offset = (m->addr - vma->vm_start) + (vma->vm_pgoff << PAGE_SHIFT);
 	}
 	return 0;
+}
+
+/* A file whose offset a splice reports: a regular file or a block device (not a pipe or socket). */
+static __always_inline int dl_has_offset(struct file *f)
+{
+	__u16 mode = BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT;
+
+	return mode == S_IFREG || mode == S_IFBLK;
+}
+
+/*
+ * splice(fd_in, off_in, fd_out, off_out, len, flags): the offset of its
+ * file side (*off when given, else the file position), the input's when
+ * it is a file, else the output's (DL_F_OUT_OFFSET).
+ */
+static __always_inline void splice_offset(struct dl_task *t)
+{
+	__u64 *a = t->a;
+
+	for (int side = 0; side < 2; side++) {
+		struct file *f = dl_fd_file((int)a[2 * side]);
+		void *off = (void *)a[2 * side + 1];
+
+		if (!f || !dl_has_offset(f))
+			continue;
+		if (off ? bpf_probe_read_user(&t->pos, sizeof(t->pos), off)
+			: dl_fd_pos((int)a[2 * side], &t->pos))
+			return;
+		t->flags |= DL_F_OFFSET;
+		return;
+	}
 }
 
 /* The descriptor whose file the call works on, or -1 (a name, an address, none). */
@@ -124,6 +166,7 @@ DL_META_HELPER int meta_fd(__u32 kind, const __u64 *a)
 
 DL_META_HELPER int meta_enter(void *ctx, struct dl_task *t, __u32 kind)
 {
+	__u64 ts;
 	int fd;
 
 	if (bpf_probe_read_kernel(t->a, sizeof(t->a), (char *)ctx + 16))
@@ -136,6 +179,8 @@ DL_META_HELPER int meta_enter(void *ctx, struct dl_task *t, __u32 kind)
 		t->file = dl_fd_cookie(t, fd);
 		t->flags = DL_F_FILE;
 	}
+	if (kind == DL_SYS_SPLICE)
+		splice_offset(t);
 	if (dl_kind_maps(kind)) {
 		/*
 		 * Mappings of files only (anonymous memory is no file I/O).  The
@@ -155,7 +200,10 @@ DL_META_HELPER int meta_enter(void *ctx, struct dl_task *t, __u32 kind)
 	}
 	t->cache_pages = 0;
 	t->sys = kind + 1;
-	t->ts = bpf_ktime_get_ns();
+	ts = bpf_ktime_get_ns();
+	t->ts = ts;
+	if (kind == DL_SYS_IO_SUBMIT) /* stamped with the call's entry, as its own record */
+		dl_aio_submitted(t, ts);
 	return 0;
 }
 
@@ -430,6 +478,72 @@ static __always_inline void meta_fill_io(struct dl_io *e, struct dl_task *t, __u
 	case DL_SYS_SYNC: /* sync(): no descriptor */
 		e->h.fd = -1;
 		break;
+	case DL_SYS_SPLICE: /* splice(fd_in, off_in, fd_out, off_out, len, flags) */
+		e->offset = t->pos;
+		e->size = a[4];
+		e->arg = (a[2] & 0xffffffff) | ((a[5] & 0x7fffffff) << 32);
+		if (t->flags &
+		    DL_F_OFFSET) { /* the offset is the output's when the input is a pipe */
+			struct file *in = dl_fd_file((int)a[0]);
+
+			if (!in || !dl_has_offset(in))
+				e->arg |= DL_SPLICE_OUT_OFFSET;
+		}
+		break;
+	case DL_SYS_VMSPLICE: /* vmsplice(fd, iov, nr_segs, flags) */
+		e->size = dl_iov_bytes((void *)a[1], a[2], &e->h.flags);
+		e->arg = a[3] & 0xffffffff;
+		break;
+	case DL_SYS_TEE: /* tee(fd_in, fd_out, len, flags) */
+		e->size = a[2];
+		e->arg = (a[1] & 0xffffffff) | (a[3] << 32);
+		break;
+	case DL_SYS_IO_SETUP: { /* io_setup(nr_events, ctxp): the context it made */
+		__u64 ctx_id = 0;
+
+		e->h.fd = -1;
+		e->size = a[0];
+		bpf_probe_read_user(&ctx_id, sizeof(ctx_id), (void *)a[1]);
+		e->arg = ctx_id;
+		break;
+	}
+	case DL_SYS_IO_SUBMIT:	/* io_submit(ctx, nr, iocbpp) */
+	case DL_SYS_IO_DESTROY: /* io_destroy(ctx) */
+		e->h.fd = -1;
+		e->arg = a[0];
+		if (kind == DL_SYS_IO_SUBMIT)
+			e->size = a[1];
+		break;
+	case DL_SYS_IO_GETEVENTS: /* io_[p]getevents(ctx, min_nr, nr, events, timeout[, sig]) */
+	case DL_SYS_IO_PGETEVENTS:
+		e->h.fd = -1;
+		e->arg = a[0];
+		e->offset = a[1];
+		e->size = a[2];
+		break;
+	case DL_SYS_IO_CANCEL: /* io_cancel(ctx, iocb, result) */
+		e->h.fd = -1;
+		e->arg = a[0];
+		e->offset = a[1];
+		break;
+	case DL_SYS_IO_URING_SETUP: { /* io_uring_setup(entries, params): its flags */
+		__u32 flags = 0;
+
+		e->h.fd = -1;
+		e->size = a[0];
+		bpf_probe_read_user(&flags, sizeof(flags), (char *)a[1] + 8);
+		e->arg = flags;
+		break;
+	}
+	case DL_SYS_IO_URING_ENTER: /* io_uring_enter(fd, to_submit, min_complete, flags, ...) */
+		e->size = a[1];
+		e->offset = a[2];
+		e->arg = a[3] & 0xffffffff;
+		break;
+	case DL_SYS_IO_URING_REGISTER: /* io_uring_register(fd, opcode, arg, nr_args) */
+		e->arg = a[1] & 0xffffffff;
+		e->size = a[3] & 0xffffffff;
+		break;
 	default: /* fstatfs(fd, buf), fchdir(fd), syncfs(fd) */
 		break;
 	}
@@ -450,6 +564,8 @@ DL_META_HELPER int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_tas
 		dl_flush(t);
 		return meta_exit_path(ctx, t, kind, now);
 	}
+	if (kind == DL_SYS_IO_GETEVENTS || kind == DL_SYS_IO_PGETEVENTS)
+		dl_aio_reaped(t, ctx->ret, now); /* the events it returned, before its own record */
 	i = t->nbatch;
 	if (i >= DL_BATCH) {
 		dl_flush(t);
@@ -527,7 +643,19 @@ DL_META_HELPER int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_tas
 	X(msync, DL_SYS_MSYNC)                                                                     \
 	X(munmap, DL_SYS_MUNMAP)                                                                   \
 	X(sync, DL_SYS_SYNC)                                                                       \
-	X(syncfs, DL_SYS_SYNCFS)
+	X(syncfs, DL_SYS_SYNCFS)                                                                   \
+	X(splice, DL_SYS_SPLICE)                                                                   \
+	X(vmsplice, DL_SYS_VMSPLICE)                                                               \
+	X(tee, DL_SYS_TEE)                                                                         \
+	X(io_setup, DL_SYS_IO_SETUP)                                                               \
+	X(io_submit, DL_SYS_IO_SUBMIT)                                                             \
+	X(io_getevents, DL_SYS_IO_GETEVENTS)                                                       \
+	X(io_pgetevents, DL_SYS_IO_PGETEVENTS)                                                     \
+	X(io_cancel, DL_SYS_IO_CANCEL)                                                             \
+	X(io_destroy, DL_SYS_IO_DESTROY)                                                           \
+	X(io_uring_setup, DL_SYS_IO_URING_SETUP)                                                   \
+	X(io_uring_enter, DL_SYS_IO_URING_ENTER)                                                   \
+	X(io_uring_register, DL_SYS_IO_URING_REGISTER)
 
 #if defined(DL_HOOKS_PER_PROGRAM)
 /* bench variant: one program pair per tracepoint, as syscall_probes.bpf.c does */

@@ -17,6 +17,11 @@
  * thread remembers the last anonymous mapping it faulted in, until a
  * traced task maps a file (dl_map_gen), so that a run of faults in one
  * allocation costs one lookup.
+ *
+ * The mapped file's path is sent once per file (file_identity.bpf.h), so a
+ * fault is named even when no traced open of the file was seen (a file
+ * opened before tracing began, or mapped by a library from a descriptor
+ * closed since).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -25,18 +30,24 @@
 #include "dltrace_events.h"
 #include "task_filter.bpf.h"
 #include "ring_output.bpf.h"
+#include "file_identity.bpf.h"
 
 #define PAGE_SHIFT   12
 #define X86_PF_PROT  1 /* error code: the page was present (a protection fault) */
 #define X86_PF_WRITE 2
+#define VM_SHARED    0x00000008
+#define VM_EXEC	     0x00000004
 
 struct fault_lookup {
 	__u64 address;
 	__u64 offset;
 	__u64 ino;
 	__u64 start, end; /* the mapping */
+	__u64 file;	  /* struct file * */
 	__u32 dev;
 	__u32 found; /* 1: a file mapping, 2: anonymous */
+	__u32 exec;  /* the mapping is executable */
+	__u32 priv;  /* a private mapping (writes are copies) */
 };
 
 static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
@@ -46,7 +57,6 @@ static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void
 	struct file *file = BPF_CORE_READ(vma, vm_file);
 	struct inode *inode;
 
-	(void)task;
 	f->start = vma->vm_start;
 	f->end = vma->vm_end;
 	if (!file) {
@@ -58,6 +68,10 @@ static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void
 		    (vma->vm_pgoff << PAGE_SHIFT);
 	f->ino = BPF_CORE_READ(inode, i_ino);
 	f->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	f->file = (__u64)file;
+	/* code, or any part of the program's own file (its data, read-only data) */
+	f->exec = (vma->vm_flags & VM_EXEC) || BPF_CORE_READ(task, mm, exe_file, f_inode) == inode;
+	f->priv = !(vma->vm_flags & VM_SHARED);
 	f->found = 1;
 	return 0;
 }
@@ -99,8 +113,11 @@ int BPF_PROG(mmap_fault_user, unsigned long address, struct pt_regs *regs, unsig
 		t->anon_gen = dl_map_gen;
 		return 0;
 	}
+	dl_flush(t);
+	dl_name_file((struct file *)f.file, f.ino, f.dev, t->slot);
 	emit_fault(t, address, f.offset, f.ino, f.dev,
-		   error_code & X86_PF_WRITE ? DL_FAULT_WRITE : 0);
+		   (error_code & X86_PF_WRITE ? DL_FAULT_WRITE : 0) | (f.exec ? DL_FAULT_EXEC : 0) |
+		       (error_code & X86_PF_WRITE && f.priv ? DL_FAULT_COW : 0));
 	return 0;
 }
 

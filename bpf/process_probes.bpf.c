@@ -165,8 +165,49 @@ int dl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	return 0;
 }
 
+/*
+ * Processes whose last thread has been reported (kernels without the
+ * tracepoint's group_dead): the first exit that sees no live thread left
+ * claims the process's end, so that only one does.
+ */
+struct dl_dead_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 start; /* the leader's start time: a pid reused later is another key */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct dl_dead_key);
+	__type(value, __u8);
+} dl_dead SEC(".maps");
+
+/*
+ * Whether the exiting task is its process's last thread.  Since 6.16 the
+ * tracepoint says so, from the same atomic_dec_and_test(&signal->live)
+ * that decides it in do_exit.  Before, signal->live is read here, some time
+ * after that decrement: two threads exiting together (the main thread and
+ * an io_uring SQPOLL thread it killed) can both find it 0, so the first to
+ * claim the process in dl_dead wins.
+ */
+static __always_inline int dl_group_dead(struct trace_event_raw_sched_process_exit *ctx,
+					 struct task_struct *task)
+{
+	struct dl_dead_key key = {};
+	__u8 one = 1;
+
+	if (bpf_core_field_exists(ctx->group_dead))
+		return ctx->group_dead;
+	if (BPF_CORE_READ(task, signal, live.counter) != 0)
+		return 0;
+	key.tgid = BPF_CORE_READ(task, tgid);
+	key.start = BPF_CORE_READ(task, group_leader, start_time);
+	return !bpf_map_update_elem(&dl_dead, &key, &one, BPF_NOEXIST);
+}
+
 SEC("tracepoint/sched/sched_process_exit")
-int dl_exit(void *ctx __attribute__((unused)))
+int dl_exit(struct trace_event_raw_sched_process_exit *ctx)
 {
 	struct dl_task *t = dl_traced_task();
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -179,7 +220,7 @@ int dl_exit(void *ctx __attribute__((unused)))
 	if (!e)
 		return 0;
 	dl_fill_hdr(&e->h, bpf_ktime_get_ns(), DL_EV_EXIT, t->slot);
-	if (BPF_CORE_READ(task, signal, live.counter) == 0)
+	if (dl_group_dead(ctx, task))
 		e->h.flags |= DL_F_GROUP_DEAD;
 	e->ppid = 0;
 	e->ptid = 0;

@@ -16,6 +16,7 @@
 #include "task_filter.bpf.h"
 #include "ring_output.bpf.h"
 #include "path_walk.bpf.h"
+#include "iovec.bpf.h"
 #include "file_identity.bpf.h"
 #include "python_stack.bpf.h"
 
@@ -232,27 +233,6 @@ static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum
 	t->sys = kind + 1;
 	t->ts = bpf_ktime_get_ns();
 	return 0;
-}
-
-/* Sum of iov_len over a user iovec array (at most DL_MAX_IOV entries). */
-static __always_inline __u64 dl_iov_bytes(const struct iovec *iov, __u64 n, __u8 *flags)
-{
-	__u64 total = 0;
-
-	if (n > DL_MAX_IOV) {
-		*flags |= DL_F_IOV_TRUNC;
-		n = DL_MAX_IOV;
-	}
-	for (__u32 i = 0; i < DL_MAX_IOV; i++) {
-		__u64 len = 0;
-
-		if (i >= n)
-			break;
-		if (bpf_probe_read_user(&len, sizeof(len), &iov[i].iov_len))
-			break;
-		total += len;
-	}
-	return total;
 }
 
 /* Fill the kind-specific fields of a completed syscall. */

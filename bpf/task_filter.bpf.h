@@ -83,10 +83,13 @@ static __noinline struct dl_task *dl_evaluate(struct task_struct *task, struct d
 			slot = dl_match_cgroup();
 		if (slot) {
 			job_id = job_ids[slot & (DL_MAX_JOBS - 1)];
-		} else if (!pending) {
+		} else {
 			/*
 			 * Threads the kernel creates without a fork event (io_uring
-			 * workers and SQPOLL threads) follow their process's leader.
+			 * workers and SQPOLL threads) follow their process's leader,
+			 * also when the process is a command that joined its job at
+			 * exec (its seed still says "at exec": the leader knows it
+			 * has joined).
 			 */
 #ifdef DL_FILTER_NO_KFUNCS
 			__u64 v = tgid != (__u32)id ? dl_leader_verdict_btf() : 0;
@@ -96,6 +99,8 @@ static __noinline struct dl_task *dl_evaluate(struct task_struct *task, struct d
 
 			slot = (__u32)v & (DL_MAX_JOBS - 1);
 			job_id = v >> 32;
+			if (slot) /* a command that joined at exec: its leader has joined */
+				pending = 0;
 		}
 	}
 	if (!t) {

@@ -4,6 +4,12 @@
  * submission to completion.  Completions often run in io-wq workers or
  * interrupt context, so requests are matched by their address, and the
  * submitter saved at submission.
+ *
+ * The request's file is read at completion (req->file: the kernel assigns
+ * it when it issues the request, after the submission tracepoint), so a
+ * registered file (IOSQE_FIXED_FILE: the sqe's fd is an index in the
+ * ring's table, not a descriptor) is named as well as a descriptor: by its
+ * inode, with its path sent once (file_identity.bpf.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -11,6 +17,10 @@
 #include "dltrace_events.h"
 #include "task_filter.bpf.h"
 #include "ring_output.bpf.h"
+#include "file_identity.bpf.h"
+
+/* REQ_F_FIXED_FILE is bit 0 of req->flags: IOSQE_FIXED_FILE_BIT (UAPI) on every kernel */
+#define DL_REQ_F_FIXED_FILE 0x01
 
 struct uring_submit {
 	__u64 ts;
@@ -87,10 +97,25 @@ int uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 {
 	__u64 key = (__u64)ctx->req;
 	struct uring_submit *v = bpf_map_lookup_elem(&uring_inflight, &key);
+	struct io_kiocb *req = ctx->req;
+	struct file *file;
 	struct dl_uring *e;
+	__u8 flags = 0, req_flags = 0;
+	__u64 ino = 0;
+	__u32 dev = 0;
 
 	if (!v)
 		return 0;
+	/* the low byte of req->flags (a u32 on 6.1, a u64 later; little endian) */
+	bpf_probe_read_kernel(&req_flags, 1, (char *)req + bpf_core_field_offset(req->flags));
+	if (req_flags & DL_REQ_F_FIXED_FILE)
+		flags |= DL_URING_FIXED;
+	file = BPF_CORE_READ(req, file);
+	if (file) {
+		dl_file_id(file, &ino, &dev);
+		dl_name_file(file, ino, dev, v->slot);
+		flags |= DL_URING_FILE;
+	}
 	e = dl_reserve(sizeof(*e), v->slot, DL_EV_URING);
 	if (e) {
 		dl_fill_hdr(&e->h, v->ts, DL_EV_URING, v->slot);
@@ -103,7 +128,11 @@ int uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 		e->offset = v->offset;
 		e->len = v->len;
 		e->opcode = v->opcode;
-		e->pad[0] = e->pad[1] = e->pad[2] = 0;
+		e->flags = flags;
+		e->pad[0] = e->pad[1] = 0;
+		e->ino = ino;
+		e->dev = dev;
+		e->pad2 = 0;
 		dl_submit(e);
 	}
 	bpf_map_delete_elem(&uring_inflight, &key);

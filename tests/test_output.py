@@ -44,6 +44,38 @@ class FileNameTest(TraceTest):
         bad = next(e for e in reads if b'invalid-' in path_bytes(e['args']))
         self.assertIn('\ufffd', bad['args']['path'])
 
+    def test_command_lines_keep_every_byte(self):
+        """A command line that is not UTF-8: its exact bytes in cmdline_hex, name_hex,
+        target_hex; read back and written again byte for byte; merged with the host prefix."""
+        arg = bytes(range(1, 256))
+        res, events = self.trace_command([b'/bin/true', arg])
+        line = b'/bin/true ' + arg
+        execs = [e for e in events if e['name'] == 'exec' and e['args']['file'] == '/bin/true']
+        self.assertEqual([path_bytes(e['args'], 'cmdline') for e in execs], [line])
+        self.assertIn('\ufffd', execs[0]['args']['cmdline'])
+        pid = execs[0]['pid']
+        names = [path_bytes(e['args'], 'name') for e in events
+                 if e['name'] == 'process_name' and e['pid'] == pid]
+        self.assertEqual(names, [line])
+        self.assertEqual(path_bytes(events[0]['args'], 'target'), b'command ' + line)
+        # names that are UTF-8 have no hex copy
+        self.assertFalse([e for e in events if e['name'] == 'thread_name' and
+                          'name_hex' in e['args']])
+        trace = self.path('trace.json')
+        again = subprocess.run([os.path.join(os.path.dirname(DLTRACE), 'trace_rewrite'), trace],
+                               capture_output=True, check=True).stdout
+        with open(trace, 'rb') as f:
+            self.assertEqual(again, f.read())
+        merged = self.path('merged.json')
+        subprocess.run([DLTRACE, 'merge', '-o', merged, trace], capture_output=True, check=True)
+        merged_events = load_trace(merged)
+        inputs = merged_events[0]['args']['traces']
+        self.assertEqual([path_bytes(t, 'target') for t in inputs], [b'command ' + line])
+        host = inputs[0]['hostname'].encode()
+        names = [path_bytes(e['args'], 'name') for e in merged_events
+                 if e['name'] == 'process_name' and b'/bin/true' in path_bytes(e['args'], 'name')]
+        self.assertEqual(names, [host + b': ' + line])
+
 
 class OutputFormsTest(TraceTest):
     def test_gzip_output(self):

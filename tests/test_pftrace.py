@@ -411,7 +411,8 @@ class EveryKindTest(unittest.TestCase):
 class EverySyscallTest(unittest.TestCase):
     """Real traces holding every syscall dltrace traces here: meta_sequence makes each
     syscall of the shared programs (the strace comparison's workload), io_sequence the
-    data calls.  Each trace comes back from the .pftrace byte for byte, so each syscall's
+    data calls, aio_cases, splice_cases and uring_cases the pipe, AIO and io_uring calls
+    (and AIO and io_uring requests).  Each trace comes back from the .pftrace byte for byte, so each syscall's
     arguments are read back by the one reverse of the writer's (event/event_parse.c)."""
 
     def setUp(self):
@@ -422,11 +423,18 @@ class EverySyscallTest(unittest.TestCase):
 
     def test_every_traced_syscall_round_trips(self):
         seen = set()
-        for name in ('meta', 'io'):
+        for name in ('meta', 'io', 'aio', 'splice', 'uring'):
             data = os.path.realpath(os.path.join(self.tmp, 'data-' + name))
             os.mkdir(data)
-            cmd = [workload('meta_sequence'), data] if name == 'meta' else \
-                [workload('io_sequence'), data, workload('exec_helper')]
+            file = os.path.join(data, 'in.bin')  # meta_sequence and io_sequence want data empty
+            if name in ('aio', 'splice', 'uring'):
+                with open(file, 'wb') as f:
+                    f.write(os.urandom(1 << 20))
+            cmd = {'meta': [workload('meta_sequence'), data],
+                   'io': [workload('io_sequence'), data, workload('exec_helper')],
+                   'aio': [workload('aio_cases'), 'buffered', file],
+                   'splice': [workload('splice_cases'), file, os.path.join(data, 'out.bin')],
+                   'uring': [workload('uring_cases'), 'fixed', file]}[name]
             src = os.path.join(self.tmp, name + '.json')
             res = run_command([], src, cmd)
             self.assertEqual(res.returncode, 0, res.stderr.decode())

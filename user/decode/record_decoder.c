@@ -125,6 +125,7 @@ void decoder_free(struct record_decoder *d)
 	block_tracks_free(&d->blocks);
 	span_handles_free(&d->span_names);
 	span_threads_free(&d->span_threads);
+	aio_requests_free(&d->aio);
 	py_frames_free(d->py);
 	d->py = NULL;
 }
@@ -368,12 +369,14 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io,
 		s->flags |= EVS_OFFSET;
 	if (io->h.flags & DL_F_IOV_TRUNC)
 		s->flags |= EVS_IOV_TRUNC;
+	if (io->h.kind == DL_SYS_SPLICE && (io->arg & DL_SPLICE_OUT_OFFSET))
+		s->flags |= EVS_OUT_OFFSET;
 	if (io->h.flags & DL_F_CACHE) {
 		s->flags |= EVS_CACHE;
 		s->cache_miss_bytes = arg * d->page_size;
 	} else {
 		s->arg_lo = arg & 0xffffffff;
-		s->arg_hi = arg >> 32;
+		s->arg_hi = (arg & ~DL_SPLICE_OUT_OFFSET) >> 32;
 	}
 	if (rec) {
 		s->at_flags = rec->flags;
@@ -415,6 +418,153 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io,
 		}
 	}
 	emit(d, &e);
+}
+
+/* An AIO request's begin: the iocb as submitted. */
+static void aio_begin(struct record_decoder *d, const struct aio_req *r)
+{
+	struct event e = {.type = EV_AIO, .ts = rel(d, r->ts), .pid = r->tgid, .tid = r->tid};
+
+	e.aio.phase = EV_PH_BEGIN;
+	e.aio.opcode = r->opcode;
+	e.aio.seq = r->seq;
+	e.aio.fd = r->fd;
+	e.aio.size_partial = r->flags & DL_AIO_IOV_TRUNC;
+	e.aio.offset = r->offset;
+	e.aio.len = r->nbytes;
+	e.aio.data = r->data;
+	e.aio.iocb = r->iocb;
+	e.aio.ctx = r->ctx;
+	e.aio.path = ev_path(r->path);
+	emit(d, &e);
+}
+
+/* Its end: the event reaped (ev), or none (the request ends unreaped at ts). */
+static void aio_end(struct record_decoder *d, const struct aio_req *r, const struct dl_aio *ev,
+		    uint64_t ts)
+{
+	struct event e = {.type = EV_AIO, .ts = rel(d, ts), .pid = r->tgid, .tid = r->tid};
+
+	if (ev) {
+		e.pid = ev->h.tgid;
+		e.tid = ev->h.tid;
+		e.aio.reaped = true;
+		e.aio.res = ev->res;
+		e.aio.res2 = ev->res2;
+	}
+	e.aio.phase = EV_PH_END;
+	e.aio.opcode = r->opcode;
+	e.aio.seq = r->seq;
+	emit(d, &e);
+}
+
+/*
+ * A native AIO record: an iocb at io_submit's entry (held until the call's
+ * return says whether the kernel took it), or an event io_getevents
+ * returned, which ends its request.  An event of a request submitted
+ * before tracing begins and ends where it was reaped.
+ */
+static void handle_aio(struct record_decoder *d, const struct dl_aio *a)
+{
+	struct process *p = proc_for(d, &a->h);
+	struct aio_req *r;
+
+	if (a->flags & DL_AIO_SUBMIT) {
+		r = aio_requests_add(&d->aio);
+		if (!r)
+			return;
+		r->tgid = a->h.tgid;
+		r->tid = a->h.tid;
+		r->ctx = a->ctx;
+		r->iocb = a->iocb;
+		r->data = a->data;
+		r->ts = a->h.ts;
+		r->offset = a->offset;
+		r->nbytes = a->nbytes;
+		r->index = a->index;
+		r->fd = a->h.fd;
+		r->opcode = a->opcode;
+		r->flags = a->flags;
+		r->path = path_get((struct path_ref *)fd_path(p, a->h.fd, a->h.ts));
+		return;
+	}
+	r = aio_requests_find(&d->aio, a->h.tgid, a->ctx, a->iocb);
+	if (r && !r->seq) {
+		/*
+		 * Reaped (by another thread) before its io_submit's own record came
+		 * (a thread's records may wait in its batch): the kernel took it.
+		 */
+		r->seq = ++d->uring_requests;
+		aio_begin(d, r);
+	}
+	if (r) {
+		aio_end(d, r, a, a->h.ts);
+		aio_requests_remove(&d->aio, r);
+		return;
+	}
+	{
+		struct aio_req u = {.tgid = a->h.tgid,
+				    .tid = a->h.tid,
+				    .ctx = a->ctx,
+				    .iocb = a->iocb,
+				    .data = a->data,
+				    .ts = a->h.ts,
+				    .seq = ++d->uring_requests,
+				    .fd = -1,
+				    .opcode = AIO_OP_UNKNOWN};
+		struct event e = {
+		    .type = EV_AIO, .ts = rel(d, a->h.ts), .pid = a->h.tgid, .tid = a->h.tid};
+
+		e.aio.phase = EV_PH_BEGIN;
+		e.aio.opcode = AIO_OP_UNKNOWN;
+		e.aio.seq = u.seq;
+		e.aio.fd = -1;
+		e.aio.submission_unknown = true;
+		e.aio.data = a->data;
+		e.aio.iocb = a->iocb;
+		e.aio.ctx = a->ctx;
+		emit(d, &e);
+		aio_end(d, &u, a, a->h.ts);
+	}
+}
+
+/*
+ * io_submit returned: its first ret iocbs are requests from its entry on,
+ * the others were not taken.  io_destroy ends its context's requests,
+ * unreaped; so does the process's exit (ctx 0: all of the process's).
+ */
+static void aio_submitted(struct record_decoder *d, const struct dl_io *io)
+{
+	for (size_t i = 0; i < d->aio.n;) {
+		struct aio_req *r = &d->aio.v[i];
+
+		if (r->seq || r->tid != io->h.tid) {
+			i++;
+			continue;
+		}
+		if (io->ret > 0 && r->index < (uint64_t)io->ret && r->ctx == io->arg) {
+			r->seq = ++d->uring_requests;
+			aio_begin(d, r);
+			i++;
+		} else {
+			aio_requests_remove(&d->aio, r);
+		}
+	}
+}
+
+static void aio_forget(struct record_decoder *d, uint32_t tgid, uint64_t ctx, uint64_t ts)
+{
+	for (size_t i = 0; i < d->aio.n;) {
+		struct aio_req *r = &d->aio.v[i];
+
+		if (r->tgid != tgid || (ctx && r->ctx != ctx)) {
+			i++;
+			continue;
+		}
+		if (r->seq)
+			aio_end(d, r, NULL, ts);
+		aio_requests_remove(&d->aio, r);
+	}
 }
 
 static void handle_syscall(struct record_decoder *d, const void *data, size_t size)
@@ -473,12 +623,15 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 			path = cookie_file(d, io->file);
 	} else if (io->h.kind != DL_SYS_CLOSE_RANGE) {
 		int out_fd = (int)(io->arg & 0xffffffff);
-		bool pair = io->h.kind == DL_SYS_SENDFILE || io->h.kind == DL_SYS_COPY_FILE_RANGE;
+		bool pair = io->h.kind == DL_SYS_SENDFILE || io->h.kind == DL_SYS_COPY_FILE_RANGE ||
+			    io->h.kind == DL_SYS_SPLICE || io->h.kind == DL_SYS_TEE;
 
 		if (cookies) {
 			path = fd_file(d, p, io->h.fd, io->file, io->h.ts);
-			if (pair)
+			if (pair && io->file2)
 				path2 = fd_file(d, p, out_fd, io->file2, io->h.ts);
+			else if (pair) /* the shared programs' kinds carry no second cookie */
+				path2.path = fd_path(p, out_fd, io->h.ts);
 		} else {
 			path.path = fd_path(p, io->h.fd, io->h.ts);
 			if (pair)
@@ -486,6 +639,10 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 		}
 	}
 	emit_syscall(d, io, rec, &path, &path2, text, dl_py_stack_of(io, size));
+	if (io->h.kind == DL_SYS_IO_SUBMIT)
+		aio_submitted(d, io);
+	else if (io->h.kind == DL_SYS_IO_DESTROY && io->ret == 0 && io->arg)
+		aio_forget(d, io->h.tgid, io->arg, io->h.ts + io->dur);
 	if (rec && p1 && (rec->ino || rec->dev) && io->ret >= 0)
 		inode_paths_set(&d->inodes, rec->dev, rec->ino, p1);
 	update_fds(p, io, rec, p1);
@@ -654,6 +811,7 @@ static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
 	if (p->threads)
 		p->threads--;
 	if (group_dead) {
+		aio_forget(d, e->h.tgid, 0, e->h.ts);
 		span_handles_forget_process(&d->span_names, e->h.tgid);
 		name_process(d, p);
 		proc_mark_exited(&d->procs, p, e->exit_code);
@@ -670,6 +828,9 @@ static void handle_fault(struct record_decoder *d, const struct dl_fault *f)
 
 	proc_for(d, &f->h);
 	e.fault.write = f->flags & DL_FAULT_WRITE;
+	e.fault.exec = f->flags & DL_FAULT_EXEC;
+	e.fault.cow = f->flags & DL_FAULT_COW;
+	e.fault.size = d->page_size;
 	e.fault.offset = f->offset;
 	e.fault.address = f->address;
 	e.fault.ino = f->ino;
@@ -678,21 +839,39 @@ static void handle_fault(struct record_decoder *d, const struct dl_fault *f)
 	emit(d, &e);
 }
 
-/* An io_uring request: its submission and its completion. */
+/*
+ * An io_uring request: its submission and its completion.  Its file is the
+ * one the request used (its inode, named by a DL_EV_FILE record), else the
+ * descriptor's at submission; a registered file's index is no descriptor,
+ * so without its inode's name the path is unknown, and said so.
+ */
 static void handle_uring(struct record_decoder *d, const struct dl_uring *u)
 {
 	struct process *p = proc_for(d, &u->h);
 	struct event e = {
 	    .type = EV_URING, .ts = rel(d, u->h.ts), .pid = u->h.tgid, .tid = u->h.tid};
+	const struct path_ref *path = NULL;
+	bool fixed = u->flags & DL_URING_FIXED;
 
 	e.uring.phase = EV_PH_BEGIN;
 	e.uring.opcode = u->opcode;
 	e.uring.seq = ++d->uring_requests;
 	e.uring.fd = u->h.fd;
+	e.uring.fixed = fixed;
 	e.uring.len = u->len;
 	e.uring.offset = u->offset;
 	e.uring.user_data = u->user_data;
-	e.uring.path = ev_path(u->h.fd >= 0 ? fd_path(p, u->h.fd, u->h.ts) : NULL);
+	if (u->flags & DL_URING_FILE) {
+		path = inode_paths_get(&d->inodes, u->dev, u->ino, 0);
+		e.uring.has_file = true;
+		e.uring.ino = u->ino;
+		e.uring.dev = u->dev;
+	}
+	if (!path && !fixed && u->h.fd >= 0)
+		path = fd_path(p, u->h.fd, u->h.ts);
+	/* a request on a file whose name is not known (a request without a file has none) */
+	e.uring.path_unknown = !path && (fixed || (u->flags & DL_URING_FILE));
+	e.uring.path = ev_path(path);
 	emit(d, &e);
 	e.ts = rel(d, u->h.ts + u->dur);
 	e.uring.phase = EV_PH_END;
@@ -835,6 +1014,8 @@ static size_t min_size(unsigned kind)
 		return sizeof(struct dl_span);
 	case DL_EV_FILE:
 		return sizeof(struct dl_file);
+	case DL_EV_AIO:
+		return sizeof(struct dl_aio);
 	default:
 		return sizeof(struct dl_proc);
 	}
@@ -857,6 +1038,8 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 	}
 	d->records++;
 	d->by_kind[h->kind]++;
+	if (h->ts > d->last_ts)
+		d->last_ts = h->ts;
 	if (h->kind < DL_SYS_COUNT) {
 		handle_syscall(d, rec, size);
 		return;
@@ -894,6 +1077,9 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 		break;
 	case DL_EV_FILE:
 		handle_file(d, rec, size);
+		break;
+	case DL_EV_AIO:
+		handle_aio(d, rec);
 		break;
 	case DL_EV_FORK:
 		handle_fork(d, rec);
@@ -965,6 +1151,13 @@ void decoder_finish(struct record_decoder *d, struct ev_trace_end *end)
 	void *v;
 
 	block_tracks_finish(&d->blocks, d->t0, emit_block, d);
+	while (d->aio.n) { /* requests still in flight: unreaped at the trace's end */
+		struct aio_req *r = &d->aio.v[d->aio.n - 1];
+
+		if (r->seq)
+			aio_end(d, r, NULL, d->last_ts > r->ts ? d->last_ts : r->ts);
+		aio_requests_remove(&d->aio, r);
+	}
 	for (size_t i = 0; id_map_next(&d->procs.procs, &i, &key, &v);)
 		name_process(d, v);
 	for (size_t i = 0; id_map_next(&d->procs.threads, &i, &key, &v);) {

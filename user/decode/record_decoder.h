@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "bpf/dltrace_events.h"
+#include "decode/aio_requests.h"
 #include "decode/block_tracks.h"
 #include "decode/file_names.h"
 #include "decode/inode_paths.h"
@@ -27,18 +28,20 @@
 
 struct record_decoder {
 	struct process_table procs;
-	struct event_consumer *out;	 /* where the events go */
-	uint64_t t0;			 /* CLOCK_MONOTONIC at ts 0 */
-	uint64_t emitted;		 /* events delivered */
-	uint64_t next_flow;		 /* fork arrows */
-	uint32_t page_size;		 /* the cache layer counts pages */
-	struct inode_paths inodes;	 /* (dev, ino) -> path, for faults and VFS calls */
-	struct file_names files;	 /* cookie -> the file the kernel met (struct dl_file) */
-	uint64_t paths_unknown;		 /* calls whose file's struct dl_file was lost */
-	struct block_tracks blocks;	 /* per-device tracks of the block layer */
-	uint64_t uring_requests;	 /* async slice ids of io_uring requests */
-	int64_t user_uid;		 /* first non-root uid among the processes (-1: none yet) */
-	uint64_t records;		 /* records decoded */
+	struct event_consumer *out; /* where the events go */
+	uint64_t t0;		    /* CLOCK_MONOTONIC at ts 0 */
+	uint64_t emitted;	    /* events delivered */
+	uint64_t next_flow;	    /* fork arrows */
+	uint32_t page_size;	    /* the cache layer counts pages */
+	struct inode_paths inodes;  /* (dev, ino) -> path, for faults and VFS calls */
+	struct file_names files;    /* cookie -> the file the kernel met (struct dl_file) */
+	uint64_t paths_unknown;	    /* calls whose file's struct dl_file was lost */
+	struct block_tracks blocks; /* per-device tracks of the block layer */
+	uint64_t uring_requests; /* async slice ids of io_uring and AIO requests (one sequence) */
+	struct aio_requests aio; /* native AIO requests in flight */
+	uint64_t last_ts;	 /* the latest record time (unreaped AIO ends there) */
+	int64_t user_uid;	 /* first non-root uid among the processes (-1: none yet) */
+	uint64_t records;	 /* records decoded */
 	uint64_t by_kind[DL_KIND_COUNT]; /* records per kind */
 	uint64_t malformed;
 	struct process *last_proc; /* the process and thread of the last record */

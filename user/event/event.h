@@ -18,7 +18,7 @@
  * One event is one record of a trace: what the Chrome writer writes as one
  * line and the trace reader reads back from one line.  A fork is two events
  * (EV_FORK on the parent's track, EV_START on the child's), an asynchronous
- * request (block, io_uring) a begin and an end.  So a trace's `events`
+ * request (block, io_uring, AIO) a begin and an end.  So a trace's `events`
  * count is a property of the stream, the same in every format.
  *
  * Order: a source delivers events in the order it completes them, not in
@@ -97,6 +97,7 @@ enum event_type {
 	EV_BLOCK,	 /* block layer: a request's issue (begin) or completion (end) */
 	EV_BLOCK_RATE,	 /* block layer: a device's read/write rate over a bucket */
 	EV_URING,	 /* uring layer: a request's submission (begin) or completion (end) */
+	EV_AIO,		 /* native AIO: an iocb's submission (begin) or its reaped event (end) */
 	EV_VFS,		 /* vfs layer: a VFS call (slice), or an I/O check (instant) */
 	EV_VFS_OPEN,	 /* vfs layer: vfs_open of a file (instant) */
 	EV_SPAN,	 /* a level above syscalls: a library call or marked region, */
@@ -105,7 +106,7 @@ enum event_type {
 	EV_TYPE_COUNT,
 };
 
-/* Phase of an asynchronous request (EV_BLOCK, EV_URING) or a span. */
+/* Phase of an asynchronous request (EV_BLOCK, EV_URING, EV_AIO) or a span. */
 enum ev_phase {
 	EV_PH_COMPLETE = 'X', /* a slice with its duration */
 	EV_PH_BEGIN = 'b',    /* async begin */
@@ -148,6 +149,7 @@ struct ev_trace_end {
 #define EVS_IDENTITY	  0x08 /* ino, dev, fs_magic, file_size describe the opened file */
 #define EVS_PATH_UNKNOWN  0x10 /* the call's file cannot be known (its record was lost) */
 #define EVS_PATH2_UNKNOWN 0x20 /* the same for path2 (sendfile/copy_file_range's output) */
+#define EVS_OUT_OFFSET	  0x40 /* splice: offset is the output's (the input is a pipe) */
 
 /* utime, utimes, futimesat, utimensat: atime ([0]) and mtime ([1]) */
 struct ev_times {
@@ -163,7 +165,12 @@ struct ev_times {
  * flags; flock: arg_lo the operation; fadvise64, madvise: arg_lo the
  * advice; msync: arg_lo the flags; fcntl: arg_lo the command, arg_hi its
  * argument (locks: l_type | l_whence << 16, with offset = l_start and
- * size = l_len).
+ * size = l_len).  splice, tee: arg_lo the output fd, arg_hi the flags;
+ * vmsplice: arg_lo the flags; the AIO calls: arg_hi << 32 | arg_lo the
+ * context, offset io_getevents' min_nr or io_cancel's iocb, size nr (the
+ * iocbs, events, io_setup's nr_events); io_uring_setup: size the entries,
+ * arg_lo the flags; io_uring_enter: size to_submit, offset min_complete,
+ * arg_lo the flags; io_uring_register: arg_lo the opcode, size nr_args.
  */
 struct ev_syscall {
 	uint16_t
@@ -224,6 +231,9 @@ struct ev_name {
 /* EV_FAULT */
 struct ev_fault {
 	bool write;
+	bool exec;	  /* in an executable mapping: code, not data */
+	bool cow;	  /* a write to a private mapping: the page is read, the file not written */
+	uint32_t size;	  /* bytes of the page (0: not said; traces before it: 4096) */
 	uint64_t offset;  /* file offset of the page */
 	uint64_t address; /* faulting address (0: not known) */
 	uint64_t ino;
@@ -262,12 +272,42 @@ struct ev_uring {
 	uint8_t opcode;
 	uint64_t seq;
 	/* begin */
-	int32_t fd;
+	int32_t fd;	   /* the descriptor, or with fixed the index in the registered files */
+	bool fixed;	   /* IOSQE_FIXED_FILE: fd is a registered file's index */
+	bool path_unknown; /* the request has a file whose name is not known */
+	bool has_file;	   /* ino and dev: the file the request used */
 	uint32_t len;
 	uint64_t offset, user_data;
+	uint64_t ino;
+	uint32_t dev;
 	struct ev_path path;
 	/* end */
 	int64_t res;
+};
+
+/*
+ * EV_AIO: one iocb of io_submit, from the call's entry (begin) to the
+ * io_event that io_getevents/io_pgetevents returned for it (end: when the
+ * application reaped it).  A request never reaped ends, with reaped false,
+ * when its context was destroyed, its process exited or the trace ended;
+ * an event whose submission was not seen (submitted before tracing) begins
+ * and ends when it was reaped, with submission_unknown.
+ */
+#define AIO_OP_UNKNOWN 0xffff /* ev_aio.opcode of submission_unknown */
+struct ev_aio {
+	char phase;	 /* EV_PH_BEGIN or EV_PH_END */
+	uint16_t opcode; /* IOCB_CMD_* (PREAD 0, PWRITE 1, FSYNC 2, FDSYNC 3, POLL 5, ...) */
+	uint64_t seq;	 /* joins begin and end */
+	/* begin */
+	int32_t fd;
+	bool submission_unknown;
+	bool size_partial;    /* PREADV/PWRITEV with more iovecs than summed */
+	uint64_t offset, len; /* len: aio_nbytes (the iovec sum for *V) */
+	uint64_t data, iocb, ctx;
+	struct ev_path path;
+	/* end */
+	bool reaped; /* false: the request's event was never returned (res unknown) */
+	int64_t res, res2;
 };
 
 /* EV_VFS */
@@ -351,6 +391,7 @@ struct event {
 		struct ev_block block;
 		struct ev_block_rate rate;
 		struct ev_uring uring;
+		struct ev_aio aio;
 		struct ev_vfs vfs;
 		struct ev_vfs_open vfs_open;
 		struct ev_span span;
@@ -381,6 +422,7 @@ struct event_consumer {
 	event_fn block;	       /* EV_BLOCK */
 	event_fn block_rate;   /* EV_BLOCK_RATE */
 	event_fn uring;	       /* EV_URING */
+	event_fn aio;	       /* EV_AIO */
 	event_fn vfs;	       /* EV_VFS */
 	event_fn vfs_open;     /* EV_VFS_OPEN */
 	event_fn span;	       /* EV_SPAN */

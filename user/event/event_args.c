@@ -3,6 +3,7 @@
 #include "event/event_args.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -57,6 +58,22 @@ static void add_copy(struct args_out *o, const char *key, size_t key_len, const 
 	add_made(o, key, key_len, o->scratch + n);
 }
 #define ADD_COPY(o, k, s) add_copy((o), KEYLEN(k), (s))
+
+/*
+ * A text that may not be valid UTF-8 (a command line, a process's or
+ * thread's name): written like a path, so that "<key>_hex" holds its exact
+ * bytes when it is not; its struct ev_path lives in scratch.
+ */
+static void add_exact(struct args_out *o, const char *key, size_t key_len, struct ev_str s)
+{
+	struct ev_path *p = (struct ev_path *)(((uintptr_t)o->scratch + 7) & ~(uintptr_t)7);
+
+	p->name = s;
+	p->ref = NULL;
+	o->scratch = (char *)(p + 1);
+	add(o, key, key_len, EV_ARG_PATH)->path = p;
+}
+#define ADD_EXACT(o, k, s) add_exact((o), KEYLEN(k), (s))
 
 static void add_path(struct args_out *o, const char *key, size_t key_len, const struct ev_path *p)
 {
@@ -152,6 +169,13 @@ static bool shows_fd(const struct ev_syscall *s)
 	case DL_SYS_MSYNC:
 	case DL_SYS_MUNMAP:
 	case DL_SYS_SYNC:
+	case DL_SYS_IO_SETUP: /* a context, no descriptor */
+	case DL_SYS_IO_SUBMIT:
+	case DL_SYS_IO_GETEVENTS:
+	case DL_SYS_IO_PGETEVENTS:
+	case DL_SYS_IO_CANCEL:
+	case DL_SYS_IO_DESTROY:
+	case DL_SYS_IO_URING_SETUP:
 		return false;
 	case DL_SYS_OPENAT:
 	case DL_SYS_OPENAT2:
@@ -211,6 +235,8 @@ static bool shows_size(const struct ev_syscall *s, const struct syscall_info *si
 	case DL_SYS_MADVISE:
 	case DL_SYS_MSYNC:
 	case DL_SYS_MUNMAP:
+	case DL_SYS_VMSPLICE:
+	case DL_SYS_TEE:
 		return true;
 	default:
 		return false;
@@ -341,6 +367,57 @@ static void meta_kind_args(struct args_out *o, const struct ev_syscall *s, char 
 		format_flag_set(FLAGS_MSYNC, lo, buf, size);
 		ADD_COPY(o, "flags", buf);
 		break;
+	case DL_SYS_SPLICE:
+	case DL_SYS_TEE:
+		ADD_U64(o, "out_fd", lo);
+		if (hi) {
+			format_flag_set(FLAGS_SPLICE, hi, buf, size);
+			ADD_COPY(o, "flags", buf);
+		}
+		break;
+	case DL_SYS_VMSPLICE:
+		if (lo) {
+			format_flag_set(FLAGS_SPLICE, lo, buf, size);
+			ADD_COPY(o, "flags", buf);
+		}
+		break;
+	case DL_SYS_IO_SETUP:
+		ADD_U64(o, "nr_events", s->size);
+		add_hex(o, KEYLEN("ctx"), (uint64_t)hi << 32 | lo);
+		break;
+	case DL_SYS_IO_SUBMIT:
+		add_hex(o, KEYLEN("ctx"), (uint64_t)hi << 32 | lo);
+		ADD_I64(o, "nr", (int64_t)s->size);
+		break;
+	case DL_SYS_IO_GETEVENTS:
+	case DL_SYS_IO_PGETEVENTS:
+		add_hex(o, KEYLEN("ctx"), (uint64_t)hi << 32 | lo);
+		ADD_I64(o, "min_nr", (int64_t)s->offset);
+		ADD_I64(o, "nr", (int64_t)s->size);
+		break;
+	case DL_SYS_IO_CANCEL:
+		add_hex(o, KEYLEN("ctx"), (uint64_t)hi << 32 | lo);
+		add_hex(o, KEYLEN("iocb"), s->offset);
+		break;
+	case DL_SYS_IO_DESTROY:
+		add_hex(o, KEYLEN("ctx"), (uint64_t)hi << 32 | lo);
+		break;
+	case DL_SYS_IO_URING_SETUP:
+		ADD_U64(o, "entries", s->size);
+		format_flag_set(FLAGS_URING_SETUP, lo, buf, size);
+		ADD_COPY(o, "flags", buf);
+		break;
+	case DL_SYS_IO_URING_ENTER:
+		ADD_U64(o, "to_submit", s->size);
+		ADD_U64(o, "min_complete", s->offset);
+		format_flag_set(FLAGS_URING_ENTER, lo, buf, size);
+		ADD_COPY(o, "flags", buf);
+		break;
+	case DL_SYS_IO_URING_REGISTER:
+		format_sym(SYM_URING_REGISTER, lo, buf, size);
+		ADD_COPY(o, "opcode", buf);
+		ADD_U64(o, "nr_args", s->size);
+		break;
 	default:
 		break;
 	}
@@ -445,7 +522,8 @@ static void syscall_args(struct args_out *o, const struct ev_syscall *s)
 {
 	const struct syscall_info *si = syscall_info(s->sys);
 	bool named = dl_kind_has_path(s->sys) && !dl_kind_names_fd(s->sys);
-	bool pair = s->sys == DL_SYS_SENDFILE || s->sys == DL_SYS_COPY_FILE_RANGE;
+	bool pair = s->sys == DL_SYS_SENDFILE || s->sys == DL_SYS_COPY_FILE_RANGE ||
+		    s->sys == DL_SYS_SPLICE || s->sys == DL_SYS_TEE;
 
 	add_ret(o, s->ret);
 	if (si->opens && s->ret >= 0)
@@ -470,6 +548,8 @@ static void syscall_args(struct args_out *o, const struct ev_syscall *s)
 	if ((s->flags & EVS_OFFSET) && s->sys != DL_SYS_LSEEK) {
 		if (s->sys == DL_SYS_FTRUNCATE || s->sys == DL_SYS_TRUNCATE)
 			ADD_U64(o, "length", s->offset);
+		else if (s->flags & EVS_OUT_OFFSET)
+			ADD_U64(o, "out_offset", s->offset);
 		else
 			ADD_U64(o, "offset", s->offset);
 	}
@@ -500,7 +580,7 @@ static void begin_args(struct args_out *o, const struct ev_trace_begin *b)
 	ADD_STR(o, "version", b->version);
 	ADD_STR(o, "kernel", b->kernel);
 	ADD_STR(o, "hostname", b->hostname);
-	ADD_STR(o, "target", b->target);
+	ADD_EXACT(o, "target", b->target);
 	if (b->layers.len)
 		ADD_STR(o, "layers", b->layers);
 	else
@@ -589,7 +669,7 @@ unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch)
 	case EV_EXEC:
 		ADD_STR(&o, "file", e->exec.file);
 		if (e->exec.cmdline.len)
-			ADD_STR(&o, "cmdline", e->exec.cmdline);
+			ADD_EXACT(&o, "cmdline", e->exec.cmdline);
 		break;
 	case EV_EXIT:
 		if (e->exit.signaled)
@@ -599,12 +679,18 @@ unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch)
 		break;
 	case EV_PROCESS_NAME:
 	case EV_THREAD_NAME:
-		ADD_STR(&o, "name", e->name.name);
+		ADD_EXACT(&o, "name", e->name.name);
 		break;
 	case EV_FAULT:
 		ADD_U64(&o, "offset", e->fault.offset);
+		if (e->fault.size)
+			ADD_U64(&o, "size", e->fault.size);
 		ADD_PATH(&o, "path", &e->fault.path);
 		ADD_SYM(&o, "access", e->fault.write ? "write" : "read");
+		if (e->fault.exec)
+			add(&o, KEYLEN("exec"), EV_ARG_BOOL)->b = true;
+		if (e->fault.cow)
+			add(&o, KEYLEN("cow"), EV_ARG_BOOL)->b = true;
 		if (e->fault.address)
 			add_hex(&o, KEYLEN("address"), e->fault.address);
 		ADD_U64(&o, "ino", e->fault.ino);
@@ -629,13 +715,45 @@ unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch)
 		break;
 	case EV_URING:
 		if (e->uring.phase == EV_PH_BEGIN) {
-			ADD_I64(&o, "fd", e->uring.fd);
+			if (e->uring.fixed)
+				ADD_I64(&o, "fixed_file", e->uring.fd);
+			else
+				ADD_I64(&o, "fd", e->uring.fd);
 			ADD_PATH(&o, "path", &e->uring.path);
+			if (e->uring.path_unknown)
+				add(&o, KEYLEN("path_unknown"), EV_ARG_BOOL)->b = true;
 			ADD_U64(&o, "offset", e->uring.offset);
 			ADD_U64(&o, "len", e->uring.len);
 			add_hex(&o, KEYLEN("user_data"), e->uring.user_data);
+			if (e->uring.has_file) {
+				ADD_U64(&o, "ino", e->uring.ino);
+				add_dev(&o, e->uring.dev);
+			}
 		} else {
 			add_ret(&o, e->uring.res);
+		}
+		break;
+	case EV_AIO:
+		if (e->aio.phase == EV_PH_BEGIN) {
+			ADD_I64(&o, "fd", e->aio.fd);
+			ADD_PATH(&o, "path", &e->aio.path);
+			if (e->aio.submission_unknown) {
+				add(&o, KEYLEN("submission_unknown"), EV_ARG_BOOL)->b = true;
+			} else {
+				ADD_U64(&o, "offset", e->aio.offset);
+				ADD_U64(&o, "len", e->aio.len);
+				if (e->aio.size_partial)
+					add(&o, KEYLEN("size_partial"), EV_ARG_BOOL)->b = true;
+			}
+			add_hex(&o, KEYLEN("data"), e->aio.data);
+			add_hex(&o, KEYLEN("iocb"), e->aio.iocb);
+			add_hex(&o, KEYLEN("ctx"), e->aio.ctx);
+		} else if (!e->aio.reaped) {
+			add(&o, KEYLEN("reaped"), EV_ARG_BOOL)->b = false;
+		} else {
+			add_ret(&o, e->aio.res);
+			if (e->aio.res2)
+				ADD_I64(&o, "res2", e->aio.res2);
 		}
 		break;
 	case EV_VFS:
@@ -726,6 +844,11 @@ void event_head(const struct event *e, struct ev_head *h, char *scratch)
 		name = uring_op_name(e->uring.opcode, scratch, 16);
 		h->cat = EV_STR("uring");
 		h->ph = e->uring.phase;
+		break;
+	case EV_AIO:
+		name = aio_op_name(e->aio.opcode, scratch, 16);
+		h->cat = EV_STR("aio");
+		h->ph = e->aio.phase;
 		break;
 	case EV_VFS:
 		name = vfs_op_name(e->vfs.op);
@@ -820,6 +943,34 @@ const char *uring_op_name(unsigned opcode, char *buf, size_t size)
 	};
 
 	if (opcode < sizeof(names) / sizeof(names[0]))
+		return names[opcode];
+	snprintf(buf, size, "OP_%u", opcode);
+	return buf;
+}
+
+uint64_t event_async_id(const struct event *e)
+{
+	switch (e->type) {
+	case EV_BLOCK:
+		return e->block.seq;
+	case EV_URING:
+		return e->uring.seq;
+	case EV_AIO:
+		return e->aio.seq;
+	default:
+		return 0;
+	}
+}
+
+/* IOCB_CMD_* (linux/aio_abi.h); a submission that was not seen: UNKNOWN */
+const char *aio_op_name(unsigned opcode, char *buf, size_t size)
+{
+	static const char *const names[] = {"PREAD", "PWRITE", "FSYNC",	 "FDSYNC", NULL,
+					    "POLL",  "NOOP",   "PREADV", "PWRITEV"};
+
+	if (opcode == AIO_OP_UNKNOWN)
+		return "UNKNOWN";
+	if (opcode < sizeof(names) / sizeof(names[0]) && names[opcode])
 		return names[opcode];
 	snprintf(buf, size, "OP_%u", opcode);
 	return buf;

@@ -11,6 +11,7 @@
 #define EVENT_ARGS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "event/event.h"
 
@@ -36,8 +37,12 @@ void event_head(const struct event *e, struct ev_head *h, char *scratch);
  */
 unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch);
 
-/* Names of the layers' operations: "READ", "vfs_read", "read" (block). */
+/* The id that joins an asynchronous request's begin and end (EV_BLOCK, EV_URING, EV_AIO). */
+uint64_t event_async_id(const struct event *e);
+
+/* Names of the layers' operations: "READ", "PREAD" (AIO), "vfs_read", "read" (block). */
 const char *uring_op_name(unsigned opcode, char *buf, size_t size);
+const char *aio_op_name(unsigned opcode, char *buf, size_t size);
 const char *vfs_op_name(unsigned op);
 const char *block_op_name(unsigned op);
 

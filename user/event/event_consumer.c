@@ -24,6 +24,7 @@ static const size_t slot_of[EV_TYPE_COUNT] = {
     [EV_BLOCK] = offsetof(struct event_consumer, block),
     [EV_BLOCK_RATE] = offsetof(struct event_consumer, block_rate),
     [EV_URING] = offsetof(struct event_consumer, uring),
+    [EV_AIO] = offsetof(struct event_consumer, aio),
     [EV_VFS] = offsetof(struct event_consumer, vfs),
     [EV_VFS_OPEN] = offsetof(struct event_consumer, vfs_open),
     [EV_SPAN] = offsetof(struct event_consumer, span),

@@ -72,6 +72,24 @@
 	X(ERROR, "error")                                                                          \
 	X(LEN, "len")                                                                              \
 	X(USER_DATA, "user_data")                                                                  \
+	X(FIXED_FILE, "fixed_file")                                                                \
+	X(OUT_OFFSET, "out_offset")                                                                \
+	X(NR_EVENTS, "nr_events")                                                                  \
+	X(CTX, "ctx")                                                                              \
+	X(NR, "nr")                                                                                \
+	X(MIN_NR, "min_nr")                                                                        \
+	X(IOCB, "iocb")                                                                            \
+	X(ENTRIES, "entries")                                                                      \
+	X(TO_SUBMIT, "to_submit")                                                                  \
+	X(MIN_COMPLETE, "min_complete")                                                            \
+	X(OPCODE, "opcode")                                                                        \
+	X(NR_ARGS, "nr_args")                                                                      \
+	X(DATA, "data")                                                                            \
+	X(SUBMISSION_UNKNOWN, "submission_unknown")                                                \
+	X(REAPED, "reaped")                                                                        \
+	X(RES2, "res2")                                                                            \
+	X(EXEC, "exec")                                                                            \
+	X(COW, "cow")                                                                              \
 	X(FORMAT, "format")                                                                        \
 	X(VERSION, "version")                                                                      \
 	X(KERNEL, "kernel")                                                                        \
@@ -534,6 +552,53 @@ static void syscall_kind_args(const struct found *f, struct ev_syscall *sc)
 	case DL_SYS_COPY_FILE_RANGE:
 		sc->arg_lo = u64_of(arg(f, K_OUT_FD));
 		break;
+	case DL_SYS_SPLICE:
+	case DL_SYS_TEE:
+		sc->arg_lo = u64_of(arg(f, K_OUT_FD));
+		if (flags.len)
+			parse_flag_set(FLAGS_SPLICE, flags.s, flags.len, &sc->arg_hi);
+		if (arg(f, K_OUT_OFFSET)) {
+			sc->offset = u64_of(arg(f, K_OUT_OFFSET));
+			sc->flags |= EVS_OFFSET | EVS_OUT_OFFSET;
+		}
+		break;
+	case DL_SYS_VMSPLICE:
+		if (flags.len)
+			parse_flag_set(FLAGS_SPLICE, flags.s, flags.len, &sc->arg_lo);
+		break;
+	case DL_SYS_IO_SETUP:
+	case DL_SYS_IO_SUBMIT:
+	case DL_SYS_IO_GETEVENTS:
+	case DL_SYS_IO_PGETEVENTS:
+	case DL_SYS_IO_CANCEL:
+	case DL_SYS_IO_DESTROY:
+		if (number_of(arg(f, K_CTX), 16, &v)) {
+			sc->arg_lo = v & 0xffffffff;
+			sc->arg_hi = v >> 32;
+		}
+		if (arg(f, K_NR_EVENTS))
+			sc->size = u64_of(arg(f, K_NR_EVENTS));
+		if (arg(f, K_NR))
+			sc->size = (uint64_t)i64_of(arg(f, K_NR));
+		if (arg(f, K_MIN_NR))
+			sc->offset = (uint64_t)i64_of(arg(f, K_MIN_NR));
+		if (arg(f, K_IOCB))
+			number_of(arg(f, K_IOCB), 16, &sc->offset);
+		break;
+	case DL_SYS_IO_URING_SETUP:
+		sc->size = u64_of(arg(f, K_ENTRIES));
+		parse_flag_set(FLAGS_URING_SETUP, flags.s, flags.len, &sc->arg_lo);
+		break;
+	case DL_SYS_IO_URING_ENTER:
+		sc->size = u64_of(arg(f, K_TO_SUBMIT));
+		sc->offset = u64_of(arg(f, K_MIN_COMPLETE));
+		parse_flag_set(FLAGS_URING_ENTER, flags.s, flags.len, &sc->arg_lo);
+		break;
+	case DL_SYS_IO_URING_REGISTER:
+		text = str_of(arg(f, K_OPCODE));
+		parse_sym(SYM_URING_REGISTER, text.s, text.len, &sc->arg_lo);
+		sc->size = u64_of(arg(f, K_NR_ARGS));
+		break;
 	case DL_SYS_FALLOCATE:
 	case DL_SYS_SYNC_FILE_RANGE:
 		v = u64_of(arg(f, sc->sys == DL_SYS_FALLOCATE ? K_MODE : K_FLAGS));
@@ -682,6 +747,28 @@ static int uring_opcode(const struct ev_str *name)
 	return -1;
 }
 
+/* PREAD, ..., OP_<n>, UNKNOWN (aio_op_name) */
+static int aio_opcode(const struct ev_str *name)
+{
+	char buf[16];
+	uint64_t v = 0;
+
+	if (eq(name, "UNKNOWN"))
+		return AIO_OP_UNKNOWN;
+	for (unsigned op = 0; op < 9; op++) {
+		const char *n = aio_op_name(op, buf, sizeof(buf));
+
+		if (strncmp(n, "OP_", 3) && eq(name, n))
+			return op;
+	}
+	if (name->len > 3 && !memcmp(name->s, "OP_", 3)) {
+		for (size_t i = 3; i < name->len && name->s[i] >= '0' && name->s[i] <= '9'; i++)
+			v = v * 10 + (name->s[i] - '0');
+		return v < AIO_OP_UNKNOWN ? (int)v : -1;
+	}
+	return -1;
+}
+
 static int vfs_op(const struct ev_str *name)
 {
 	for (unsigned op = 0; op < DL_VFS_OP_COUNT; op++)
@@ -702,8 +789,12 @@ static bool layer_event(const struct found *f, struct event *e, const struct ev_
 			return false;
 		e->type = EV_FAULT;
 		e->fault.offset = u64_of(arg(f, K_OFFSET));
+		e->fault.size =
+		    u64_of(arg(f, K_SIZE)) > UINT32_MAX ? UINT32_MAX : u64_of(arg(f, K_SIZE));
 		e->fault.path = path_of(arg(f, K_PATH));
 		e->fault.write = eq_arg(arg(f, K_ACCESS), "write");
+		e->fault.exec = u64_of(arg(f, K_EXEC)) != 0;
+		e->fault.cow = u64_of(arg(f, K_COW)) != 0;
 		number_of(arg(f, K_ADDRESS), 16, &e->fault.address);
 		e->fault.ino = u64_of(arg(f, K_INO));
 		e->fault.dev = dev_of(arg(f, K_DEV));
@@ -742,12 +833,49 @@ static bool layer_event(const struct found *f, struct event *e, const struct ev_
 		e->uring.seq = id;
 		if (h->ph == 'b') {
 			e->uring.fd = arg(f, K_FD) ? i64_of(arg(f, K_FD)) : -1;
+			if (arg(f, K_FIXED_FILE)) {
+				e->uring.fd = i64_of(arg(f, K_FIXED_FILE));
+				e->uring.fixed = true;
+			}
 			e->uring.path = path_of(arg(f, K_PATH));
+			e->uring.path_unknown = u64_of(arg(f, K_PATH_UNKNOWN)) != 0;
 			e->uring.offset = u64_of(arg(f, K_OFFSET));
 			e->uring.len = u64_of(arg(f, K_LEN));
 			number_of(arg(f, K_USER_DATA), 16, &e->uring.user_data);
+			if (arg(f, K_DEV)) {
+				uint32_t fs;
+
+				e->uring.has_file = true;
+				identity(f, &e->uring.ino, &e->uring.dev, &fs);
+			}
 		} else {
 			e->uring.res = ret_of(f);
+		}
+		return true;
+	}
+	if (eq(cat, "aio")) {
+		if ((h->ph != 'b' && h->ph != 'e') || (op = aio_opcode(nm)) < 0)
+			return false;
+		e->type = EV_AIO;
+		e->aio.phase = h->ph;
+		e->aio.opcode = op;
+		e->aio.seq = id;
+		if (h->ph == 'b') {
+			e->aio.fd = arg(f, K_FD) ? i64_of(arg(f, K_FD)) : -1;
+			e->aio.path = path_of(arg(f, K_PATH));
+			e->aio.submission_unknown = u64_of(arg(f, K_SUBMISSION_UNKNOWN)) != 0;
+			e->aio.size_partial = u64_of(arg(f, K_SIZE_PARTIAL)) != 0;
+			e->aio.offset = u64_of(arg(f, K_OFFSET));
+			e->aio.len = u64_of(arg(f, K_LEN));
+			number_of(arg(f, K_DATA), 16, &e->aio.data);
+			number_of(arg(f, K_IOCB), 16, &e->aio.iocb);
+			number_of(arg(f, K_CTX), 16, &e->aio.ctx);
+		} else {
+			e->aio.reaped = !arg(f, K_REAPED) || u64_of(arg(f, K_REAPED));
+			if (e->aio.reaped) {
+				e->aio.res = ret_of(f);
+				e->aio.res2 = i64_of(arg(f, K_RES2));
+			}
 		}
 		return true;
 	}

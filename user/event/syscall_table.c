@@ -14,6 +14,8 @@
 #define SYS(kind, nm, tp, cls, r, w, o) [kind] = {nm, tp, cls, r, w, o, 0}
 /* The kinds of meta_syscall_probes.bpf.c: its shared programs, named like their tracepoint. */
 #define META(kind, nm, cls) [kind] = {nm, nm, cls, 0, 0, 0, 1}
+/* Shared kinds that move file bytes (splice: from a file or to one). */
+#define META_RW(kind, nm, cls, r, w) [kind] = {nm, nm, cls, r, w, 0, 1}
 
 static const struct syscall_info table[DL_SYS_COUNT] = {
     SYS(DL_SYS_OPEN, "open", "open", IO_METADATA, 0, 0, 1),
@@ -111,6 +113,18 @@ static const struct syscall_info table[DL_SYS_COUNT] = {
     META(DL_SYS_MUNMAP, "munmap", IO_METADATA),
     META(DL_SYS_SYNC, "sync", IO_SYNC),
     META(DL_SYS_SYNCFS, "syncfs", IO_SYNC),
+    META_RW(DL_SYS_SPLICE, "splice", IO_DATA, 1, 1),
+    META(DL_SYS_VMSPLICE, "vmsplice", IO_DATA),
+    META(DL_SYS_TEE, "tee", IO_DATA),
+    META(DL_SYS_IO_SETUP, "io_setup", IO_METADATA),
+    META(DL_SYS_IO_SUBMIT, "io_submit", IO_DATA),
+    META(DL_SYS_IO_GETEVENTS, "io_getevents", IO_DATA),
+    META(DL_SYS_IO_PGETEVENTS, "io_pgetevents", IO_DATA),
+    META(DL_SYS_IO_CANCEL, "io_cancel", IO_METADATA),
+    META(DL_SYS_IO_DESTROY, "io_destroy", IO_METADATA),
+    META(DL_SYS_IO_URING_SETUP, "io_uring_setup", IO_METADATA),
+    META(DL_SYS_IO_URING_ENTER, "io_uring_enter", IO_DATA),
+    META(DL_SYS_IO_URING_REGISTER, "io_uring_register", IO_METADATA),
 };
 
 const struct syscall_info *syscall_info(unsigned kind)
@@ -133,6 +147,7 @@ const char *record_kind_name(unsigned kind)
 	    [DL_EV_CGROUP - DL_EV_FORK] = "cgroup",
 	    [DL_EV_SPAN - DL_EV_FORK] = "span",
 	    [DL_EV_FILE - DL_EV_FORK] = "file",
+	    [DL_EV_AIO - DL_EV_FORK] = "aio_request",
 	};
 
 	if (kind < DL_SYS_COUNT)
@@ -424,6 +439,22 @@ static const struct enum_name madvise_advice[] = {
     {101, "MADV_SOFT_OFFLINE", 0},   {102, "MADV_GUARD_INSTALL", 0}, {103, "MADV_GUARD_REMOVE", 0},
 };
 
+static const struct enum_name uring_register_ops[] = {
+    {0, "IORING_REGISTER_BUFFERS", 0},	       {1, "IORING_UNREGISTER_BUFFERS", 0},
+    {2, "IORING_REGISTER_FILES", 0},	       {3, "IORING_UNREGISTER_FILES", 0},
+    {4, "IORING_REGISTER_EVENTFD", 0},	       {5, "IORING_UNREGISTER_EVENTFD", 0},
+    {6, "IORING_REGISTER_FILES_UPDATE", 0},    {7, "IORING_REGISTER_EVENTFD_ASYNC", 0},
+    {8, "IORING_REGISTER_PROBE", 0},	       {9, "IORING_REGISTER_PERSONALITY", 0},
+    {10, "IORING_UNREGISTER_PERSONALITY", 0},  {11, "IORING_REGISTER_RESTRICTIONS", 0},
+    {12, "IORING_REGISTER_ENABLE_RINGS", 0},   {13, "IORING_REGISTER_FILES2", 0},
+    {14, "IORING_REGISTER_FILES_UPDATE2", 0},  {15, "IORING_REGISTER_BUFFERS2", 0},
+    {16, "IORING_REGISTER_BUFFERS_UPDATE", 0}, {17, "IORING_REGISTER_IOWQ_AFF", 0},
+    {18, "IORING_UNREGISTER_IOWQ_AFF", 0},     {19, "IORING_REGISTER_IOWQ_MAX_WORKERS", 0},
+    {20, "IORING_REGISTER_RING_FDS", 0},       {21, "IORING_UNREGISTER_RING_FDS", 0},
+    {22, "IORING_REGISTER_PBUF_RING", 0},      {23, "IORING_UNREGISTER_PBUF_RING", 0},
+    {24, "IORING_REGISTER_SYNC_CANCEL", 0},    {25, "IORING_REGISTER_FILE_ALLOC_RANGE", 0},
+};
+
 static const struct enum_name families[] = {
     {1, "AF_UNIX", 0},	  {2, "AF_INET", 0},   {4, "AF_IPX", 0},    {5, "AF_APPLETALK", 0},
     {9, "AF_X25", 0},	  {10, "AF_INET6", 0}, {15, "AF_KEY", 0},   {16, "AF_NETLINK", 0},
@@ -442,6 +473,7 @@ static const struct {
     [SYM_FADVISE] = {fadvise_advice, COUNT(fadvise_advice)},
     [SYM_MADVISE] = {madvise_advice, COUNT(madvise_advice)},
     [SYM_FAMILY] = {families, COUNT(families)},
+    [SYM_URING_REGISTER] = {uring_register_ops, COUNT(uring_register_ops)},
 };
 
 static const struct enum_name *enum_find(enum sym_set set, uint32_t v)
@@ -511,6 +543,31 @@ static const struct flag_name fd_names[] = {
     {FD_CLOEXEC, "FD_CLOEXEC"},
 };
 
+static const struct flag_name splice_names[] = {
+    {1, "SPLICE_F_MOVE"},
+    {2, "SPLICE_F_NONBLOCK"},
+    {4, "SPLICE_F_MORE"},
+    {8, "SPLICE_F_GIFT"},
+};
+
+static const struct flag_name uring_setup_names[] = {
+    {1u << 0, "IORING_SETUP_IOPOLL"},	      {1u << 1, "IORING_SETUP_SQPOLL"},
+    {1u << 2, "IORING_SETUP_SQ_AFF"},	      {1u << 3, "IORING_SETUP_CQSIZE"},
+    {1u << 4, "IORING_SETUP_CLAMP"},	      {1u << 5, "IORING_SETUP_ATTACH_WQ"},
+    {1u << 6, "IORING_SETUP_R_DISABLED"},     {1u << 7, "IORING_SETUP_SUBMIT_ALL"},
+    {1u << 8, "IORING_SETUP_COOP_TASKRUN"},   {1u << 9, "IORING_SETUP_TASKRUN_FLAG"},
+    {1u << 10, "IORING_SETUP_SQE128"},	      {1u << 11, "IORING_SETUP_CQE32"},
+    {1u << 12, "IORING_SETUP_SINGLE_ISSUER"}, {1u << 13, "IORING_SETUP_DEFER_TASKRUN"},
+    {1u << 14, "IORING_SETUP_NO_MMAP"},	      {1u << 15, "IORING_SETUP_REGISTERED_FD_ONLY"},
+    {1u << 16, "IORING_SETUP_NO_SQARRAY"},
+};
+
+static const struct flag_name uring_enter_names[] = {
+    {1u << 0, "IORING_ENTER_GETEVENTS"},       {1u << 1, "IORING_ENTER_SQ_WAKEUP"},
+    {1u << 2, "IORING_ENTER_SQ_WAIT"},	       {1u << 3, "IORING_ENTER_EXT_ARG"},
+    {1u << 4, "IORING_ENTER_REGISTERED_RING"},
+};
+
 static const struct {
 	const struct flag_name *names;
 	size_t count;
@@ -521,6 +578,9 @@ static const struct {
     [FLAGS_MSYNC] = {msync_names, COUNT(msync_names), "0"},
     [FLAGS_XATTR] = {xattr_names, COUNT(xattr_names), "0"},
     [FLAGS_FD] = {fd_names, COUNT(fd_names), "0"},
+    [FLAGS_SPLICE] = {splice_names, COUNT(splice_names), "0"},
+    [FLAGS_URING_SETUP] = {uring_setup_names, COUNT(uring_setup_names), "0"},
+    [FLAGS_URING_ENTER] = {uring_enter_names, COUNT(uring_enter_names), "0"},
 };
 
 void format_flag_set(enum flag_set set, uint32_t v, char *buf, size_t size)

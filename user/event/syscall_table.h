@@ -44,11 +44,12 @@ const char *errno_name(int err, char *buf, size_t size);
 
 /* Named values of the metadata, hint and sync kinds' arguments. */
 enum sym_set {
-	SYM_FCNTL_CMD, /* F_SETLK, F_GETFL, ... */
-	SYM_LOCK_TYPE, /* F_RDLCK, F_WRLCK, F_UNLCK */
-	SYM_FADVISE,   /* POSIX_FADV_* */
-	SYM_MADVISE,   /* MADV_* */
-	SYM_FAMILY,    /* AF_UNIX, AF_INET, ... (socket address families) */
+	SYM_FCNTL_CMD,	    /* F_SETLK, F_GETFL, ... */
+	SYM_LOCK_TYPE,	    /* F_RDLCK, F_WRLCK, F_UNLCK */
+	SYM_FADVISE,	    /* POSIX_FADV_* */
+	SYM_MADVISE,	    /* MADV_* */
+	SYM_FAMILY,	    /* AF_UNIX, AF_INET, ... (socket address families) */
+	SYM_URING_REGISTER, /* IORING_REGISTER_*, IORING_UNREGISTER_* */
 };
 /* The name, or the number as text when it has none. */
 void format_sym(enum sym_set set, uint32_t v, char *buf, size_t size);
@@ -67,7 +68,16 @@ enum fcntl_arg {
 enum fcntl_arg fcntl_arg_of(uint32_t cmd);
 
 /* Flag sets: "R_OK|W_OK" (0: "F_OK"), "LOCK_EX|LOCK_NB", "MS_SYNC", "XATTR_CREATE", "FD_CLOEXEC" */
-enum flag_set { FLAGS_ACCESS, FLAGS_FLOCK, FLAGS_MSYNC, FLAGS_XATTR, FLAGS_FD };
+enum flag_set {
+	FLAGS_ACCESS,
+	FLAGS_FLOCK,
+	FLAGS_MSYNC,
+	FLAGS_XATTR,
+	FLAGS_FD,
+	FLAGS_SPLICE,	   /* SPLICE_F_* */
+	FLAGS_URING_SETUP, /* IORING_SETUP_* */
+	FLAGS_URING_ENTER, /* IORING_ENTER_* */
+};
 void format_flag_set(enum flag_set set, uint32_t v, char *buf, size_t size);
 int parse_flag_set(enum flag_set set, const char *s, size_t len, uint32_t *out);
 

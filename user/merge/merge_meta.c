@@ -70,6 +70,26 @@ static char *put_key_text(char *p, const char *key, const struct trace_str *s)
 	return fmt_str(p, s->s, s->len);
 }
 
+/* The same, with "<key>_hex": its exact bytes, when the text is not valid UTF-8. */
+static char *put_key_exact(char *p, const char *key, const struct trace_str *s)
+{
+	bool lossy = false;
+
+	p = stpcpy(p, ",\"");
+	p = stpcpy(p, key);
+	p = stpcpy(p, "\":\"");
+	p += json_escape(p, s->s, s->len, &lossy);
+	*p++ = '"';
+	if (lossy) {
+		p = stpcpy(p, ",\"");
+		p = stpcpy(p, key);
+		p = stpcpy(p, "_hex\":\"");
+		p += json_hex(p, s->s, s->len);
+		*p++ = '"';
+	}
+	return p;
+}
+
 /* Is the comma-separated word w[0..n) in list[0..len)? */
 static bool has_word(const char *list, size_t len, const char *w, size_t n)
 {
@@ -145,7 +165,7 @@ void merge_write_header(struct output_sink *s, const struct merge_input *in, uin
 	for (uint32_t i = 0; i < n; i++)
 		bound += 512 + JSON_ESCAPED_MAX(strlen(in[i].path)) +
 			 JSON_ESCAPED_MAX(in[i].hostname.len) + JSON_ESCAPED_MAX(in[i].kernel.len) +
-			 JSON_ESCAPED_MAX(in[i].target.len) +
+			 JSON_ESCAPED_MAX(in[i].target.len) + 2 * in[i].target.len +
 			 JSON_ESCAPED_MAX(in[i].start_wall.len);
 	start = p = sink_space(s, bound);
 	PUT(p, "[{\"name\":\"dltrace\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"format\":"
@@ -168,7 +188,7 @@ void merge_write_header(struct output_sink *s, const struct merge_input *in, uin
 		p = fmt_str(p, in[i].path, strlen(in[i].path));
 		p = put_key_text(p, "hostname", &in[i].hostname);
 		p = put_key_text(p, "kernel", &in[i].kernel);
-		p = put_key_text(p, "target", &in[i].target);
+		p = put_key_exact(p, "target", &in[i].target);
 		p = put_key_text(p, "start_wall", &in[i].start_wall);
 		p = put_key_i64(p, "start_wall_ns", in[i].start_wall_ns);
 		p = put_key_u64(p, "shift_ns", in[i].shift_ns);

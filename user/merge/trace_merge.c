@@ -26,9 +26,10 @@ void trace_merge_free(struct trace_merge *m)
 {
 	merge_ids_free(&m->ids);
 	free(m->host);
+	free(m->host_hex);
 	free(m->line);
 	free(m->scratch);
-	m->host = m->line = m->scratch = NULL;
+	m->host = m->host_hex = m->line = m->scratch = NULL;
 }
 
 static void *grow(void *p, size_t *cap, size_t need)
@@ -61,6 +62,12 @@ void trace_merge_begin(struct trace_merge *m, uint32_t index, uint64_t shift_ns,
 	m->host_len = json_escape(m->host, host, host_len, &lossy);
 	memcpy(m->host + m->host_len, ": ", 2);
 	m->host_len += 2;
+	free(m->host_hex);
+	m->host_hex = malloc(2 * host_len + 4);
+	if (!m->host_hex)
+		abort();
+	m->host_hex_len = json_hex(m->host_hex, host, host_len);
+	m->host_hex_len += json_hex(m->host_hex + m->host_hex_len, ": ", 2);
 	merge_ids_next_trace(&m->ids);
 }
 
@@ -140,6 +147,17 @@ static int arg_member(void *ctx, const struct json_member *mb)
 		emit(rw, rw->m->host, rw->m->host_len);
 		copy_to(rw, mb->value + mb->value_len - 1);
 		emit(rw, rw->name_suffix, strlen(rw->name_suffix));
+		return 0;
+	}
+	/* the exact bytes of a name that is not UTF-8: the same prefix and suffix, in hex */
+	if (rw->name_suffix && key_is(mb, "name_hex") && mb->value_len >= 2 &&
+	    mb->value[0] == '"') {
+		char hex[2 * 48];
+
+		copy_to(rw, mb->value + 1);
+		emit(rw, rw->m->host_hex, rw->m->host_hex_len);
+		copy_to(rw, mb->value + mb->value_len - 1);
+		emit(rw, hex, json_hex(hex, rw->name_suffix, strlen(rw->name_suffix)));
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(id_args) / sizeof(id_args[0]); i++)

@@ -49,6 +49,8 @@ struct trace_merge {
 	uint64_t shift_ns;
 	char *host;	 /* its hostname escaped for JSON, then ": " */
 	size_t host_len; /* of that prefix */
+	char *host_hex;	 /* the same bytes in hex (for a name_hex: a name that is not UTF-8) */
+	size_t host_hex_len;
 	struct merge_input_summary summary;
 
 	char *line, *scratch; /* the rewritten line; keys of the walk */

@@ -58,6 +58,12 @@ enum path_scope path_scope(const char *p, size_t len, enum env_kind *kind)
 	*kind = ENV_NONE;
 	if (!len || p[0] != '/')
 		return SCOPE_OTHER; /* unnamed, pipe:[..], socket:[..], anon_inode:.. */
+	/* shared memory: SysV segments, memfd_create (their mappings' names) */
+	if ((len >= 5 && !memcmp(p, "/SYSV", 5)) || (len >= 7 && !memcmp(p, "/memfd:", 7)))
+		return SCOPE_OTHER;
+	/* the MPI runtime's shared memory: OpenMPI's session directory, PMIx's store */
+	if ((len >= 10 && !memcmp(p, "/tmp/ompi.", 10)) || contains(p, len, "/pmix_dstor_"))
+		return SCOPE_OTHER;
 	if (has_prefix(p, len, "/proc"))
 		*kind = ENV_PROC;
 	else if (has_prefix(p, len, "/sys"))

@@ -93,8 +93,12 @@ void rs_app_read(struct report_stats *st, const struct rs_access *a)
 	struct rs_totals *t = &st->tot[SCOPE_APP];
 	struct rs_thread *th = &st->threads[a->ti];
 	struct rs_proc *pr = &st->procs[th->proc];
-	uint64_t dur = a->end - a->start;
+	uint64_t dur = a->async ? 0 : a->end - a->start;
 
+	st->origin[a->origin].reads++;
+	st->origin[a->origin].bytes_read += a->bytes;
+	f->origins |= 1u << a->origin;
+	pr->origins |= 1u << a->origin;
 	f->reads++;
 	f->bytes_read += a->bytes;
 	f->read_ns += dur;
@@ -159,8 +163,12 @@ void rs_app_write(struct report_stats *st, const struct rs_access *a)
 	struct rs_totals *t = &st->tot[SCOPE_APP];
 	struct rs_thread *th = &st->threads[a->ti];
 	struct rs_proc *pr = &st->procs[th->proc];
-	uint64_t dur = a->end - a->start;
+	uint64_t dur = a->async ? 0 : a->end - a->start;
 
+	st->origin[a->origin].writes++;
+	st->origin[a->origin].bytes_written += a->bytes;
+	f->origins |= 1u << a->origin;
+	pr->origins |= 1u << a->origin;
 	f->writes++;
 	f->bytes_written += a->bytes;
 	f->write_ns += dur;

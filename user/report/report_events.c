@@ -116,7 +116,8 @@ static void second_path_write(struct report_stats *st, uint32_t ti, const struct
 {
 	enum env_kind env;
 	uint8_t scope = scope_of(st, &s->path2.name, &env);
-	struct rs_access a = {ti, NONE32, NONE32, false, 0, (uint64_t)s->ret, start, end};
+	struct rs_access a = {ti,    NONE32, NONE32,	  false, 0, (uint64_t)s->ret,
+			      start, end,    ORG_SYSCALL, false};
 
 	if (scope == SCOPE_OTHER) {
 		st->tot[SCOPE_OTHER].bytes_written += a.bytes;
@@ -155,10 +156,27 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 {
 	const struct rs_trace *tr = &st->traces[st->cur];
 	const struct ev_syscall *s = &ev->sys;
+	struct ev_syscall out_side;
 	uint64_t start = (uint64_t)tr->offset_ns + ev->ts, end = start + s->dur;
 	int k = s->sys, cls = class_of(k);
+	bool rd = is_read_kind(k), wr = is_write_kind(k);
 	bool failed = s->ret < 0 && s->ret >= -ERRNO_UNKNOWN;
 	enum env_kind env = ENV_NONE;
+
+	/*
+	 * splice reads its input file into a pipe, or writes a pipe into its
+	 * output file (its offset is then the output's): one file side.
+	 */
+	if (k == DL_SYS_SPLICE && (s->flags & EVS_OUT_OFFSET)) {
+		out_side = *s;
+		out_side.path = s->path2;
+		out_side.path2 = s->path;
+		s = &out_side;
+		rd = false;
+	} else if (k == DL_SYS_SPLICE) {
+		wr = false;
+	}
+
 	uint8_t scope = scope_of(st, &s->path.name, &env);
 	struct rs_syscall *sc;
 	struct rs_thread *th;
@@ -216,13 +234,13 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 				st->dirs[d].io_ns += dur;
 			}
 		}
-		if (scope == SCOPE_APP && (is_write_kind(k) || cls == CLS_SYNC))
+		if (scope == SCOPE_APP && (wr || cls == CLS_SYNC))
 			rs_burst_add(st, ti, NONE32, start, end, 0);
 		return;
 	}
 
 	/* bytes and sizes */
-	if (is_read_kind(k) || is_write_kind(k)) {
+	if (rd || wr) {
 		sc->bytes += moved;
 		sketch_add(&sc->size, moved);
 	} else if (k == DL_SYS_MMAP) {
@@ -232,7 +250,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		rs_timeline_add(st, st->tl_meta, start, end, 1);
 
 	if (scope == SCOPE_OTHER) {
-		if (is_read_kind(k)) {
+		if (rd) {
 			/* a pipe or socket read: a training loop's wait for its batch */
 			struct rs_item it = {start, dur,    0,		0,   th->proc,
 					     ti,    NONE32, LV_SYSCALL, true};
@@ -240,7 +258,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 			rs_phase_call(st, &it);
 			tot->reads++;
 			tot->bytes_read += moved;
-		} else if (is_write_kind(k)) {
+		} else if (wr) {
 			tot->writes++;
 			tot->bytes_written += moved;
 		}
@@ -293,6 +311,11 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	} else if (cls == CLS_SYNC) {
 		f->syncs++;
 		tot->syncs++;
+		if (scope == SCOPE_APP) {
+			st->origin[ORG_SYSCALL].syncs++;
+			f->origins |= 1u << ORG_SYSCALL;
+			pr->origins |= 1u << ORG_SYSCALL;
+		}
 	} else if (k == DL_SYS_MMAP) {
 		f->mmaps++;
 		tot->mmaps++;
@@ -302,20 +325,22 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	}
 
 	if (scope == SCOPE_ENV) {
-		if (is_read_kind(k)) {
+		if (rd) {
 			f->reads++;
 			f->bytes_read += moved;
 			tot->reads++;
 			tot->bytes_read += moved;
 			st->env[env].bytes_read += moved;
-		} else if (is_write_kind(k)) {
+		} else if (wr) {
 			f->writes++;
 			f->bytes_written += moved;
 			tot->writes++;
 			tot->bytes_written += moved;
 			st->env[env].bytes_written += moved;
 		}
-		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE) && s->path2.name.len)
+		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE ||
+		     (k == DL_SYS_SPLICE && rd)) &&
+		    s->path2.name.len)
 			second_path_write(st, ti, s, start, end);
 		return;
 	}
@@ -323,16 +348,10 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	/* application file: per-process state */
 	uint32_t pi = rs_pair_get(st, th->proc, fi);
 	struct rs_pair *p = pi != NONE32 ? &st->pairs[pi] : NULL;
-	struct rs_access a = {ti, fi, pi, has_offset, (int64_t)s->offset, moved, start, end};
-	struct rs_item it = {start,
-			     dur,
-			     is_read_kind(k) ? moved : 0,
-			     is_write_kind(k) ? moved : 0,
-			     th->proc,
-			     ti,
-			     fi,
-			     LV_SYSCALL,
-			     false};
+	struct rs_access a = {ti,    fi,    pi,	 has_offset,  (int64_t)s->offset,
+			      moved, start, end, ORG_SYSCALL, false};
+	struct rs_item it = {start, dur, rd ? moved : 0, wr ? moved : 0, th->proc,
+			     ti,    fi,	 LV_SYSCALL,	 false};
 
 	rs_phase_call(st, &it);
 
@@ -347,7 +366,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		if (!p->open_depth)
 			rs_session_end(st, p);
 	}
-	if (is_read_kind(k)) {
+	if (rd) {
 		rs_app_read(st, &a);
 		if (st->dirs && f->dir != NONE32) {
 			st->dirs[f->dir].reads++;
@@ -355,9 +374,11 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		}
 		if (f->mount != NONE32)
 			st->mounts[f->mount].bytes_read += moved;
-		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE) && s->path2.name.len)
+		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE ||
+		     (k == DL_SYS_SPLICE && rd)) &&
+		    s->path2.name.len)
 			second_path_write(st, ti, s, start, end);
-	} else if (is_write_kind(k)) {
+	} else if (wr) {
 		rs_app_write(st, &a);
 		if (f->dir != NONE32) {
 			st->dirs[f->dir].writes++;
@@ -441,6 +462,221 @@ static void process_event(struct report_stats *st, const struct event *ev)
 	}
 }
 
+/* ---- io_uring and native AIO requests, mmap page faults: I/O of other origins ---- */
+
+/* 0 read, 1 write, 2 sync, 3 other (not counted in the figures) */
+static uint8_t uring_dir(unsigned op)
+{
+	switch (op) {
+	case 1:	 /* READV */
+	case 4:	 /* READ_FIXED */
+	case 22: /* READ */
+		return 0;
+	case 2:	 /* WRITEV */
+	case 5:	 /* WRITE_FIXED */
+	case 23: /* WRITE */
+		return 1;
+	case 3: /* FSYNC */
+	case 8: /* SYNC_FILE_RANGE */
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+static uint8_t aio_dir(unsigned op)
+{
+	switch (op) {
+	case 0: /* PREAD */
+	case 7: /* PREADV */
+		return 0;
+	case 1: /* PWRITE */
+	case 8: /* PWRITEV */
+		return 1;
+	case 2: /* FSYNC */
+	case 3: /* FDSYNC */
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+/*
+ * A read, write or sync of another origin than a syscall, counted where a
+ * syscall's would be: bytes, counts, sizes, offsets (sequential or random),
+ * per file, per process and thread.  The thread did not wait in it (it
+ * waits in io_uring_enter or io_getevents, counted as those calls), so it
+ * adds no time of the thread's.
+ */
+static void origin_io(struct report_stats *st, const struct rs_async *r, uint64_t bytes,
+		      uint64_t end)
+{
+	struct rs_totals *tot = &st->tot[r->scope];
+	struct rs_file *f;
+	struct rs_access a = {r->ti, r->file,  NONE32, r->has_offset, (int64_t)r->offset,
+			      bytes, r->start, end,    r->origin,     true};
+
+	if (bytes > VALUE_MAX)
+		return; /* damaged input */
+	seen(st, r->ti, r->start, end);
+	if (r->scope == SCOPE_OTHER || r->file == NONE32) {
+		if (r->dir == 0) {
+			tot->reads++;
+			tot->bytes_read += bytes;
+		} else if (r->dir == 1) {
+			tot->writes++;
+			tot->bytes_written += bytes;
+		}
+		return;
+	}
+	f = &st->files[r->file];
+	if (r->start < f->first_ns)
+		f->first_ns = r->start;
+	if (end > f->last_ns)
+		f->last_ns = end;
+	f->origins |= 1u << r->origin;
+	if (r->dir == 2) {
+		f->syncs++;
+		tot->syncs++;
+		if (r->scope == SCOPE_APP) {
+			st->origin[r->origin].syncs++;
+			st->procs[st->threads[r->ti].proc].origins |= 1u << r->origin;
+		}
+		return;
+	}
+	if (r->scope == SCOPE_ENV) {
+		if (r->dir == 0) {
+			f->reads++;
+			f->bytes_read += bytes;
+			tot->reads++;
+			tot->bytes_read += bytes;
+			st->env[r->env].bytes_read += bytes;
+		} else {
+			f->writes++;
+			f->bytes_written += bytes;
+			tot->writes++;
+			tot->bytes_written += bytes;
+			st->env[r->env].bytes_written += bytes;
+		}
+		return;
+	}
+	a.pair = rs_pair_get(st, st->threads[r->ti].proc, r->file);
+	f = &st->files[r->file];
+	if (r->dir == 0) {
+		rs_app_read(st, &a);
+		if (st->dirs && f->dir != NONE32) {
+			st->dirs[f->dir].reads++;
+			st->dirs[f->dir].bytes_read += bytes;
+		}
+		if (f->mount != NONE32)
+			st->mounts[f->mount].bytes_read += bytes;
+	} else {
+		rs_app_write(st, &a);
+		if (st->dirs && f->dir != NONE32) {
+			st->dirs[f->dir].writes++;
+			st->dirs[f->dir].bytes_written += bytes;
+		}
+		if (f->mount != NONE32)
+			st->mounts[f->mount].bytes_written += bytes;
+	}
+}
+
+/* Where a request's file is: its scope and file index (NONE32 for other files). */
+static void request_file(struct report_stats *st, struct rs_async *r, const struct ev_path *path,
+			 uint64_t start)
+{
+	enum env_kind env = ENV_NONE;
+
+	r->scope = scope_of(st, &path->name, &env);
+	r->env = env;
+	r->file = NONE32;
+	if (r->scope != SCOPE_OTHER)
+		r->file = rs_file_get(st, &path->name, r->scope, env, start);
+	if (r->file == NONE32)
+		r->scope = SCOPE_OTHER;
+}
+
+/* An io_uring or AIO request's begin: kept until its end gives its result. */
+static void async_begin(struct report_stats *st, const struct event *ev, uint8_t origin,
+			uint8_t dir, const struct ev_path *path, uint64_t offset, bool has_offset)
+{
+	uint64_t start = (uint64_t)st->traces[st->cur].offset_ns + ev->ts;
+	struct rs_async *r;
+	uint32_t ti;
+
+	if (dir > 2)
+		return;
+	ti = rs_thread_get(st, ev->pid, ev->tid, start);
+	if (ti == NONE32)
+		return;
+	if (st->nasync == st->cap_async) {
+		uint32_t cap = st->cap_async ? 2 * st->cap_async : 64;
+		struct rs_async *v = realloc(st->async, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		st->async = v;
+		st->cap_async = cap;
+	}
+	r = &st->async[st->nasync++];
+	memset(r, 0, sizeof(*r));
+	r->trace = st->cur;
+	r->ti = ti;
+	r->origin = origin;
+	r->dir = dir;
+	r->seq = event_async_id(ev);
+	r->start = start;
+	r->offset = offset;
+	r->has_offset = has_offset && offset <= VALUE_MAX;
+	request_file(st, r, path, start);
+}
+
+/* Its end: counted when it moved bytes (reads, writes) or succeeded (syncs). */
+static void async_end(struct report_stats *st, const struct event *ev, uint8_t origin, int64_t res,
+		      bool done)
+{
+	uint64_t end = (uint64_t)st->traces[st->cur].offset_ns + ev->ts, seq = event_async_id(ev);
+
+	for (uint32_t i = st->nasync; i-- > 0;) {
+		struct rs_async r = st->async[i];
+
+		if (r.seq != seq || r.origin != origin || r.trace != st->cur)
+			continue;
+		st->async[i] = st->async[--st->nasync];
+		if (!done || res < 0 || (r.dir < 2 && res == 0))
+			return;
+		origin_io(st, &r, r.dir < 2 ? (uint64_t)res : 0, end < r.start ? r.start : end);
+		return;
+	}
+}
+
+/* A page fault on an application file's mapping: a page read from it (written, for a write fault).
+ */
+static void fault_io(struct report_stats *st, const struct event *ev)
+{
+	uint64_t t = (uint64_t)st->traces[st->cur].offset_ns + ev->ts;
+	struct rs_async r = {.origin = ORG_MMAP,
+			     .dir = ev->fault.write && !ev->fault.cow ? 1 : 0,
+			     .has_offset = ev->fault.offset <= VALUE_MAX,
+			     .offset = ev->fault.offset,
+			     .start = t};
+
+	if (ev->fault.exec) /* a program's or library's code: no data read */
+		return;
+	r.ti = rs_thread_get(st, ev->pid, ev->tid, t);
+	if (r.ti == NONE32)
+		return;
+	request_file(st, &r, &ev->fault.path, t);
+	/*
+	 * Application files only: a library's pages are loading code, shared
+	 * memory (/dev/shm, SysV, memfd) is no file I/O (the faults stay counted
+	 * in the mmap layer's figures)
+	 */
+	if (r.scope != SCOPE_APP)
+		return;
+	origin_io(st, &r, ev->fault.size ? ev->fault.size : 4096, t);
+}
+
 /* Events of the other capture layers: counted, page faults per file. */
 static void layer_event(struct report_stats *st, const struct event *ev)
 {
@@ -459,6 +695,7 @@ static void layer_event(struct report_stats *st, const struct event *ev)
 			if (fi != NONE32)
 				st->files[fi].faults++;
 		}
+		fault_io(st, ev);
 		return;
 	case EV_BLOCK:
 		if (ev->block.phase == EV_PH_BEGIN) {
@@ -473,8 +710,23 @@ static void layer_event(struct report_stats *st, const struct event *ev)
 		}
 		return;
 	case EV_URING:
-		if (ev->uring.phase == EV_PH_BEGIN)
+		if (ev->uring.phase == EV_PH_BEGIN) {
 			l->uring_requests++;
+			async_begin(st, ev, ORG_URING, uring_dir(ev->uring.opcode), &ev->uring.path,
+				    ev->uring.offset, ev->uring.offset != UINT64_MAX);
+		} else {
+			async_end(st, ev, ORG_URING, ev->uring.res, true);
+		}
+		return;
+	case EV_AIO:
+		if (ev->aio.phase == EV_PH_BEGIN) {
+			l->aio_requests++;
+			if (!ev->aio.submission_unknown)
+				async_begin(st, ev, ORG_AIO, aio_dir(ev->aio.opcode), &ev->aio.path,
+					    ev->aio.offset, true);
+		} else {
+			async_end(st, ev, ORG_AIO, ev->aio.res, ev->aio.reaped);
+		}
 		return;
 	case EV_VFS:
 	case EV_VFS_OPEN:

@@ -73,6 +73,7 @@ struct rs_proc {
 	uint64_t calls, failed;
 	uint64_t app_bytes_read, app_bytes_written, app_reads, app_writes;
 	uint64_t app_read_ns, app_write_ns;
+	uint8_t origins; /* 1 << ORG_*: the layers of its application I/O */
 };
 
 struct rs_thread {
@@ -92,9 +93,28 @@ struct rs_thread {
 	uint64_t bursts, burst_bytes, burst_blocked_ns;
 };
 
+/*
+ * Where an application's file I/O came from.  Each request is counted once,
+ * in the figures, by the layer that issued it: a syscall, an io_uring or
+ * native AIO request (when it completed), a page fault on a file mapping.
+ */
+enum { ORG_SYSCALL, ORG_URING, ORG_AIO, ORG_MMAP, ORG_COUNT };
+struct rs_origin {
+	uint64_t reads, writes, syncs, bytes_read, bytes_written;
+};
+
+/* An io_uring or AIO request between its begin and its end (report_events.c). */
+struct rs_async {
+	uint32_t trace, ti, file;	 /* file: NONE32 for other files */
+	uint8_t origin, dir, scope, env; /* dir: 0 read, 1 write, 2 sync, 3 other */
+	bool has_offset;
+	uint64_t seq, offset, start;
+};
+
 struct rs_file {
 	uint32_t name, dir, mount; /* string id; dir and mount indexes (mount NONE32: none) */
 	uint8_t scope, env;
+	uint8_t origins; /* 1 << ORG_*: the layers its reads, writes and syncs came from */
 	uint64_t bytes_read, bytes_written, reads, writes;
 	uint64_t seq_reads, consec_reads, seq_writes, consec_writes;
 	uint64_t random_reads, random_writes, small_reads, small_writes;
@@ -210,7 +230,7 @@ struct rs_layers {
 	uint64_t block_requests[3];		/* read, write, other */
 	uint64_t block_bytes[2];		/* read, write */
 	struct quantile_sketch block_lat;	/* ns */
-	uint64_t uring_requests, vfs_events;
+	uint64_t uring_requests, aio_requests, vfs_events;
 };
 
 /*
@@ -406,6 +426,9 @@ struct report_stats {
 
 	struct rs_syscall sys[SCOPE_COUNT][DL_SYS_COUNT];
 	struct rs_totals tot[SCOPE_COUNT];
+	struct rs_origin origin[ORG_COUNT]; /* application files, by the layer that issued */
+	struct rs_async *async;		    /* io_uring and AIO requests begun, not ended */
+	uint32_t nasync, cap_async;
 	uint64_t hist[2][SIZE_BINS]; /* application reads, writes */
 	struct u64_index size_ix;    /* dir << 63 | size -> index in sizes */
 	struct rs_size *sizes;

@@ -48,6 +48,8 @@ struct rs_access {
 	bool has_offset;
 	int64_t offset;
 	uint64_t bytes, start, end;
+	uint8_t origin; /* ORG_* */
+	bool async;	/* a request the thread did not wait for: no time of the thread's */
 };
 
 void rs_app_read(struct report_stats *st, const struct rs_access *a);

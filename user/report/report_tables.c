@@ -64,6 +64,7 @@ void rs_free(struct report_stats *st)
 	free(st->threads);
 	free(st->files);
 	free(st->pairs);
+	free(st->async);
 	free(st->dirs);
 	free(st->mounts);
 	free(st->file_of_string);

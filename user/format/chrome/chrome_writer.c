@@ -223,10 +223,9 @@ static char *put_syscall_head(struct chrome_writer *w, char *p, unsigned sys)
 	if (!w->head_len[sys]) {
 		const struct syscall_info *si = syscall_info(sys);
 
-		w->head_len[sys] =
-		    snprintf(w->heads[sys], HEAD_MAX,
-			     "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", si->name,
-			     io_class_name(si->io_class));
+		w->head_len[sys] = snprintf(w->heads[sys], HEAD_MAX,
+					    "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":",
+					    si->name, io_class_name(si->io_class));
 	}
 	memcpy(p, w->heads[sys], w->head_len[sys]);
 	return p + w->head_len[sys];
@@ -264,9 +263,7 @@ static char *put_phase_fields(char *p, const struct event *e, char ph)
 	case 'b':
 	case 'e':
 		PUT(p, ",\"id2\":{\"local\":\"0x");
-		p += sprintf(
-		    p, "%llx",
-		    (unsigned long long)(e->type == EV_BLOCK ? e->block.seq : e->uring.seq));
+		p += sprintf(p, "%llx", (unsigned long long)event_async_id(e));
 		PUT(p, "\"}");
 		return p;
 	default:

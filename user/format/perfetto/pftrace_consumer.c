@@ -128,7 +128,8 @@ static bool over_cap(struct pftrace_consumer *c, const struct event *e)
 		return false;
 	/* the end of a request whose begin was written */
 	if ((e->type == EV_BLOCK && e->block.phase == EV_PH_END) ||
-	    (e->type == EV_URING && e->uring.phase == EV_PH_END))
+	    (e->type == EV_URING && e->uring.phase == EV_PH_END) ||
+	    (e->type == EV_AIO && e->aio.phase == EV_PH_END))
 		return false;
 	c->capped++;
 	return true;
@@ -196,9 +197,10 @@ static void write_event(struct event_consumer *ec, const struct event *e)
 		break;
 	case EV_BLOCK:
 	case EV_URING:
-		id = e->type == EV_BLOCK ? e->block.seq : e->uring.seq;
+	case EV_AIO:
+		id = event_async_id(e);
 		if (h.ph == EV_PH_BEGIN)
-			pftrace_async_begin(w, e->pid, e->tid, e->pid, e->type == EV_URING, e->ts,
+			pftrace_async_begin(w, e->pid, e->tid, e->pid, e->type != EV_BLOCK, e->ts,
 					    pstr(h.name), pstr(h.cat), c->args, n, id);
 		else
 			written =
@@ -217,8 +219,8 @@ static void write_event(struct event_consumer *ec, const struct event *e)
 					    c->args, n);
 			break;
 		case 'E':
-			pftrace_slice_end(w, e->pid, e->tid, e->ts, pstr(h.name), pstr(h.cat), c->args,
-					  n);
+			pftrace_slice_end(w, e->pid, e->tid, e->ts, pstr(h.name), pstr(h.cat),
+					  c->args, n);
 			break;
 		case 'C':
 			pftrace_counter(w, e->pid, e->tid, e->type != EV_BLOCK_RATE, e->ts,

@@ -893,6 +893,7 @@ static void environment(FILE *f, const struct report_view *v)
 		card(f, human_bytes(a, l->block_bytes[1]), "block bytes written");
 		card(f, human_ns(a, sketch_quantile(&l->block_lat, 0.99)), "block latency p99");
 		card(f, human_count(a, l->uring_requests), "io_uring requests");
+		card(f, human_count(a, l->aio_requests), "AIO requests");
 		fprintf(f, "</div>");
 	}
 	fprintf(f, "</section>\n");

@@ -19,7 +19,7 @@
  *                burst_blocked_ns} (or null; other: pipes, sockets),
  *                processes[]{pid,ppid,host,command,threads,wall_ns,io_ns,data_ns,
  *                metadata_ns,sync_ns,io_share,app_io_ns,env_io_ns,calls,failed,
- *                app_bytes_read,app_bytes_written},
+ *                app_bytes_read,app_bytes_written,origins[]},
  *                threads[]{pid,tid,name,wall_ns,io_ns,data_ns,metadata_ns,sync_ns,
  *                io_share,app_bytes_read}
  *   syscalls     {application,environment,other}[]{name,class,calls,failed,bytes,
@@ -31,11 +31,14 @@
  *   pattern      reads, writes, bytes_read, bytes_written, seq_reads,
  *                consec_reads, seq_writes, consec_writes, random_reads,
  *                random_writes, small_reads, small_writes, seeks, rw_switches,
- *                opens, stats, metadata_calls, syncs, mmaps, no_offset, hints
+ *                opens, stats, metadata_calls, syncs, mmaps, no_offset, hints,
+ *                by_origin{syscall,io_uring,aio,mmap}{reads,writes,syncs,
+ *                bytes_read,bytes_written} (each request counted once, by the
+ *                layer that issued it; the figures above add them all up)
  *   files        count, read, written, read_once, reread, redundant_bytes,
  *                reread_within_open_bytes, concurrent_duplicate_bytes,
  *                dataset_bytes, size_bins[10], list[]{path,path_hex?,bytes_read,
- *                bytes_written,reads,writes,opens,stats,seeks,syncs,hints,seq_reads,
+ *                bytes_written,reads,writes,opens,stats,seeks,syncs,origins[],hints,seq_reads,
  *                consec_reads,seq_writes,consec_writes,random_reads,random_writes,
  *                rw_switches,processes,readers,first_ns,last_ns,max_byte_read,
  *                max_byte_written,size,extent,passes,reread_within_open,
@@ -65,7 +68,7 @@
  *                other}, cache_hit_ratio{application,environment,other} (share of
  *                the bytes read served by the page cache, or null),
  *                block{reads,writes,other,read_bytes,write_bytes,
- *                latency_ns{p50,p99,max}}, uring_requests, vfs_events (what the
+ *                latency_ns{p50,p99,max}}, uring_requests, aio_requests, vfs_events (what the
  *                other capture layers saw; zeros without them)
  *   levels       {stdio,hdf5,mpiio}{calls,time_ns,functions[]{name,calls,failed,
  *                time_ns,latency_ns{p50,p99,max},bytes_requested,syscalls,sys_reads,
@@ -277,6 +280,19 @@ static struct json_object *job(const struct report_stats *st)
 	return o;
 }
 
+static const char *const origin_names[ORG_COUNT] = {"syscall", "io_uring", "aio", "mmap"};
+
+/* The layers a file's or a process's I/O came from: ["syscall", "io_uring", ...] */
+static struct json_object *origin_list(uint8_t origins)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (int i = 0; i < ORG_COUNT; i++)
+		if (origins & (1u << i))
+			json_object_array_add(a, json_object_new_string(origin_names[i]));
+	return a;
+}
+
 static struct json_object *proc_time(const struct report_stats *st, uint32_t i)
 {
 	const struct rs_proc *p = &st->procs[i];
@@ -307,6 +323,7 @@ static struct json_object *proc_time(const struct report_stats *st, uint32_t i)
 	jv_add(o, "failed", j_u64(p->failed));
 	jv_add(o, "app_bytes_read", j_u64(p->app_bytes_read));
 	jv_add(o, "app_bytes_written", j_u64(p->app_bytes_written));
+	jv_add(o, "origins", origin_list(p->origins));
 	return o;
 }
 
@@ -493,6 +510,22 @@ static struct json_object *pattern(const struct report_stats *st)
 	jv_add(o, "mmaps", j_u64(t->mmaps));
 	jv_add(o, "no_offset", j_u64(t->no_offset));
 	jv_add(o, "hints", j_u64(t->hints));
+	{
+		struct json_object *by = json_object_new_object();
+
+		for (int i = 0; i < ORG_COUNT; i++) {
+			const struct rs_origin *g = &st->origin[i];
+			struct json_object *x = json_object_new_object();
+
+			jv_add(x, "reads", j_u64(g->reads));
+			jv_add(x, "writes", j_u64(g->writes));
+			jv_add(x, "syncs", j_u64(g->syncs));
+			jv_add(x, "bytes_read", j_u64(g->bytes_read));
+			jv_add(x, "bytes_written", j_u64(g->bytes_written));
+			jv_add(by, origin_names[i], x);
+		}
+		jv_add(o, "by_origin", by);
+	}
 	return o;
 }
 
@@ -520,6 +553,7 @@ static struct json_object *file_entry(const struct report_stats *st, const struc
 	jv_add(o, "stats", j_u64(f->stats));
 	jv_add(o, "seeks", j_u64(f->seeks));
 	jv_add(o, "syncs", j_u64(f->syncs));
+	jv_add(o, "origins", origin_list(f->origins));
 	jv_add(o, "hints", j_u64(f->hints));
 	jv_add(o, "seq_reads", j_u64(f->seq_reads));
 	jv_add(o, "consec_reads", j_u64(f->consec_reads));
@@ -839,6 +873,7 @@ static struct json_object *layers(const struct report_stats *st)
 	jv_add(block, "latency_ns", lat);
 	jv_add(o, "block", block);
 	jv_add(o, "uring_requests", j_u64(l->uring_requests));
+	jv_add(o, "aio_requests", j_u64(l->aio_requests));
 	jv_add(o, "vfs_events", j_u64(l->vfs_events));
 	return o;
 }

@@ -288,6 +288,32 @@ static void sizes(const struct term *t, const struct report_stats *st)
 	}
 }
 
+/* Where the reads, writes and syncs above came from, when not all from syscalls. */
+static void origins(const struct term *t, const struct report_stats *st)
+{
+	static const char *const names[ORG_COUNT] = {"syscalls", "io_uring", "AIO",
+						     "mmap page faults"};
+	char b1[HUMAN_MAX], b2[HUMAN_MAX], b3[HUMAN_MAX], b4[HUMAN_MAX], b5[HUMAN_MAX];
+	const struct rs_origin *g;
+
+	for (int i = 1; i < ORG_COUNT; i++) {
+		g = &st->origin[i];
+		if (g->reads || g->writes || g->syncs)
+			break;
+		if (i == ORG_COUNT - 1)
+			return;
+	}
+	for (int i = 0; i < ORG_COUNT; i++) {
+		g = &st->origin[i];
+		if (!g->reads && !g->writes && !g->syncs)
+			continue;
+		fprintf(t->f, "  from %s: %s reads (%s), %s writes (%s), %s syncs\n", names[i],
+			human_count(b1, g->reads), human_bytes(b2, g->bytes_read),
+			human_count(b3, g->writes), human_bytes(b4, g->bytes_written),
+			human_count(b5, g->syncs));
+	}
+}
+
 static void application(const struct term *t, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
@@ -296,7 +322,7 @@ static void application(const struct term *t, const struct report_view *v)
 	    b6[HUMAN_MAX];
 
 	heading(t, "Application I/O (environment and pipes excluded)");
-	if (!a->calls) {
+	if (!a->calls && !a->reads && !a->writes && !a->syncs) {
 		fprintf(t->f, "  no system call on application files\n");
 		return;
 	}
@@ -313,6 +339,7 @@ static void application(const struct term *t, const struct report_view *v)
 		human_count(b3, a->opens), human_count(b4, a->stats), human_count(b5, a->syncs),
 		human_count(b6, a->mmaps));
 	fprintf(t->f, ", %s hints\n", human_count(b1, a->hints));
+	origins(t, st);
 	fprintf(t->f, "\n");
 	syscall_table(t, st);
 	sizes(t, st);
@@ -629,8 +656,14 @@ static void layers(const struct term *t, const struct report_view *v)
 			human_ns(e, sketch_quantile(&l->block_lat, 0.5)),
 			human_ns(g, sketch_quantile(&l->block_lat, 0.99)));
 	if (l->uring_requests)
-		fprintf(t->f, "  io_uring requests: %s (not in the figures above)\n",
-			human_count(a, l->uring_requests));
+		fprintf(
+		    t->f,
+		    "  io_uring requests: %s (their reads, writes and syncs are in the figures)\n",
+		    human_count(a, l->uring_requests));
+	if (l->aio_requests)
+		fprintf(t->f,
+			"  AIO requests: %s (their reads, writes and syncs are in the figures)\n",
+			human_count(a, l->aio_requests));
 }
 
 /* ---- levels above the syscalls, and phases ---- */
