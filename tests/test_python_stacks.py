@@ -498,6 +498,44 @@ class DltracePythonStacks(PythonStacks):
         # nothing from before the attach: the ready file's open is not in the trace
         self.assertFalse([e for e in events if e['path'] == os.path.join(data, 'ready')])
 
+    def test_findings_python_locations(self):
+        """Each finding's evidence names the top 3 Python locations behind it: the small
+        reads of the workload's four lines (1500, 1200, 300 and 10 calls: the fourth is
+        cut), the random reads of its one backwards line (1199 calls)."""
+        events, remarks, locs, expects = self.run_cases(self.debian_python(), ['findings'])
+        self.check_expectations(events, expects, ['findings'])
+        out = subprocess.run([DLTRACE, 'report', '--json', self.trace], capture_output=True,
+                             text=True, timeout=300)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        found = {f['id']: f for f in json.loads(out.stdout)['findings']}
+        loc = ['%s:%d %s' % (r['file'], r['line'], r['func']) for r in expects]
+        small = found['small_reads']
+        self.assertEqual(small['python_by'], 'small reads')
+        self.assertEqual([(l['location'], l['calls'], l['bytes'])
+                          for l in small['python_locations']],
+                         [(loc[0], 1500, 1500 * 100), (loc[1], 1200, 1200 * 200),
+                          (loc[2], 300, 300 * 4096)])
+        rand = found['random_reads']
+        self.assertEqual(rand['python_by'], 'random reads')
+        self.assertEqual([(l['location'], l['calls'], l['bytes'])
+                          for l in rand['python_locations']], [(loc[1], 1199, 1199 * 200)])
+        for f in found.values():  # every location behind a finding is one of the workload's
+            self.assertTrue(set(l['location'] for l in f.get('python_locations', [])) <=
+                            set(loc), f)
+        html = os.path.join(self.dir, 'report.html')
+        text = subprocess.run([DLTRACE, 'report', '--html', html, self.trace],
+                              capture_output=True, text=True, timeout=300)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        with open(html) as f:
+            page = f.read()
+        for out in (text.stdout, page):  # the terminal's and the page's evidence line
+            out = ' '.join(out.split())  # the terminal wraps it
+            for what, line, calls, amount in (('small reads', 0, '1,500', '146 KiB'),
+                                              ('random reads', 1, '1,199', '234 KiB')):
+                self.assertRegex(out, r'Python lines by %s: [^<]*?:%d case_findings '
+                                 r'\(%s calls, %s\)' % (what, expects[line]['line'], calls,
+                                                        re.escape(amount)))
+
     test_attach_pyenv_310 = test_attach_pyenv_311 = test_attach_pyenv_312 = None
 
     # pystack_check's own: not dltrace's options
