@@ -16,6 +16,7 @@ import time
 
 import machine
 import hook_options
+import lifecycle
 import measure
 import probe_list
 import replay_cost
@@ -137,6 +138,10 @@ def parse_args():
     ap.add_argument('--keep-traces', action='store_true')
     ap.add_argument('--no-hooks', action='store_true',
                     help='skip the comparison of the ways to hook the metadata syscalls')
+    ap.add_argument('--no-lifecycle', action='store_true',
+                    help='skip the start-up and exit times (bench/lifecycle.py)')
+    ap.add_argument('--lifecycle-only', action='store_true',
+                    help='only the start-up and exit times')
     ap.add_argument('--no-replay', action='store_true',
                     help='skip the instruction counts of the replay (callgrind)')
     ap.add_argument('--base', metavar='CHECKOUT',
@@ -147,11 +152,13 @@ def parse_args():
     return ap.parse_args()
 
 
-def check_setup():
+def check_setup(lifecycle_only):
     if os.geteuid() != 0:
         sys.exit('run_bench.py: run as root (BPF programs, cgroups, bpf_stats)')
-    for path in ('dltrace', 'bench/floor_loader', 'bench/floor_probes.bpf.o',
-                 'bench/micro_pread'):
+    need = ('dltrace', 'bench/first_instruction')
+    if not lifecycle_only:
+        need += ('bench/floor_loader', 'bench/floor_probes.bpf.o', 'bench/micro_pread')
+    for path in need:
         if not os.path.exists(os.path.join(ROOT, 'build', path)):
             sys.exit('run_bench.py: build/%s is missing; run `make bench`' % path)
 
@@ -170,6 +177,12 @@ def run(args, results):
     sizes = dict(workloads.QUICK if args.quick else workloads.FULL)
     if args.reps:
         sizes['reps'] = args.reps
+    if args.lifecycle_only:
+        os.makedirs(args.out, exist_ok=True)
+        base = os.path.abspath(args.base) if args.base else None
+        results['lifecycle'] = lifecycle.measure_all(ROOT, args.out, max(5, sizes['reps']), log,
+                                                     base)
+        return []
     results['config'] = dict(sizes, quick=args.quick)
     listed = probe_list.listed_syscalls(os.path.join(ROOT, 'build', 'dltrace'))
     syscalls = [(tp, name) for tp, name, _ in listed]
@@ -227,6 +240,10 @@ def run(args, results):
             meta.prepare()
             results['hooks'] = hook_options.measure_all(ROOT, meta, other, 2 * sizes['reps'],
                                                         log, base)
+        if not args.no_lifecycle:
+            log('lifecycle: start-up and exit')
+            results['lifecycle'] = lifecycle.measure_all(ROOT, args.out, max(5, sizes['reps']),
+                                                         log, base)
         if not args.no_replay:
             results['replay'] = replay_step(job, works, base, log)
         if not args.no_report_scale:
@@ -239,7 +256,7 @@ def run(args, results):
 
 def main():
     args = parse_args()
-    check_setup()
+    check_setup(args.lifecycle_only)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit('run_bench.py: terminated'))
     start = time.monotonic()
     results = {'machine': machine.describe(os.path.join(ROOT, 'build', 'dltrace'), ROOT),
@@ -254,12 +271,17 @@ def main():
         text = json.dumps(results, indent=1).replace(json.dumps(ROOT + '/')[1:-1], '')
         with open(args.results, 'w') as f:
             f.write(text + '\n')
+    if args.lifecycle_only:
+        print(lifecycle.table(results['lifecycle']))
+        return
     labels = {c.name: c.label for c in tracers.all_conditions(args.base or '.')}
     print(report.table(results['machine'], results['config'], results['summary'],
                        {w.name: w.title for w in works}, labels, results['bpf_stats'],
                        results.get('sustained'), results['unavailable']))
     if results.get('hooks'):
         print(hook_options.table(results['hooks']))
+    if results.get('lifecycle'):
+        print(lifecycle.table(results['lifecycle']))
     if results.get('replay'):
         print(report.replay_table(results['replay']))
     if 'sustained_error' in results:

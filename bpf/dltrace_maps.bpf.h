@@ -74,6 +74,8 @@ const volatile __u32 self_tgid __weak = 0;    /* dltrace itself: never traced */
 const volatile __u64 wakeup_bytes __weak = 0; /* wake the reader past this backlog */
 const volatile __u8 cache_layer __weak = 0;   /* report page-cache misses of reads */
 const volatile __u8 fork_wakeup __weak = 0;   /* wake the reader at each traced fork */
+/* the kernel lets every program type call bpf_task_from_pid (task_filter.bpf.h) */
+const volatile __u8 task_kfuncs __weak = 0;
 
 /*
  * Changed by user space while running (the .bss is memory-mapped):

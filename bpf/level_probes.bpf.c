@@ -20,6 +20,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/usdt.bpf.h>
 #include "dltrace_events.h"
+/* uprobe and USDT programs: the kernel allows them no kfuncs (6.18) */
+#define DL_FILTER_NO_KFUNCS
 #include "task_filter.bpf.h"
 #include "ring_output.bpf.h"
 

@@ -69,7 +69,8 @@ struct dl_map_lookup {
 static long dl_map_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
 	struct dl_map_lookup *m = data;
-	struct file *file = vma->vm_file;
+	/* read, not loaded: a pointer loaded from a trusted one costs the verifier a BTF search */
+	struct file *file = BPF_CORE_READ(vma, vm_file);
 
 	(void)task;
 	if (file) {

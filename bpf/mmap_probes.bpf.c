@@ -42,7 +42,8 @@ struct fault_lookup {
 static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
 	struct fault_lookup *f = data;
-	struct file *file = vma->vm_file;
+	/* read, not loaded: a pointer loaded from a trusted one costs the verifier a BTF search */
+	struct file *file = BPF_CORE_READ(vma, vm_file);
 	struct inode *inode;
 
 	(void)task;

@@ -15,25 +15,51 @@
 
 #include "dltrace_maps.bpf.h"
 
+/*
+ * The verdict of the current process's leader, (job id << 32) | slot, or 0
+ * (process_probes.bpf.c, the one object that declares the kfuncs it uses).
+ * dl_leader_verdict_btf: the way without kfuncs, for the programs of types
+ * that may not call them (DL_FILTER_NO_KFUNCS: uprobes, USDT).
+ */
+__u64 dl_leader_verdict(__u32 tgid);
+__u64 dl_leader_verdict_btf(void);
+
 static __always_inline int dl_slot_live(const struct dl_task *t)
 {
 	return t->slot && job_ids[t->slot & (DL_MAX_JOBS - 1)] == t->job_id;
 }
 
-/* The job slot whose cgroup contains the current task, or 0. */
+struct dl_cgroup_search {
+	__u64 mask;
+	__u32 slot;
+};
+
+static long dl_cgroup_step(__u64 i, void *ctx)
+{
+	struct dl_cgroup_search *c = ctx;
+	__u32 slot = i + 1;
+
+	if (!(c->mask & (1ULL << (slot & (DL_MAX_JOBS - 1)))))
+		return 0;
+	if (bpf_current_task_under_cgroup(&job_cgroups, slot) != 1)
+		return 0;
+	c->slot = slot;
+	return 1;
+}
+
+/*
+ * The job slot whose cgroup contains the current task, or 0.  In bpf_loop:
+ * the verifier checks its body once, where an unrolled loop over the 63
+ * slots cost every program thousands of verified instructions (start-up).
+ */
 static __always_inline __u32 dl_match_cgroup(void)
 {
-	__u64 mask = cgroup_slots;
+	struct dl_cgroup_search c = {.mask = cgroup_slots};
 
-	if (!mask)
+	if (!c.mask)
 		return 0;
-	for (__u32 slot = 1; slot < DL_MAX_JOBS; slot++) {
-		if (!(mask & (1ULL << slot)))
-			continue;
-		if (bpf_current_task_under_cgroup(&job_cgroups, slot) == 1)
-			return slot;
-	}
-	return 0;
+	bpf_loop(DL_MAX_JOBS - 1, dl_cgroup_step, &c, 0);
+	return c.slot;
 }
 
 /*
@@ -62,16 +88,14 @@ static __noinline struct dl_task *dl_evaluate(struct task_struct *task, struct d
 			 * Threads the kernel creates without a fork event (io_uring
 			 * workers and SQPOLL threads) follow their process's leader.
 			 */
-			struct task_struct *leader = task->group_leader;
-			struct dl_task *lt;
+#ifdef DL_FILTER_NO_KFUNCS
+			__u64 v = tgid != (__u32)id ? dl_leader_verdict_btf() : 0;
+#else
+			__u64 v = tgid != (__u32)id ? dl_leader_verdict(tgid) : 0;
+#endif
 
-			if (leader && leader != task) {
-				lt = bpf_task_storage_get(&tasks, leader, 0, 0);
-				if (lt && dl_slot_live(lt)) {
-					slot = lt->slot;
-					job_id = lt->job_id;
-				}
-			}
+			slot = (__u32)v & (DL_MAX_JOBS - 1);
+			job_id = v >> 32;
 		}
 	}
 	if (!t) {

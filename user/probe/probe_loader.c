@@ -22,6 +22,8 @@
 #include "probe/system_checks.h"
 
 static bool libbpf_verbose;
+/* a load with task_kfuncs on failed: the kernel lacks them or refuses them somewhere */
+static bool task_kfuncs_refused;
 static char failed_prog[64]; /* the program libbpf last failed to load */
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -104,6 +106,7 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 	}
 	/* stdio is attached per process: learn of new processes at once */
 	p->skel->rodata->fork_wakeup = p->plan.layer[LAYER_STDIO].active;
+	p->skel->rodata->task_kfuncs = !task_kfuncs_refused;
 	bpf_map__set_max_entries(p->skel->maps.events, o->ring_bytes);
 	p->ring_bytes = o->ring_bytes;
 	p->skipped = 0;
@@ -181,6 +184,13 @@ int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sam
 		e = dltrace_bpf__load(p->skel);
 		if (!e)
 			break;
+		if (p->skel->rodata->task_kfuncs) {
+			/* before 6.2, or program types without kfuncs: the older way */
+			task_kfuncs_refused = true;
+			dltrace_bpf__destroy(p->skel);
+			p->skel = NULL;
+			continue;
+		}
 		/* An optional layer the kernel refuses is dropped; the core is not optional. */
 		prog = failed_prog[0] ? bpf_object__find_program_by_name(p->skel->obj, failed_prog)
 				      : NULL;
@@ -365,17 +375,76 @@ int probes_attach(struct probes *p, char *err, size_t errlen)
 	return probes_attach_where(p, NULL, err, errlen);
 }
 
-struct detach_batch {
+/*
+ * Destroying a tracepoint link waits for RCU grace periods in the kernel
+ * (tracepoint_synchronize_unregister(): tens of milliseconds each).  One
+ * thread pays them one after the other, about 7 s for 200 attachments
+ * here; threads that detach at the same time wait for the same grace
+ * periods, so each link gets its own thread (up to DETACH_THREADS).
+ */
+#define DETACH_THREADS 256
+
+struct link_slice {
 	struct bpf_link **links;
-	size_t n;
+	size_t n, step;
+};
+
+static void *destroy_slice(void *arg)
+{
+	struct link_slice *s = arg;
+
+	for (size_t i = 0; i < s->n; i += s->step)
+		bpf_link__destroy(s->links[i]);
+	return NULL;
+}
+
+/*
+ * Destroy links[0..n) from up to DETACH_THREADS threads, and the nseq
+ * links after them (library layers: libbpf's USDT links share its USDT
+ * manager, not safe to detach concurrently) one by one meanwhile.
+ */
+static void destroy_links(struct bpf_link **links, size_t n, size_t nseq)
+{
+	size_t nt = n < DETACH_THREADS ? n : DETACH_THREADS;
+	struct link_slice *slices = calloc(nt + 1, sizeof(*slices));
+	pthread_t *threads = calloc(nt + 1, sizeof(*threads));
+	bool *started = calloc(nt + 1, sizeof(*started));
+	struct link_slice seq = {links + n, nseq, 1}, all = {links, n, 1};
+	pthread_attr_t attr;
+
+	if (!slices || !threads || !started) {
+		destroy_slice(&all);
+		nt = 0;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 << 10);
+	for (size_t t = 0; t < nt; t++) {
+		slices[t] = (struct link_slice){links + t, n - t, nt};
+		started[t] = !pthread_create(&threads[t], &attr, destroy_slice, &slices[t]);
+	}
+	pthread_attr_destroy(&attr);
+	destroy_slice(&seq);
+	for (size_t t = 0; t < nt; t++) {
+		if (started[t])
+			pthread_join(threads[t], NULL);
+		else
+			destroy_slice(&slices[t]);
+	}
+	free(slices);
+	free(threads);
+	free(started);
+}
+
+struct detach_batch {
+	struct bpf_link **links; /* the core's, then the library layers' */
+	size_t n, nlib;
 };
 
 static void *detach_batch(void *arg)
 {
 	struct detach_batch *b = arg;
 
-	for (size_t i = 0; i < b->n; i++)
-		bpf_link__destroy(b->links[i]);
+	destroy_links(b->links, b->n - b->nlib, b->nlib);
 	free(b->links);
 	free(b);
 	return NULL;
@@ -385,7 +454,7 @@ size_t probes_detach_where_async(struct probes *p, bool (*want)(const struct bpf
 {
 	struct detach_batch *b = calloc(1, sizeof(*b));
 	struct bpf_link **lib = NULL;
-	size_t kept = 0,
+	size_t kept = 0, n,
 	       nlib = wants_library(p, want) ? library_probes_take_links(p->libs, &lib) : 0;
 	pthread_t thread;
 
@@ -396,9 +465,6 @@ size_t probes_detach_where_async(struct probes *p, bool (*want)(const struct bpf
 		free(b);
 		return 0;
 	}
-	for (size_t i = 0; i < nlib; i++)
-		b->links[b->n++] = lib[i];
-	free(lib);
 	for (size_t i = 0; i < p->nlinks; i++) {
 		if (want(p->link_prog[i])) {
 			b->links[b->n++] = p->links[i];
@@ -409,24 +475,39 @@ size_t probes_detach_where_async(struct probes *p, bool (*want)(const struct bpf
 		p->link_layer[kept++] = p->link_layer[i];
 	}
 	p->nlinks = kept;
-	/* the kernel takes seconds to detach: let a thread wait for it */
+	for (size_t i = 0; i < nlib; i++)
+		b->links[b->n++] = lib[i];
+	b->nlib = nlib;
+	free(lib);
+	n = b->n;
+	/* the kernel takes a while to detach: let threads wait for it */
 	if (pthread_create(&thread, NULL, detach_batch, b))
 		detach_batch(b);
 	else
 		pthread_detach(thread);
-	return b->n;
+	return n;
 }
 
-/*
- * Each tracepoint detach waits for RCU grace periods under a kernel-wide
- * mutex: tens of milliseconds each, seconds for all of them, and threads
- * do not help.  See probes_release_and_exit_soon() for the way out.
- */
 void probes_detach(struct probes *p)
 {
-	library_probes_detach(p->libs, false);
-	for (size_t i = 0; i < p->nlinks; i++)
-		bpf_link__destroy(p->links[i]);
+	struct bpf_link **lib = NULL, **all;
+	size_t nlib = library_probes_take_links(p->libs, &lib);
+
+	all = malloc((p->nlinks + nlib + 1) * sizeof(*all));
+	if (!all) {
+		/* one by one then */
+		for (size_t i = 0; i < nlib; i++)
+			bpf_link__destroy(lib[i]);
+		for (size_t i = 0; i < p->nlinks; i++)
+			bpf_link__destroy(p->links[i]);
+	} else {
+		memcpy(all, p->links, p->nlinks * sizeof(*all));
+		if (nlib)
+			memcpy(all + p->nlinks, lib, nlib * sizeof(*all));
+		destroy_links(all, p->nlinks, nlib);
+		free(all);
+	}
+	free(lib);
 	p->nlinks = 0;
 }
 
@@ -483,8 +564,11 @@ void probes_destroy(struct probes *p)
 	if (p->released) {
 		/* the descriptors were handed over and closed: free, do not detach */
 		library_probes_detach(p->libs, true);
-		for (size_t i = 0; i < p->nlinks; i++)
+		for (size_t i = 0; i < p->nlinks; i++) {
 			bpf_link__disconnect(p->links[i]);
+			bpf_link__destroy(p->links[i]); /* frees it only */
+		}
+		p->nlinks = 0;
 	}
 	probes_detach(p);
 	library_probes_free(p->libs);

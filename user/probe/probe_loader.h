@@ -63,17 +63,21 @@ int probes_attach(struct probes *p, char *err, size_t errlen);
 int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program *), char *err,
 			size_t errlen);
 /*
- * Detach the programs `want` selects from a background thread (detaching
- * takes the kernel seconds); returns how many at once.
+ * Detach the programs `want` selects from a background thread (each
+ * tracepoint detach waits for RCU grace periods: the links are destroyed
+ * from many threads at once, so that they wait together); returns how many.
  */
 size_t probes_detach_where_async(struct probes *p, bool (*want)(const struct bpf_program *));
-/* Detach every program (no new records); the ring can still be drained. */
+/*
+ * Detach every program (no new records); the ring can still be drained.
+ * Many threads at once: about a second for 200 tracepoints, not seven.
+ */
 void probes_detach(struct probes *p);
 /*
  * Last call before exiting: the kernel needs tens of milliseconds per
- * tracepoint to detach (RCU grace periods), seconds for all of them.  A
- * background process takes over the links and detaches them while dltrace
- * exits at once.  Closes every descriptor above 2: call it only when the
+ * tracepoint to detach (RCU grace periods), about a second for all of them
+ * even from many threads.  A background process takes over the links and
+ * detaches them (probes_detach) while dltrace exits at once.  Closes every descriptor above 2: call it only when the
  * trace is complete and the programs idle (every job slot cleared).
  */
 void probes_release_and_exit_soon(struct probes *p);
