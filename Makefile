@@ -96,8 +96,21 @@ $(BUILD)/tests/pftrace_encode: tests/perfetto/pftrace_encode.c \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
+# The live view's aggregation, fed by hand (tests/live/, test_live_stats).
+LIVE_TEST_OBJS := $(addprefix $(BUILD)/obj/,view/live_stats.o view/top_view.o \
+	view/live_snapshot_json.o event/event_consumer.o event/syscall_table.o lib/id_map.o \
+	lib/u64_index.o lib/path_table.o lib/json_string.o lib/json_value.o)
+$(BUILD)/tests/live_stats_test: tests/live/live_stats_test.c $(LIVE_TEST_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ -ljson-c
+
 workloads: $(TEST_WORKLOADS) $(PFTRACE_TEST_BINS) $(BUILD)/tools/pystack_check \
-	$(BUILD)/tests/py_linetable_check
+	$(BUILD)/tests/py_linetable_check $(BUILD)/tests/live_stats_test
+
+# A reader with no dynamic loader, so that its reads are the only ones of its job.
+$(BUILD)/tests/static_reader: tests/workloads/static_reader.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -static -o $@ $<
 
 $(BUILD)/tests/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
@@ -146,7 +159,7 @@ FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_
 	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \
 	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
 	format/chrome/chrome_format.c io/output_sink.c io/input_stream.c lib/fs_names.c lib/path_table.c \
-	lib/decimal.c lib/json_value.c)
+	lib/decimal.c lib/json_value.c io/progress.c)
 FUZZ_TARGET := $(BUILD)/fuzz/trace_reader_fuzz
 
 $(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)

@@ -7,15 +7,28 @@ decoder and one consumer, with no kernel involved, under
 replay_records() the same on a loaded or an idle machine.  Modes: json (the
 Chrome writer), gz (the same, gzip level 1), pftrace and pftrace.gz (the
 .pftrace writer; gzip level 5), report (the report's accumulators beside
-the JSON writer, as `--report` runs them) and summary (the accumulators
-alone, as `--summary-only` runs them).
+the JSON writer, as `--report` runs them), summary (the accumulators
+alone, as `--summary-only` runs them), live (the live view's statistics
+beside the JSON writer, as `--live` runs them, with a snapshot and a screen
+every 131,072 events) and live-only (the live view without a trace file:
+`dltrace top` without -o).
+
+Wall-clock: the same replay without valgrind, the modes interleaved, REPS
+times each; medians and ranges of ns per event.
+
+Standalone: replay_cost.py [--reps N] [--modes a,b] RECORDS...  (records saved
+with `dltrace --save-records FILE -- ...`).
 """
+import argparse
 import os
 import re
+import statistics
 import subprocess
+import sys
 import tempfile
 
-MODES = ('json', 'gz', 'pftrace', 'pftrace.gz', 'report', 'summary')
+MODES = ('json', 'gz', 'pftrace', 'pftrace.gz', 'report', 'summary', 'live', 'live-only')
+WALL_MODES = ('json', 'live', 'live-only')
 
 
 def record(dltrace, argv, records, env=None):
@@ -64,3 +77,41 @@ def replay_costs(replays, records_by_workload, log):
                 log('  replay %-8s %-8s %-10s %8.0f instructions/event (%d events)' %
                     (work, build, mode, r['per_event'], r['events']))
     return out
+
+
+def wall_times(replay, records, modes=WALL_MODES, reps=7):
+    """{mode: {'median', 'min', 'max', 'runs'}} of ns per event, the modes interleaved."""
+    runs = {m: [] for m in modes}
+    for rep in range(reps):
+        k = rep % len(modes)
+        for mode in modes[k:] + modes[:k]:
+            res = subprocess.run([replay, mode, records], capture_output=True, text=True,
+                                 check=True)
+            runs[mode].append(float(re.search(r'ns_per_event ([\d.]+)', res.stdout).group(1)))
+    return {m: {'median': statistics.median(v), 'min': min(v), 'max': max(v), 'runs': v}
+            for m, v in runs.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser(description='instructions and wall-clock per event of the replay')
+    ap.add_argument('--replay', default=os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), 'build', 'bench', 'replay'))
+    ap.add_argument('--reps', type=int, default=7)
+    ap.add_argument('--modes', default='json,live,live-only')
+    ap.add_argument('records', nargs='+')
+    args = ap.parse_args()
+    modes = tuple(args.modes.split(','))
+    for records in args.records:
+        print('%s (load average %.1f)' % (os.path.basename(records), os.getloadavg()[0]))
+        for mode in modes:
+            r = instructions(args.replay, mode, records)
+            print('  %-9s %8.0f instructions/event (%d events)' % (mode, r['per_event'],
+                                                                 r['events']))
+        for mode, w in wall_times(args.replay, records, modes, args.reps).items():
+            print('  %-9s %8.1f ns/event wall, median of %d (%.1f-%.1f)' % (
+                mode, w['median'], args.reps, w['min'], w['max']))
+        sys.stdout.flush()
+
+
+if __name__ == '__main__':
+    main()

@@ -153,13 +153,23 @@ def replay_table(replay):
     """Instructions per event of the replay, by workload, build and consumer."""
     lines = ['', 'user-space instructions per event (replay of recorded ring records under '
              'callgrind: decoder + consumer, no kernel)',
-             '%-10s %-6s %10s %10s %10s %10s %10s %10s' % (
+             '%-10s %-6s %10s %10s %10s %10s %10s %10s %10s %10s' % (
                  'workload', 'build', 'json', 'json.gz', 'pftrace', 'pftrace.gz', 'report',
-                 'summary')]
+                 'summary', 'live', 'live-only')]
     for work, builds in replay.items():
         for build, modes in builds.items():
+            if build == 'wall':
+                continue
             lines.append('%-10s %-6s' % (work, build) + ''.join(
                 ' %10s' % _fmt(modes[m]['per_event'] if m in modes else None)
-                for m in ('json', 'gz', 'pftrace', 'pftrace.gz', 'report', 'summary')))
+                for m in ('json', 'gz', 'pftrace', 'pftrace.gz', 'report', 'summary', 'live',
+                          'live-only')))
+    walls = [(w, b['wall']) for w, b in replay.items() if 'wall' in b]
+    if walls:
+        lines += ['', 'wall-clock ns per event of the replay (modes interleaved), median [min-max]']
+        for work, wall in walls:
+            lines.append('%-10s ' % work + '   '.join(
+                '%s %.0f [%.0f-%.0f]' % (m, v['median'], v['min'], v['max'])
+                for m, v in wall.items()))
     return '\n'.join(lines)
 

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 
+import daemon_metrics_cost
 import machine
 import hook_options
 import lifecycle
@@ -109,7 +110,12 @@ def replay_step(job, works, base, log):
     if base:
         replays['base'] = os.path.join(base, 'build', 'bench', 'replay')
     try:
-        return replay_cost.replay_costs(replays, records, log)
+        costs = replay_cost.replay_costs(replays, records, log)
+        for work, path in records.items():  # --live against none, wall-clock
+            costs[work]['wall'] = replay_cost.wall_times(replays['this'], path)
+            log('  replay %-8s wall ns/event: %s' % (work, ', '.join(
+                '%s %.0f' % (m, v['median']) for m, v in costs[work]['wall'].items())))
+        return costs
     finally:
         for path in records.values():
             os.unlink(path)
@@ -135,6 +141,8 @@ def parse_args():
     ap.add_argument('--no-sustained', action='store_true')
     ap.add_argument('--no-bpf-stats', action='store_true')
     ap.add_argument('--no-report-scale', action='store_true')
+    ap.add_argument('--no-daemon-metrics', action='store_true',
+                    help='skip the daemon with /metrics off vs scraped every second')
     ap.add_argument('--keep-traces', action='store_true')
     ap.add_argument('--no-hooks', action='store_true',
                     help='skip the comparison of the ways to hook the metadata syscalls')
@@ -248,6 +256,16 @@ def run(args, results):
             results['replay'] = replay_step(job, works, base, log)
         if not args.no_report_scale:
             results['report_scale'] = report_scale(sizes)
+        if not args.no_daemon_metrics:
+            log('daemon: /metrics off vs on and scraped every second')
+            try:
+                results['daemon_metrics'] = daemon_metrics_cost.measure_all(
+                    os.path.join(job.build, 'dltrace'), os.path.join(job.build, 'bench',
+                                                                     'micro_pread'),
+                    sizes['reps'], sizes['micro_calls'], log)
+            except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+                results['daemon_metrics_error'] = str(e)
+                log('daemon metrics step failed: %s' % e)
         results['summary'] = report.summarize(runs, works, conditions)
         results['bpf_stats'] = report.bpf_summary(
             [r for r in results['bpf_runs'] if 'error' not in r])
@@ -288,6 +306,8 @@ def main():
         print('\nsustained test failed: %s' % results['sustained_error'])
     if results.get('report_scale'):
         print('\n' + results['report_scale']['line'])
+    if results.get('daemon_metrics'):
+        print(daemon_metrics_cost.table(results['daemon_metrics']))
     print('\nruntime %.0f s; results in %s' % (results['runtime_s'], args.results))
 
 

@@ -176,18 +176,22 @@ class Dltrace(Condition):
     KINDS = {'json': ('json', '.json', []), 'gz': ('gz', '.json.gz', []),
              'pftrace': ('pftrace', '.pftrace', []),
              'pftrace.gz': ('pftrace-gz', '.pftrace.gz', []),
-             'summary': ('summary', '.summary.json', ['--summary-only'])}
+             'summary': ('summary', '.summary.json', ['--summary-only']),
+             'live': ('json-live', '.json', ['--live'])}
 
     def __init__(self, gzip, base=None, kind=None):
-        """kind: json, gz (gzip), pftrace, pftrace.gz or summary (--summary-only, no
-        trace).  base: another built checkout, measured under the names base-json,
-        base-gz."""
+        """kind: json, gz (gzip), pftrace, pftrace.gz, summary (--summary-only, no
+        trace) or live (.json with the live view: --live, its lines on the workload's
+        standard output).  base: another built checkout, measured under the names
+        base-json, base-gz."""
         kind = kind or ('gz' if gzip else 'json')
         name, self.suffix, self.options = self.KINDS[kind]
+        self.kind = kind
         self.base = base
         self.name = ('base-' if base else 'dltrace-') + name
         self.label = ('dltrace (base) ' if base else 'dltrace ') + (
-            '--summary-only' if kind == 'summary' else self.suffix)
+            '--summary-only' if kind == 'summary' else
+            ' '.join([self.suffix] + self.options))
         if kind in ('pftrace', 'pftrace.gz'):
             self.only = ('micro-1t', 'pytorch')  # sizes: the JSON's workloads
 
@@ -239,7 +243,7 @@ class Dltrace(Condition):
                 summary = report_summary(os.path.join(build, 'dltrace'), trace)
             result.update(events=summary['events'], lost=summary['lost_events'],
                           lost_bytes=summary['lost_bytes'], counts=summary['counts'])
-            if not self.options:  # a trace, not the report alone
+            if self.kind != 'summary':  # a trace, not the report alone
                 result['trace_bytes'] = os.path.getsize(trace)
             _remove(job, trace)
         return result
@@ -434,6 +438,7 @@ def _wait_log(f, text, timeout=60):
 
 def all_conditions(base=None):
     base_runs = [Dltrace(False, base), Dltrace(True, base)] if base else []
-    return [Untraced(), Floor(), Dltrace(False), Dltrace(True), Dltrace(False, kind='pftrace'),
-            Dltrace(False, kind='pftrace.gz'), Dltrace(False, kind='summary')] + base_runs + [
+    return [Untraced(), Floor(), Dltrace(False), Dltrace(False, kind='live'), Dltrace(True),
+            Dltrace(False, kind='pftrace'), Dltrace(False, kind='pftrace.gz'),
+            Dltrace(False, kind='summary')] + base_runs + [
         Strace(), Bpftrace(), PerfTrace(), DaemonIdle(True), DaemonIdle(False)]

@@ -9,8 +9,10 @@ import signal
 import socket
 import stat
 import subprocess
+import re
 import time
 import unittest
+import urllib.request
 
 from dltrace_harness import (DLTRACE, TraceTest, cgroup2_root, load_trace, remove_cgroup,
                              start_in_cgroup, wait_for)
@@ -30,6 +32,8 @@ class Daemon:
         conf = {
             'job_cgroup': '/%s/system.slice/slurmstepd.scope/job_*' % os.path.basename(self.root),
             'log_dir': self.log_dir, 'socket': self.socket, 'idle_detach_s': '1',
+            # any free port: tests (and other daemons) may run beside each other
+            'metrics_listen': '127.0.0.1:0',
         }
         conf.update(settings)
         self.write_config(conf)
@@ -37,6 +41,18 @@ class Daemon:
         self.proc = subprocess.Popen([DLTRACE, 'daemon', '--config', self.config, '--foreground'],
                                      stderr=self.err)
         assert wait_for(lambda: 'started' in self.log(), timeout=60), self.log()
+
+    def metrics_port(self):
+        m = re.search(r'metrics on \S+, port (\d+)', self.log())
+        return int(m.group(1)) if m else None
+
+    def metrics(self, accept=None):
+        """GET /metrics: (content type, text)."""
+        req = urllib.request.Request('http://127.0.0.1:%d/metrics' % self.metrics_port())
+        if accept:
+            req.add_header('Accept', accept)
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.headers['Content-Type'], r.read().decode('utf-8')
 
     def write_config(self, conf):
         with open(self.config, 'w') as f:
@@ -275,6 +291,8 @@ class DaemonConfigTest(TraceTest):
             'gzip_level = 11\n': "line 1: gzip_level: '11' is not a valid number here",
             'trace_format = xml\n': 'line 1: trace_format needs json, pftrace or none',
             'no equals sign\n': "line 1: expected 'key = value'",
+            'metrics_listen = 9477\n': 'line 1: metrics_listen needs HOST:PORT',
+            'metrics_listen = localhost:http\n': 'line 1: metrics_listen needs HOST:PORT',
         }
         for text, message in cases.items():
             conf = self.path('bad.conf')

@@ -25,6 +25,7 @@
 #include "format/trace_format.h"
 #include "io/output_file.h"
 #include "io/output_sink.h"
+#include "io/progress.h"
 
 struct convert_options {
 	const char *in, *out;
@@ -52,7 +53,9 @@ static void convert_usage(FILE *out)
 		"A trace cut short (a crash, a full disk) is converted with a warning, and\n"
 		"its summary says it was truncated.  Exit status: 0; 1 when the input cannot\n"
 		"be read (empty, not a dltrace trace, corrupt gzip data) or the output cannot\n"
-		"be written; 2 on usage errors.\n");
+		"be written; 2 on usage errors.  On a terminal, reading for more than a\n"
+		"second shows its progress on standard error (bytes read of the total,\n"
+		"events/s, time left; not with -q).\n");
 }
 
 static int parse_args(int argc, char **argv, struct convert_options *o)
@@ -165,6 +168,7 @@ static int convert(const struct convert_options *o)
 	struct output_sink sink;
 	struct trace_writer *w;
 	struct event_tee tee;
+	struct progress *progress;
 	char err[600];
 	const char *tail;
 	size_t tail_len;
@@ -197,7 +201,10 @@ static int convert(const struct convert_options *o)
 	event_tee_init(&tee);
 	event_tee_add(&tee, &watch.c);
 	event_tee_add(&tee, trace_writer__consumer(w));
-	if (trace_file_read(o->in, &tee.consumer, st)) {
+	progress = o->quiet ? NULL : progress__new("dltrace convert", progress_file_size(o->in));
+	rc = trace_file_read_progress(o->in, &tee.consumer, st, progress);
+	progress__done(progress);
+	if (rc) {
 		fprintf(stderr, "dltrace convert: %s: %s", o->in, st->error);
 		if (watch.begun)
 			fprintf(stderr, "; %s holds only what came before",

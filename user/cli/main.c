@@ -26,7 +26,10 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "convert"))
 		return convert_main(argc - 1, argv + 1);
 
-	rc = trace_options_parse(&o, argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "top")) /* tracing, with the live view */
+		rc = trace_options_parse(&o, argc - 1, argv + 1);
+	else
+		rc = trace_options_parse(&o, argc, argv);
 	if (!rc)
 		rc = trace_run(&o);
 	else if (rc == 1)

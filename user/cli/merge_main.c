@@ -25,6 +25,7 @@
 #include "event/version.h"
 #include "format/trace_format.h"
 #include "io/output_file.h"
+#include "io/progress.h"
 #include "merge/event_merge.h"
 #include "merge/merge_meta.h"
 #include "merge/trace_merge.h"
@@ -58,7 +59,9 @@ static void merge_usage(FILE *out)
 		"Traces cut short (a crash, a full disk) are merged with a warning.  The\n"
 		"inputs are read twice (first lines, then everything): they must be files.\n"
 		"Exit status: 0; 1 when a trace cannot be read (empty, not a dltrace trace,\n"
-		"corrupt gzip data) or the output cannot be written; 2 on usage errors.\n");
+		"corrupt gzip data) or the output cannot be written; 2 on usage errors.\n"
+		"On a terminal, reading for more than a second shows its progress on\n"
+		"standard error (bytes read of the total, events/s, time left; not with -q).\n");
 }
 
 /* Returns 0 to go on, 1 after --help, or the usage error's status; *first: first input. */
@@ -160,13 +163,34 @@ static void warn_input(const struct merge_input *in)
 			in->path, (unsigned long long)in->summary.lost_events);
 }
 
+/* The progress line of the inputs' bytes (NULL: -q, or not on a terminal). */
+static struct progress *merge_progress(const struct merge_options *o, const struct merge_input *in,
+				       uint32_t n)
+{
+	uint64_t total = 0;
+
+	if (o->quiet)
+		return NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t size = progress_file_size(in[i].path);
+
+		if (!size) { /* one cannot be sized: no total */
+			total = 0;
+			break;
+		}
+		total += size;
+	}
+	return progress__new("dltrace merge", total);
+}
+
 /* Stream every input into the sink; 0, or 1 after an error (already printed). */
 static int merge_inputs(struct trace_merge *m, struct merge_input *in, uint32_t n,
-			const char *output)
+			const char *output, struct progress *progress)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		trace_merge_begin(m, i, in[i].shift_ns, in[i].hostname.s, in[i].hostname.len);
-		if (trace_read_file(in[i].path, trace_merge_event, m, &in[i].status)) {
+		if (trace_read_file_progress(in[i].path, trace_merge_event, m, &in[i].status,
+					     progress)) {
 			fprintf(stderr, "dltrace merge: %s: %s; %s holds only what came before\n",
 				in[i].path, in[i].status.error,
 				strcmp(output, "-") ? output : "the output");
@@ -189,6 +213,7 @@ static int write_merged(const struct merge_options *o, struct merge_input *in, u
 	struct file_owner owner = invoking_user();
 	struct output_sink sink;
 	struct trace_merge m;
+	struct progress *progress;
 	char err[600], tail[MERGE_TAIL_MAX];
 	uint32_t origin = merge_align(in, n);
 	size_t tail_len;
@@ -209,7 +234,9 @@ static int write_merged(const struct merge_options *o, struct merge_input *in, u
 	merge_write_header(&sink, in, n, origin);
 	sink_flush(&sink); /* the header is its own chunk: it survives a full disk */
 	trace_merge_init(&m, &sink, n);
-	rc = merge_inputs(&m, in, n, o->output);
+	progress = merge_progress(o, in, n);
+	rc = merge_inputs(&m, in, n, o->output, progress);
+	progress__done(progress);
 	tail_len =
 	    merge_summary_tail(tail, sizeof(tail), in, n, m.events + 2, sink.error != 0 || rc != 0);
 	werr = sink_close(&sink, tail, tail_len);
@@ -313,6 +340,7 @@ static int write_merged_events(const struct merge_options *o, struct merge_input
 	struct output_sink sink;
 	struct trace_writer *w;
 	struct event_merge m;
+	struct progress *progress;
 	char err[600];
 	const char *tail;
 	size_t tail_len;
@@ -334,9 +362,10 @@ static int write_merged_events(const struct merge_options *o, struct merge_input
 	merged_begin(trace_writer__consumer(w), in, n, origin);
 	sink_flush(&sink); /* the header is its own chunk: it survives a full disk */
 	event_merge_init(&m, trace_writer__consumer(w), n);
+	progress = merge_progress(o, in, n);
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		event_merge_begin(&m, i, in[i].shift_ns, in[i].hostname.s, in[i].hostname.len);
-		if (trace_file_read(in[i].path, &m.consumer, &in[i].status)) {
+		if (trace_file_read_progress(in[i].path, &m.consumer, &in[i].status, progress)) {
 			fprintf(stderr, "dltrace merge: %s: %s; %s holds only what came before\n",
 				in[i].path, in[i].status.error,
 				strcmp(o->output, "-") ? o->output : "the output");
@@ -347,6 +376,7 @@ static int write_merged_events(const struct merge_options *o, struct merge_input
 		if (!rc)
 			warn_input(&in[i]);
 	}
+	progress__done(progress);
 	merged_end(trace_writer__consumer(w), in, n, sink.error != 0 || rc != 0);
 	tail = trace_writer__tail(w, &tail_len);
 	werr = sink_close(&sink, tail, tail_len);

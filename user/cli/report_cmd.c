@@ -13,6 +13,7 @@
 #include "cli/cli_usage.h"
 #include "format/trace_format.h"
 #include "io/output_file.h"
+#include "io/progress.h"
 #include "report/report_session.h"
 
 struct report_options {
@@ -47,7 +48,9 @@ static void report_usage(FILE *out)
 		"The terminal report uses colors when standard output is a terminal and\n"
 		"NO_COLOR is not set.  A trace cut short (no closing ']', a cut last event)\n"
 		"is summarized with a warning.  Exit status: 0, or 1 when a trace cannot be\n"
-		"read (empty, not a dltrace trace, corrupt gzip data), 2 on usage errors.\n",
+		"read (empty, not a dltrace trace, corrupt gzip data), 2 on usage errors.\n"
+		"On a terminal, reading for more than a second shows its progress on\n"
+		"standard error (bytes read of the total, events/s, time left).\n",
 		REPORT_DEFAULT_TOP);
 }
 
@@ -94,6 +97,7 @@ static int parse_size(const char *s, uint64_t *out)
 
 static int read_traces(struct report_session *s, char **files, int n)
 {
+	struct progress *progress;
 	int64_t origin = INT64_MAX;
 	char err[400];
 
@@ -111,12 +115,15 @@ static int read_traces(struct report_session *s, char **files, int n)
 	}
 	if (origin != INT64_MAX)
 		report_session__set_origin(s, origin);
+	progress = progress__new("dltrace report", progress_file_sizes(files, n));
 	for (int i = 0; i < n; i++) {
-		if (report_session__read_file(s, files[i], err, sizeof(err))) {
+		if (report_session__read_file_progress(s, files[i], progress, err, sizeof(err))) {
+			progress__done(progress);
 			fprintf(stderr, "dltrace report: %s: %s\n", files[i], err);
 			return 1;
 		}
 	}
+	progress__done(progress);
 	return 0;
 }
 

@@ -24,11 +24,12 @@ void trace_usage(FILE *out)
 		"Usage: dltrace [OPTIONS] --pid PID\n"
 		"       dltrace [OPTIONS] --cgroup CGROUP\n"
 		"       dltrace [OPTIONS] -- COMMAND [ARGS...]\n"
+		"       dltrace top [OPTIONS] --pid PID|--cgroup CGROUP|-- COMMAND\n"
 		"       dltrace report [--json] [--html FILE] TRACE...\n"
 		"       dltrace merge TRACE... -o OUTPUT\n"
 		"       dltrace convert IN OUT\n"
 		"       dltrace daemon [--config FILE] [--foreground]\n"
-		"       dltrace ctl status|start --cgroup CGROUP|stop JOB\n"
+		"       dltrace ctl status|start --cgroup CGROUP|stop JOB|top JOB\n"
 		"\n"
 		"Trace the file I/O of a process tree with eBPF and write a trace that opens\n"
 		"in Perfetto (https://ui.perfetto.dev): Chrome JSON or Perfetto's protobuf.\n"
@@ -47,6 +48,9 @@ void trace_usage(FILE *out)
 		"                         '-' is standard output (JSON)\n"
 		"                         (default: dltrace-YYYYmmdd-HHMMSS.json)\n"
 		"  -d, --duration SECS    stop after SECS seconds\n"
+		"      --live             show the live view (as dltrace top) while tracing\n"
+		"  -i, --interval SECS    seconds between two screens of the live view\n"
+		"                         (default 1)\n"
 		"      --report           print the I/O report when tracing ends\n"
 		"      --report-json FILE write the report as JSON to FILE ('-': standard\n"
 		"                         output) when tracing ends\n"
@@ -111,6 +115,31 @@ static void list_syscalls(void)
 	}
 }
 
+static void top_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: dltrace top [OPTIONS] --pid PID\n"
+		"       dltrace top [OPTIONS] --cgroup CGROUP\n"
+		"       dltrace top [OPTIONS] -- COMMAND [ARGS...]\n"
+		"\n"
+		"Trace a job and show its I/O live: per process (as a tree), per file, per\n"
+		"directory and per capture layer, rates over the last interval and totals\n"
+		"since the start, lost events, the training thread's time in I/O and its data\n"
+		"stall (with dltrace markers).  On a terminal, a full screen:\n"
+		"  p f d l   processes, files, directories, layers (Tab: the next one)\n"
+		"  < >       sort by the column to the left or right (r: reverse order)\n"
+		"  t         processes as a tree or a list\n"
+		"  space     pause (tracing goes on)\n"
+		"  q         stop tracing, as Ctrl-C: a command started with -- gets SIGINT\n"
+		"Otherwise one line per interval (a header line first): the counts of the\n"
+		"interval, for logs and scripts.\n"
+		"\n"
+		"  -i, --interval SECS    seconds between two screens (default 1)\n"
+		"  -o, --output FILE      also write the trace (none without -o)\n"
+		"\n"
+		"Every option of 'dltrace --help' applies.  See dltrace(8).\n");
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "dltrace: ");
@@ -145,6 +174,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 		OPT_LIB,
 		OPT_LIST_SYSCALLS,
 		OPT_SUMMARY_ONLY,
+		OPT_LIVE,
 		OPT_PYTHON_STACKS,
 		OPT_PYTHON_SKIP
 	};
@@ -154,6 +184,8 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'},
 	    {"duration", required_argument, NULL, 'd'},
 	    {"report", no_argument, NULL, OPT_REPORT},
+	    {"live", no_argument, NULL, OPT_LIVE},
+	    {"interval", required_argument, NULL, 'i'},
 	    {"report-json", required_argument, NULL, OPT_REPORT_JSON},
 	    {"summary-only", no_argument, NULL, OPT_SUMMARY_ONLY},
 	    {"ring-size", required_argument, NULL, OPT_RING},
@@ -179,12 +211,14 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	o->ring_bytes = 16ull << 20;
 	o->layers = LAYERS_DEFAULT;
 	o->vfs_attach = VFS_ATTACH_AUTO;
+	o->interval = 0;
+	o->top = o->live = argc > 0 && !strcmp(argv[0], "top");
 	o->python_stacks = PY_STACKS_DEFAULT;
 	py_rules_init(&o->python_skip);
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option so that COMMAND's own options are its own */
-	while ((c = getopt_long(argc, argv, "+:p:c:o:d:qvhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:c:o:d:i:qvhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (o->npids == MAX_PIDS)
@@ -216,6 +250,18 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 			break;
 		case OPT_SUMMARY_ONLY:
 			o->summary_only = true;
+			break;
+		case OPT_LIVE:
+			o->live = true;
+			break;
+		case 'i':
+			errno = 0;
+			o->interval = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->interval >= 0.1) ||
+			    o->interval > 86400)
+				return usage_error("--interval needs a number of seconds from 0.1 "
+						   "to 86400, not '%s'",
+						   optarg);
 			break;
 		case OPT_REPORT_JSON:
 			if (!*optarg)
@@ -300,7 +346,10 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 			o->verbose = true;
 			break;
 		case 'h':
-			trace_usage(stdout);
+			if (o->top)
+				top_usage(stdout);
+			else
+				trace_usage(stdout);
 			return 1;
 		case OPT_LIST_SYSCALLS:
 			list_syscalls();
@@ -335,6 +384,10 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 		return usage_error("--summary-only writes the report as JSON, not a trace: give -o "
 				   "a .json file, not '%s'",
 				   o->output);
+	if (o->interval && !o->live)
+		return usage_error("--interval is for the live view (--live or dltrace top)%s", "");
+	if (!o->interval)
+		o->interval = 1;
 	if ((o->npids > 0) + (o->cgroup != NULL) + (o->command != NULL) != 1)
 		return usage_error("give exactly one target kind: --pid, --cgroup or -- COMMAND%s",
 				   "");

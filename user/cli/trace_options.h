@@ -37,6 +37,9 @@ struct trace_options {
 	size_t nlibs;
 	int vfs_attach;		 /* enum vfs_attach */
 	bool report;		 /* --report: the terminal report */
+	bool live;		 /* --live, or `dltrace top`: the live view */
+	bool top;		 /* `dltrace top`: a trace file only with -o */
+	double interval;	 /* -i: seconds between two screens of the live view */
 	const char *report_json; /* --report-json FILE */
 	bool summary_only;	 /* --summary-only: no trace, the report's JSON into -o's file */
 	bool quiet;

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #define REQUEST_MAX 4096
-#define REPLY_MAX   (256 << 10)
+#define REPLY_MAX   (4 << 20) /* ctl top's snapshots: every row of a job */
 
 static int make_addr(const char *path, struct sockaddr_un *a)
 {
@@ -106,14 +106,17 @@ void control_serve_one(int listen_fd, control_handler handler, void *ctx)
 	close(fd);
 }
 
-int control_request(const char *path, const char *request, char *err, size_t errlen)
+int control_request_reply(const char *path, const char *request, char **body, size_t *len,
+			  char *err, size_t errlen)
 {
 	struct sockaddr_un a;
-	char buf[65536];
-	size_t got = 0;
-	int fd, ok = -1;
+	size_t got = 0, cap = 65536;
+	char *buf;
+	int fd;
 	ssize_t n;
 
+	*body = NULL;
+	*len = 0;
 	if (make_addr(path, &a)) {
 		snprintf(err, errlen, "socket path too long: %s", path);
 		return -1;
@@ -131,23 +134,51 @@ int control_request(const char *path, const char *request, char *err, size_t err
 	write_reply(fd, request);
 	write_reply(fd, "\n");
 	shutdown(fd, SHUT_WR);
-	while ((n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0) {
-		got += n;
-		if (got == sizeof(buf) - 1) {
-			fwrite(buf, 1, got, stdout);
-			got = 0;
-			ok = 0;
+	buf = malloc(cap);
+	while (buf) {
+		if (got + 1 == cap) {
+			char *more = cap < REPLY_MAX * 2 ? realloc(buf, cap * 2) : NULL;
+
+			if (!more)
+				break;
+			buf = more;
+			cap *= 2;
 		}
+		n = read(fd, buf + got, cap - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
 	}
 	close(fd);
+	if (!buf) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	buf[got] = '\0';
-	if (ok == 0 || strncmp(buf, "ok\n", 3) == 0) {
-		fputs(ok == 0 ? buf : buf + 3, stdout);
+	if (strncmp(buf, "ok\n", 3) == 0) {
+		memmove(buf, buf + 3, got - 3 + 1);
+		*body = buf;
+		*len = got - 3;
 		return 0;
 	}
 	snprintf(err, errlen, "%s", strncmp(buf, "error: ", 7) == 0 ? buf + 7 : buf);
 	err[strcspn(err, "\n")] = '\0';
 	if (!*err)
 		snprintf(err, errlen, "no reply from the daemon");
+	free(buf);
 	return -1;
+}
+
+int control_request(const char *path, const char *request, char *err, size_t errlen)
+{
+	char *body;
+	size_t len;
+
+	if (control_request_reply(path, request, &body, &len, err, errlen))
+		return -1;
+	fwrite(body, 1, len, stdout);
+	free(body);
+	return 0;
 }

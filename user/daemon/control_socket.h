@@ -2,7 +2,8 @@
 /*
  * The daemon's control socket: a unix stream socket (mode 0600) that only
  * root may use (peer credentials are checked).  One request line per
- * connection ("status", "start CGROUP", "stop JOB"), one reply: a first
+ * connection ("status", "start CGROUP", "stop JOB", "top JOB", "top-totals JOB"),
+ * one reply: a first
  * line "ok" or "error: reason", then the body.
  */
 #ifndef CONTROL_SOCKET_H
@@ -18,6 +19,9 @@ typedef void (*control_handler)(void *ctx, const char *request, char *reply, siz
 /* Accept one connection and answer it (call when the listening fd is readable). */
 void control_serve_one(int listen_fd, control_handler handler, void *ctx);
 
+/* Client: send request, get the reply's body (malloc'd, NUL-terminated); 0 on "ok". */
+int control_request_reply(const char *path, const char *request, char **body, size_t *len,
+			  char *err, size_t errlen);
 /* Client: send request, print the reply's body to stdout.  Returns 0 on "ok". */
 int control_request(const char *path, const char *request, char *err, size_t errlen);
 

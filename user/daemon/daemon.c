@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -33,6 +34,7 @@
 #include "live/cgroup_lookup.h"
 #include "lib/json_value.h"
 #include "daemon/control_socket.h"
+#include "daemon/ctl_top.h"
 #include "daemon/daemon_config.h"
 #include "daemon/job_files.h"
 #include "live/job_trace.h"
@@ -40,6 +42,10 @@
 #include "probe/probe_loader.h"
 #include "probe/system_checks.h"
 #include "event/version.h"
+#include "metrics/http_server.h"
+#include "metrics/openmetrics.h"
+#include "view/live_snapshot_json.h"
+#include "view/live_stats.h"
 
 #define DEFAULT_CONFIG	"/etc/dltrace/dltrace.conf"
 #define LOOP_MS		50
@@ -57,7 +63,9 @@ struct job {
 	struct job_files files;
 	struct job_trace trace;
 	struct report_session *report; /* the job's summary, from its whole event stream */
-	struct lost_counts lost0; /* the slot's counters when the job started */
+	struct live_stats *live;       /* ctl top and /metrics */
+	double start_time;	       /* Unix time tracing began */
+	struct lost_counts lost0;      /* the slot's counters when the job started */
 	uint64_t end_at;
 	const char *stop_reason;
 	time_t started;
@@ -76,6 +84,9 @@ struct daemon {
 	int listen_fd;
 	time_t last_expiry;
 	uint64_t jobs_done;
+	struct http_server *metrics;	 /* /metrics (NULL: off) */
+	uint64_t events_done, lost_done; /* of the finished jobs, for /metrics */
+	double start_time;
 };
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -189,6 +200,7 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 	}
 	j->cgroup_id = st.st_ino;
 	j->started = time(NULL);
+	j->start_time = wall_ns() / 1e9;
 	fd = job_files_create(&j->files, d->cfg.log_dir, j->started, jobid, d->host,
 			      d->cfg.trace_format == DAEMON_TRACE_NONE	    ? ""
 			      : d->cfg.trace_format == DAEMON_TRACE_PFTRACE ? ".pftrace.gz"
@@ -237,15 +249,19 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 		j->report = report_session__new();
 		if (j->report)
 			c = report_session__begin_trace(j->report, tmp_path);
-		if (!c || job_trace_init(&j->trace, &out)) {
+		j->live = live_stats__new(0);
+		if (!c || !j->live || job_trace_init(&j->trace, &out)) {
 			snprintf(err, errlen, "out of memory");
 			report_session__free(j->report);
 			j->report = NULL;
+			live_stats__free(j->live);
+			j->live = NULL;
 			job_files_abandon(&j->files);
 			close(j->cgroup_fd);
 			return -1;
 		}
 		job_trace_add_consumer(&j->trace, c);
+		job_trace_add_consumer(&j->trace, live_stats__consumer(j->live));
 		job_trace_begin(&j->trace, &m);
 	}
 	probes_lost(&d->probes, j->slot, &j->lost0);
@@ -321,6 +337,15 @@ static void job_finish(struct daemon *d, struct job *j)
 		      *trace_path ? trace_path : summary_path);
 	free(summary);
 	close(j->cgroup_fd);
+	{ /* its counts stay in the node's totals */
+		struct live_totals t;
+
+		live_stats__totals(j->live, &t);
+		d->events_done += t.events;
+		d->lost_done += sum.lost.events;
+	}
+	live_stats__free(j->live);
+	j->live = NULL;
 	j->used = false;
 	d->jobs_done++;
 }
@@ -448,6 +473,34 @@ static void status_json(struct daemon *d, char *reply, size_t size)
 	json_object_put(o);
 }
 
+/* "ok\n" and a snapshot of a job's live statistics (dltrace ctl top). */
+static void top_json(struct daemon *d, struct job *j, bool rows, char *reply, size_t size)
+{
+	uint64_t now = mono_ns() - j->trace.decoder.t0;
+	struct live_snapshot snap;
+	struct lost_counts lost;
+	char *text;
+	size_t len = 0;
+
+	if (rows ? live_stats__snapshot(j->live, now, &snap)
+		 : live_stats__snapshot_totals(j->live, now, &snap)) {
+		snprintf(reply, size, "error: out of memory\n");
+		return;
+	}
+	probes_lost(&d->probes, j->slot, &lost);
+	lost_counts_sub(&lost, &j->lost0);
+	snap.lost = lost.events;
+	text = live_snapshot_json(&snap, &len);
+	live_snapshot_free(&snap);
+	if (!text)
+		snprintf(reply, size, "error: out of memory\n");
+	else if (len + 5 > size)
+		snprintf(reply, size, "error: the job's snapshot does not fit in a reply\n");
+	else
+		snprintf(reply, size, "ok\n%s\n", text);
+	free(text);
+}
+
 static void on_control(void *ctx, const char *req, char *reply, size_t size)
 {
 	struct daemon *d = ctx;
@@ -477,12 +530,91 @@ static void on_control(void *ctx, const char *req, char *reply, size_t size)
 		}
 		job_end(d, j, "stopped by dltrace ctl");
 		snprintf(reply, size, "ok\nstopping job %s\n", j->jobid);
+	} else if (!strncmp(req, "top ", 4) || !strncmp(req, "top-totals ", 11)) {
+		bool rows = req[3] == ' ';
+		const char *what = req + (rows ? 4 : 11);
+
+		j = find_job(d, what);
+		if (!j) {
+			snprintf(reply, size, "error: no traced job '%s'\n", what);
+			return;
+		}
+		top_json(d, j, rows, reply, size);
 	} else {
 		snprintf(reply, size,
 			 "error: unknown request '%.100s' (status, start CGROUP, "
-			 "stop JOB)\n",
+			 "stop JOB, top JOB)\n",
 			 req);
 	}
+}
+
+/* The daemon's CPU time (user + system) and resident memory. */
+static void own_usage(double *cpu, uint64_t *rss)
+{
+	struct rusage ru;
+	unsigned long long size, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	*cpu = 0;
+	if (!getrusage(RUSAGE_SELF, &ru))
+		*cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+		       ru.ru_stime.tv_usec / 1e6;
+	if (f) {
+		if (fscanf(f, "%llu %llu", &size, &resident) != 2)
+			resident = 0;
+		fclose(f);
+	}
+	*rss = resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* GET /metrics: every job being traced, and the node. */
+static void on_http(void *ctx, const struct http_request *req, struct http_reply *reply)
+{
+	struct daemon *d = ctx;
+	struct metrics_job jobs[DL_MAX_JOBS];
+	struct metrics_node n = {0};
+	bool om = metrics_wants_openmetrics(req->accept);
+	FILE *f;
+
+	if (strcmp(req->path, "/metrics")) {
+		static const char root[] = "dltrace daemon: metrics at /metrics\n";
+
+		reply->status = strcmp(req->path, "/") ? 404 : 200;
+		reply->body = strdup(reply->status == 200 ? root : "not found\n");
+		reply->len = reply->body ? strlen(reply->body) : 0;
+		return;
+	}
+	n.host = d->host;
+	n.jobs = jobs;
+	for (uint32_t s = 1; s < DL_MAX_JOBS; s++) {
+		struct job *j = &d->jobs[s];
+		struct lost_counts lost;
+
+		if (!j->used || !j->live)
+			continue;
+		probes_lost(&d->probes, j->slot, &lost);
+		lost_counts_sub(&lost, &j->lost0);
+		jobs[n.njobs++] =
+		    (struct metrics_job){j->jobid, j->cgroup, j->live, lost.events, j->start_time};
+	}
+	n.jobs_finished = d->jobs_done;
+	n.events_done = d->events_done;
+	n.lost_done = d->lost_done;
+	n.probes_attached = d->attached;
+	n.start_time = d->start_time;
+	own_usage(&n.cpu_seconds, &n.rss_bytes);
+	f = open_memstream(&reply->body, &reply->len);
+	if (!f)
+		return;
+	metrics_write(f, &n, om);
+	if (fclose(f)) {
+		free(reply->body);
+		reply->body = NULL;
+		reply->len = 0;
+		return;
+	}
+	reply->status = 200;
+	reply->content_type = om ? OPENMETRICS_TYPE : PROMETHEUS_TYPE;
 }
 
 static void daemon_usage(FILE *out)
@@ -547,11 +679,13 @@ static void reload(struct daemon *d)
 		return;
 	}
 	if (c.layers != d->cfg.layers || c.ring_bytes != d->cfg.ring_bytes ||
-	    strcmp(c.socket, d->cfg.socket))
-		logf_("reload: layers, ring_size_mb and socket take effect at the next start");
+	    strcmp(c.socket, d->cfg.socket) || strcmp(c.metrics_listen, d->cfg.metrics_listen))
+		logf_("reload: layers, ring_size_mb, socket and metrics_listen take effect at the "
+		      "next start");
 	c.layers = d->cfg.layers;
 	c.ring_bytes = d->cfg.ring_bytes;
 	memcpy(c.socket, d->cfg.socket, sizeof(c.socket));
+	memcpy(c.metrics_listen, d->cfg.metrics_listen, sizeof(c.metrics_listen));
 	d->cfg = c;
 	logf_("configuration reloaded (%d job patterns, log dir %s)", c.npatterns, c.log_dir);
 }
@@ -638,6 +772,10 @@ int daemon_main(int argc, char **argv)
 	d->listen_fd = control_listen(d->cfg.socket, err, sizeof(err));
 	if (d->listen_fd < 0)
 		goto fail;
+	if (d->cfg.metrics_listen[0] &&
+	    !(d->metrics = http_server__new(d->cfg.metrics_listen, err, sizeof(err))))
+		goto fail;
+	d->start_time = wall_ns() / 1e9;
 	if (!foreground && go_background(d->cfg.log_dir))
 		goto fail;
 	sfd = setup_signals();
@@ -649,19 +787,28 @@ int daemon_main(int argc, char **argv)
 		goto fail;
 	logf_("daemon %s started (config %s, log dir %s, cgroup v2 at %s)", DLTRACE_VERSION,
 	      d->config_path ? d->config_path : "built-in defaults", d->cfg.log_dir, d->mount);
+	if (d->metrics)
+		logf_("metrics on %s, port %d: GET /metrics", d->cfg.metrics_listen,
+		      http_server__port(d->metrics));
+	else
+		logf_("metrics off");
 	scan_existing_jobs(d);
 	d->idle_since = mono_ns();
 
 	for (;;) {
-		struct pollfd fds[3] = {
+		struct pollfd fds[3 + 1 + HTTP_MAX_CONNS] = {
 		    {ring_buffer__epoll_fd(d->probes.rb), POLLIN, 0},
 		    {d->listen_fd, POLLIN, 0},
 		    {sfd, POLLIN, 0},
 		};
+		int nhttp =
+		    d->metrics ? http_server__fds(d->metrics, fds + 3, 1 + HTTP_MAX_CONNS) : 0;
 		uint64_t now;
 
-		poll(fds, 3, LOOP_MS);
+		poll(fds, 3 + nhttp, LOOP_MS);
 		probes_drain(&d->probes);
+		if (nhttp) /* after the drain: the figures are as fresh as they can be */
+			http_server__serve(d->metrics, fds + 3, nhttp, on_http, d);
 		if (fds[2].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -712,6 +859,7 @@ int daemon_main(int argc, char **argv)
 	logf_("daemon stopped");
 	rc = 0;
 	unlink(d->cfg.socket);
+	http_server__free(d->metrics);
 	probes_release_and_exit_soon(&d->probes);
 	probes_destroy(&d->probes);
 	free(d);
@@ -734,6 +882,8 @@ int ctl_main(int argc, char **argv)
 		socket_path = argv[i + 1];
 		i += 2;
 	}
+	if (i < argc && !strcmp(argv[i], "top"))
+		return ctl_top_main(socket_path, argc - i, argv + i);
 	if (i < argc && !strcmp(argv[i], "status") && i + 1 == argc) {
 		snprintf(req, sizeof(req), "status");
 	} else if (i < argc && !strcmp(argv[i], "start") && i + 3 == argc &&
@@ -742,10 +892,12 @@ int ctl_main(int argc, char **argv)
 	} else if (i < argc && !strcmp(argv[i], "stop") && i + 2 == argc) {
 		snprintf(req, sizeof(req), "stop %s", argv[i + 1]);
 	} else {
-		fprintf(i < argc && !strcmp(argv[i], "--help") ? stdout : stderr,
-			"Usage: dltrace ctl [--socket PATH] status\n"
-			"       dltrace ctl [--socket PATH] start --cgroup CGROUP\n"
-			"       dltrace ctl [--socket PATH] stop JOB|CGROUP\n");
+		fprintf(
+		    i < argc && !strcmp(argv[i], "--help") ? stdout : stderr,
+		    "Usage: dltrace ctl [--socket PATH] status\n"
+		    "       dltrace ctl [--socket PATH] start --cgroup CGROUP\n"
+		    "       dltrace ctl [--socket PATH] stop JOB|CGROUP\n"
+		    "       dltrace ctl [--socket PATH] top JOB|CGROUP [-i SECONDS] [-n COUNT]\n");
 		return i < argc && !strcmp(argv[i], "--help") ? 0 : 2;
 	}
 	if (strchr(req, '\n')) {

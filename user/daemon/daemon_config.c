@@ -30,6 +30,7 @@ void config_defaults(struct daemon_config *c)
 	c->ring_bytes = 64ull << 20;
 	c->idle_detach_s = 60;
 	snprintf(c->socket, sizeof(c->socket), "/run/dltrace.sock");
+	snprintf(c->metrics_listen, sizeof(c->metrics_listen), "%s", DEFAULT_METRICS_LISTEN);
 }
 
 static char *trim(char *s)
@@ -119,6 +120,21 @@ static int set_key(struct daemon_config *c, const char *key, const char *v, bool
 			return -1;
 		}
 		strcpy(c->socket, v);
+	} else if (!strcmp(key, "metrics_listen")) {
+		const char *colon = strrchr(v, ':');
+
+		if (!strcmp(v, "off")) {
+			c->metrics_listen[0] = '\0';
+			return 0;
+		}
+		if (!colon || !colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
+		    atol(colon + 1) > 65535 || strlen(v) >= sizeof(c->metrics_listen)) {
+			snprintf(why, whylen,
+				 "metrics_listen needs HOST:PORT (e.g. 127.0.0.1:9477, [::1]:9477, "
+				 "0.0.0.0:9477) or off");
+			return -1;
+		}
+		strcpy(c->metrics_listen, v);
 	} else {
 		snprintf(why, whylen, "unknown key '%.64s'", key);
 		return -1;

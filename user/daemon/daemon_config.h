@@ -16,6 +16,8 @@
  *   idle_detach_s = N       detach the probes N seconds after the last job
  *                           ends (-1: stay attached)
  *   socket = PATH           control socket (root only)
+ *   metrics_listen = ADDR   HOST:PORT of the /metrics endpoint (OpenMetrics,
+ *                           Prometheus); "off": none
  */
 #ifndef DAEMON_CONFIG_H
 #define DAEMON_CONFIG_H
@@ -44,7 +46,11 @@ struct daemon_config {
 	uint64_t ring_bytes;
 	int idle_detach_s;
 	char socket[108];
+	char metrics_listen[128]; /* "" when off */
 };
+
+/* Where /metrics is served by default: loopback only. */
+#define DEFAULT_METRICS_LISTEN "127.0.0.1:9477"
 
 /* Defaults: Slurm's cgroup v2 layouts, /var/log/dltrace, all layers, ... */
 void config_defaults(struct daemon_config *c);

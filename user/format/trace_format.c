@@ -14,6 +14,7 @@
 #include "format/perfetto/pftrace_consumer.h"
 #include "format/perfetto/pftrace_events.h"
 #include "io/input_stream.h"
+#include "io/progress.h"
 
 #define READ_BYTES (1u << 20)
 #define PEEK_BYTES 64 /* read before choosing the reader */
@@ -210,8 +211,9 @@ static void header_only(struct event_consumer *c, const struct event *e)
  * header was seen).  -1 with st->error.
  */
 static int read_path(const char *path, struct event_consumer *c, struct trace_read_status *st,
-		     const bool *stop, enum trace_format *format_out)
+		     const bool *stop, enum trace_format *format_out, struct progress *progress)
 {
+	uint64_t events = 0;
 	struct any_reader r;
 	char peek[PEEK_BYTES];
 	char *buf;
@@ -251,6 +253,10 @@ static int read_path(const char *path, struct event_consumer *c, struct trace_re
 			rc = -1;
 			break;
 		}
+		if (progress) {
+			progress__add(progress, (uint64_t)n, any_status(&r)->events - events);
+			events = any_status(&r)->events;
+		}
 		if (n == 0 || (stop && *stop))
 			break;
 		do
@@ -276,7 +282,13 @@ static int read_path(const char *path, struct event_consumer *c, struct trace_re
 
 int trace_file_read(const char *path, struct event_consumer *c, struct trace_read_status *st)
 {
-	return read_path(path, c, st, NULL, NULL);
+	return read_path(path, c, st, NULL, NULL, NULL);
+}
+
+int trace_file_read_progress(const char *path, struct event_consumer *c,
+			     struct trace_read_status *st, struct progress *progress)
+{
+	return read_path(path, c, st, NULL, NULL, progress);
 }
 
 int trace_file_format(const char *path, enum trace_format *f, char *err, size_t errlen)
@@ -311,7 +323,7 @@ int trace_file_header(const char *path, struct event_consumer *c, char *err, siz
 	}
 	event_consumer_init(&h.filter);
 	event_consumer_fill(&h.filter, header_only);
-	rc = read_path(path, &h.filter, st, &h.seen, NULL);
+	rc = read_path(path, &h.filter, st, &h.seen, NULL, NULL);
 	if (rc)
 		snprintf(err, errlen, "%s", st->error);
 	else if (!h.seen) {

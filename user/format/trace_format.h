@@ -63,6 +63,10 @@ uint64_t trace_writer__capped(const struct trace_writer *w);
  * says what it was).
  */
 int trace_file_read(const char *path, struct event_consumer *c, struct trace_read_status *st);
+/* The same, adding the bytes and events read to a progress line (io/progress.h; NULL: none). */
+struct progress;
+int trace_file_read_progress(const char *path, struct event_consumer *c,
+			     struct trace_read_status *st, struct progress *progress);
 
 /* The format of a file, from its first bytes.  -1 with a one-line reason. */
 int trace_file_format(const char *path, enum trace_format *f, char *err, size_t errlen);

@@ -37,6 +37,8 @@
 #include "report/report_session.h"
 #include "probe/system_checks.h"
 #include "event/version.h"
+#include "view/live_stats.h"
+#include "view/top_ui.h"
 
 #define POLL_MS	 50
 #define SWEEP_NS 1000000000ull /* liveness check of traced processes */
@@ -103,6 +105,9 @@ struct session {
 	struct report_session *report; /* --report, --report-json, --summary-only */
 	int summary_fd;		       /* --summary-only: -o's file, for the report */
 	FILE *records;		       /* --save-records */
+	struct live_stats *live;       /* --live, dltrace top */
+	struct top_ui *ui;
+	uint64_t t0;
 	struct py_probe py;	       /* --python-stacks */
 	bool py_on;
 };
@@ -199,15 +204,15 @@ static int prepare(struct session *s)
 
 	if (o->output)
 		snprintf(s->output, sizeof(s->output), "%s", o->output);
-	else
+	else if (!o->top)
 		default_output(s->output, sizeof(s->output), o->summary_only);
 	if (o->save_records && !(s->records = record_file_create(o->save_records))) {
 		snprintf(s->err, sizeof(s->err), "cannot create %s: %s", o->save_records,
 			 strerror(errno));
 		return -1;
 	}
-	fd = output_open(s->output, &owner, 0600, s->err, sizeof(s->err));
-	if (fd < 0)
+	fd = s->output[0] ? output_open(s->output, &owner, 0600, s->err, sizeof(s->err)) : -1;
+	if (fd < 0 && s->output[0])
 		return -1;
 	out.format = trace_format_of_name(s->output);
 	out.gzip = output_wants_gzip(s->output);
@@ -309,6 +314,21 @@ static void sweep(struct session *s, uint32_t *suspects)
 	*suspects = dead;
 }
 
+/* The live view's snapshot of the job now, with the records lost so far. */
+static int live_snapshot(void *ctx, bool rows, struct live_snapshot *out)
+{
+	struct session *s = ctx;
+	uint64_t now = now_ns(CLOCK_MONOTONIC) - s->t0;
+	struct lost_counts lost;
+
+	if (rows ? live_stats__snapshot(s->live, now, out)
+		 : live_stats__snapshot_totals(s->live, now, out))
+		return -1;
+	probes_lost(&s->probes, JOB_SLOT, &lost);
+	out->lost = lost.events;
+	return 0;
+}
+
 static bool cgroup_gone(struct session *s)
 {
 	return faccessat(s->cgroup_fd, "cgroup.procs", F_OK, 0) != 0;
@@ -336,6 +356,11 @@ static void run_loop(struct session *s, uint64_t t0)
 		}
 		if (child_changed)
 			reap(s);
+		if (s->ui && top_ui__step(s->ui)) { /* q: as a SIGINT that is not the terminal's */
+			stop_signal = SIGINT;
+			stop_from_tty = 0;
+			stop_count++;
+		}
 		if (s->py_on)
 			py_probe_poll(&s->py);
 		if (stop_count > handled_signals) {
@@ -347,8 +372,14 @@ static void run_loop(struct session *s, uint64_t t0)
 			/* first signal with a command: let it end, keep tracing */
 			if (!stop_from_tty)
 				kill(s->cmd.pid, stop_signal);
-			say(s, "waiting for the command to exit; press Ctrl-C again to stop "
-			       "tracing now");
+			if (s->ui && top_ui__screen(s->ui))
+				top_ui__message(s->ui,
+						"waiting for the command to exit; press q or "
+						"Ctrl-C again to stop tracing now");
+			else
+				say(s,
+				    "waiting for the command to exit; press Ctrl-C again to stop "
+				    "tracing now");
 		}
 		if (deadline && now >= deadline) {
 			s->stop_reason = "duration";
@@ -390,10 +421,18 @@ static int finish(struct session *s)
 	sum.stop_reason = s->stop_reason;
 	err = job_trace_finish(&s->trace, &sum);
 	events = job_trace_events(&s->trace);
+	if (s->ui) { /* the view's last interval, the terminal back as it was */
+		top_ui__finish(s->ui);
+		top_ui__free(s->ui);
+		s->ui = NULL;
+	}
 	if (s->opt->summary_only) {
 		say(s, "traced %llu events (%s); the report goes to %s", (unsigned long long)events,
 		    s->stop_reason ? s->stop_reason : "done",
 		    strcmp(s->output, "-") ? s->output : "standard output");
+	} else if (!s->output[0]) {
+		say(s, "traced %llu events (%s); no trace file (-o FILE writes one)",
+		    (unsigned long long)events, s->stop_reason ? s->stop_reason : "done");
 	} else if (err) {
 		fprintf(stderr,
 			"dltrace: writing %s failed: %s; tracing stopped, the trace holds what "
@@ -524,10 +563,17 @@ int trace_run(const struct trace_options *o)
 		s->report = report_session__new();
 		if (s->report)
 			c = report_session__begin_trace(
-			    s->report, o->summary_only		? "(no trace file)"
-				       : strcmp(s->output, "-") ? s->output
-								: "standard output");
+			    s->report, o->summary_only || !s->output[0] ? "(no trace file)"
+				       : strcmp(s->output, "-")		? s->output
+									: "standard output");
 		if (!c || job_trace_add_consumer(&s->trace, c)) {
+			snprintf(s->err, sizeof(s->err), "out of memory");
+			goto fail;
+		}
+	}
+	if (o->live) {
+		s->live = live_stats__new(0);
+		if (!s->live || job_trace_add_consumer(&s->trace, live_stats__consumer(s->live))) {
 			snprintf(s->err, sizeof(s->err), "out of memory");
 			goto fail;
 		}
@@ -570,11 +616,20 @@ int trace_run(const struct trace_options *o)
 			goto out;
 		}
 	}
-	say(s, "tracing %s (layers %s; %zu probes%s%s%s); writing %s", s->target, s->layers,
+	say(s, "tracing %s (layers %s; %zu probes%s%s%s); %s%s", s->target, s->layers,
 	    s->probes.nlinks, s->probes.skipped ? "; not on this kernel: " : "",
-	    s->probes.skipped_names, s->probes.skipped > 8 ? ", ..." : "", s->output);
+	    s->probes.skipped_names, s->probes.skipped > 8 ? ", ..." : "",
+	    s->output[0] ? "writing " : "no trace file", s->output);
 	if (s->layers_off[0])
 		say(s, "layers unavailable: %s", s->layers_off);
+	if (s->live) {
+		/* the view goes where the trace does not */
+		s->t0 = t0;
+		s->ui = top_ui__new(strcmp(s->output, "-") ? stdout : stderr, o->interval,
+				    "dltrace top", live_snapshot, s);
+		if (!s->ui)
+			say(s, "no live view: out of memory");
+	}
 
 	run_loop(s, t0);
 	rc = finish(s);
@@ -607,12 +662,14 @@ fail:
 	s->summary_fd = -1;
 	rc = 1;
 out:
+	top_ui__free(s->ui);
 	report_session__free(s->report);
 	py_probe_free(&s->py);
 	probes_release_and_exit_soon(&s->probes);
 	probes_destroy(&s->probes);
 	if (s->trace.ready) /* a failure after the header: close it as it is */
 		job_trace_finish(&s->trace, &(const struct trace_summary){.stop_reason = "error"});
+	live_stats__free(s->live);
 	if (s->cgroup_fd >= 0)
 		close(s->cgroup_fd);
 	free(s);

@@ -64,6 +64,12 @@ void report_session__end_trace(struct report_session *s, const struct trace_read
 int report_session__read_file(struct report_session *s, const char *path, char *err,
 			      size_t errlen)
 {
+	return report_session__read_file_progress(s, path, NULL, err, errlen);
+}
+
+int report_session__read_file_progress(struct report_session *s, const char *path,
+				       struct progress *progress, char *err, size_t errlen)
+{
 	struct trace_read_status status;
 	struct event_consumer *c = report_session__begin_trace(s, path);
 
@@ -71,7 +77,7 @@ int report_session__read_file(struct report_session *s, const char *path, char *
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (trace_file_read(path, c, &status)) {
+	if (trace_file_read_progress(path, c, &status, progress)) {
 		snprintf(err, errlen, "%s", status.error);
 		return -1;
 	}

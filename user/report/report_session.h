@@ -40,6 +40,10 @@ void report_session__end_trace(struct report_session *s, const struct trace_read
 /* A whole trace file.  -1 with a one-line reason in err. */
 int report_session__read_file(struct report_session *s, const char *path, char *err,
 			      size_t errlen);
+/* The same, with a progress line (io/progress.h; NULL: none). */
+struct progress;
+int report_session__read_file_progress(struct report_session *s, const char *path,
+				       struct progress *progress, char *err, size_t errlen);
 
 /* ram_bytes: the job's machine's memory (0: this machine's). */
 void report_session__finish(struct report_session *s, uint64_t ram_bytes);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #define _GNU_SOURCE
 #include "format/chrome/trace_reader.h"
+#include "io/progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -373,7 +374,14 @@ int trace_read_header(const char *path, trace_event_fn fn, void *ctx, char *err,
 
 int trace_read_file(const char *path, trace_event_fn fn, void *ctx, struct trace_read_status *st)
 {
+	return trace_read_file_progress(path, fn, ctx, st, NULL);
+}
+
+int trace_read_file_progress(const char *path, trace_event_fn fn, void *ctx,
+			     struct trace_read_status *st, struct progress *progress)
+{
 	struct trace_reader r;
+	uint64_t events = 0;
 	char *buf;
 	int fd, rc = 0;
 
@@ -409,6 +417,8 @@ int trace_read_file(const char *path, trace_event_fn fn, void *ctx, struct trace
 			rc = -1;
 			break;
 		}
+		progress__add(progress, (uint64_t)n, r.st.events - events);
+		events = r.st.events;
 	}
 	*st = r.st;
 	trace_reader_free(&r);

@@ -49,6 +49,10 @@ void trace_reader_free(struct trace_reader *r);
 
 /* Read a whole file ("-": standard input).  -1 with st->error on errors. */
 int trace_read_file(const char *path, trace_event_fn fn, void *ctx, struct trace_read_status *st);
+/* The same, adding the bytes and events read to a progress line (io/progress.h; NULL: none). */
+struct progress;
+int trace_read_file_progress(const char *path, trace_event_fn fn, void *ctx,
+			     struct trace_read_status *st, struct progress *progress);
 
 /*
  * Read a file only as far as its first line: fn receives the metadata
