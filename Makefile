@@ -249,6 +249,12 @@ bench-python-stacks: deps-bench
 	$(MAKE) all workloads bench-build
 	$(PYTHON) bench/python_stacks.py $(BENCH_ARGS)
 
+# The PyTorch example's epoch time, untraced and under dltrace with Python stacks off and on.
+.PHONY: bench-pytorch-stacks
+bench-pytorch-stacks: deps-bench
+	$(MAKE) all
+	$(PYTHON) bench/pytorch_stacks.py $(BENCH_ARGS)
+
 # The replay: saved ring records through the decoder and one consumer (bench/replay.c).
 $(BENCH)/replay: bench/replay.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
 	@mkdir -p $(dir $@)

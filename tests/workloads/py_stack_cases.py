@@ -215,6 +215,28 @@ def case_counts(d):
     os.close(fd)
 
 
+def case_findings(d):
+    """Small reads at four lines, random ones at one (the Python locations behind the
+    report's findings): 1500 preads of 100 bytes, 1200 of 200 bytes backwards (1199
+    random: the first is past every byte read), 300 of 4096, 10 of 100; a file each."""
+    fds = []
+    for name, size in (('a', 1 << 18), ('b', 1 << 18), ('c', 1 << 21), ('d', 4096)):
+        path = os.path.join(d, 'findings-%s.bin' % name)
+        make_file(path, size)
+        fds.append((path, os.open(path, os.O_RDONLY)))
+    (pa, a), (pb, b), (pc, c), (pd, dd) = fds
+    expect('findings', pa, ['pread64'], here(), count=1500, size=100)
+    for i in range(1500): os.pread(a, 100, i * 100)
+    expect('findings', pb, ['pread64'], here(), count=1200, size=200)
+    for i in range(1200): os.pread(b, 200, (1199 - i) * 200)
+    expect('findings', pc, ['pread64'], here(), count=300, size=4096)
+    for i in range(300): os.pread(c, 4096, i * 4096)
+    expect('findings', pd, ['pread64'], here(), count=10, size=100)
+    for i in range(10): os.pread(dd, 100, i * 100)
+    for _, fd in fds:
+        os.close(fd)
+
+
 def case_attach(d):
     """Started before the tracer: waits for DIR/go, then reads."""
     go = os.path.join(d, 'go')

@@ -107,9 +107,11 @@ void rs_app_read(struct report_stats *st, const struct rs_access *a)
 	t->read_ns += dur;
 	st->hist[IO_DIR_READ][rs_size_bin(a->bytes)]++;
 	count_size(st, IO_DIR_READ, a->bytes);
+	rs_python_what(st, PYW_READS, a->bytes, dur);
 	if (a->bytes < SMALL_IO) {
 		f->small_reads++;
 		t->small_reads++;
+		rs_python_what(st, PYW_SMALL_READS, a->bytes, dur);
 	}
 	th->app_read_ns += dur;
 	th->app_bytes_read += a->bytes;
@@ -147,6 +149,7 @@ void rs_app_read(struct report_stats *st, const struct rs_access *a)
 		if (!seq && !(!p->has_read && a->offset == 0)) {
 			f->random_reads++;
 			t->random_reads++;
+			rs_python_what(st, PYW_RANDOM_READS, a->bytes, dur);
 		}
 		p->last_byte_read = a->offset + (int64_t)a->bytes - 1;
 		if (a->bytes && p->last_byte_read > f->max_byte_read)
@@ -177,9 +180,11 @@ void rs_app_write(struct report_stats *st, const struct rs_access *a)
 	t->write_ns += dur;
 	st->hist[IO_DIR_WRITE][rs_size_bin(a->bytes)]++;
 	count_size(st, IO_DIR_WRITE, a->bytes);
+	rs_python_what(st, PYW_WRITES, a->bytes, dur);
 	if (a->bytes < SMALL_IO) {
 		f->small_writes++;
 		t->small_writes++;
+		rs_python_what(st, PYW_SMALL_WRITES, a->bytes, dur);
 	}
 	pr->app_bytes_written += a->bytes;
 	pr->app_writes++;
@@ -202,6 +207,7 @@ void rs_app_write(struct report_stats *st, const struct rs_access *a)
 	} else if (!(!p->has_written && a->offset == 0)) {
 		f->random_writes++;
 		t->random_writes++;
+		rs_python_what(st, PYW_RANDOM_WRITES, a->bytes, dur);
 	}
 	if (a->offset == p->last_byte_written + 1) {
 		f->consec_writes++;

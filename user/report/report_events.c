@@ -191,8 +191,9 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	if (moved > VALUE_MAX)
 		moved = VALUE_MAX; /* damaged input: keep offset arithmetic in range */
 	st->syscalls++;
-	if (s->py.len)
-		rs_python_syscall(st, s, failed, moved, is_read_kind(k), is_write_kind(k));
+	st->python.cur =
+	    s->py.len ? rs_python_syscall(st, s, failed, moved, is_read_kind(k), is_write_kind(k))
+		      : NONE32;
 	ti = rs_thread_get(st, ev->pid, ev->tid, start);
 	if (ti == NONE32)
 		return;
@@ -299,6 +300,8 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	if (cls == CLS_META) {
 		f->meta_ops++;
 		tot->meta_ops++;
+		if (scope == SCOPE_APP)
+			rs_python_what(st, PYW_META, 0, dur);
 		if (f->dir != NONE32)
 			st->dirs[f->dir].meta_ops++;
 	}
@@ -315,6 +318,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 			st->origin[ORG_SYSCALL].syncs++;
 			f->origins |= 1u << ORG_SYSCALL;
 			pr->origins |= 1u << ORG_SYSCALL;
+			rs_python_what(st, PYW_SYNCS, 0, dur);
 		}
 	} else if (k == DL_SYS_MMAP) {
 		f->mmaps++;
@@ -844,6 +848,7 @@ void rs_event(struct report_stats *st, const struct event *ev)
 		return;
 	case EV_SYSCALL:
 		syscall_event(st, ev);
+		st->python.cur = NONE32;
 		return;
 	case EV_PROCESS_NAME:
 		/* block devices are tracks of the trace, not processes of the job */

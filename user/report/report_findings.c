@@ -963,6 +963,98 @@ static void data_stall(const struct report_stats *st, struct findings *out)
 		     "waits were spent on.");
 }
 
+/*
+ * The Python locations behind each finding (--python-stacks): per finding, the
+ * calls it is about (report_python.c counts them per location, over the
+ * application's files as the findings do), the top 3 locations by calls, bytes
+ * or time.
+ */
+enum py_rank { PY_BY_CALLS, PY_BY_BYTES, PY_BY_TIME };
+
+static const struct {
+	const char *id;
+	enum rs_py_what what;
+	enum py_rank rank;
+	const char *label;
+} py_behind[] = {
+    {"small_reads", PYW_SMALL_READS, PY_BY_CALLS, "small reads"},
+    {"small_writes", PYW_SMALL_WRITES, PY_BY_CALLS, "small writes"},
+    {"random_reads", PYW_RANDOM_READS, PY_BY_CALLS, "random reads"},
+    {"random_writes", PYW_RANDOM_WRITES, PY_BY_CALLS, "random writes"},
+    {"redundant_reads", PYW_READS, PY_BY_BYTES, "bytes read"},
+    {"reread_fits_in_ram", PYW_READS, PY_BY_BYTES, "bytes read"},
+    {"metadata_heavy", PYW_META, PY_BY_CALLS, "metadata calls"},
+    {"many_small_files", PYW_META, PY_BY_CALLS, "metadata calls"},
+    {"sync_heavy", PYW_SYNCS, PY_BY_CALLS, "syncs"},
+    {"checkpoint_stall", PYW_WRITES, PY_BY_BYTES, "bytes written"},
+    {"failed_syscalls", PYW_FAILED, PY_BY_CALLS, "failed calls"},
+    {"low_read_parallelism", PYW_READS, PY_BY_TIME, "read time"},
+    {"data_stall", PYW_READS, PY_BY_TIME, "read time"},
+};
+
+static uint64_t py_key(const struct rs_py_count *c, enum py_rank r)
+{
+	return r == PY_BY_CALLS ? c->calls : r == PY_BY_BYTES ? c->bytes : c->ns;
+}
+
+static void python_behind(const struct report_stats *st, struct finding *f)
+{
+	const struct rs_python *py = &st->python;
+	uint32_t best[FINDING_PY];
+	char line[FINDING_LINE], name[200], a[HUMAN_MAX], b[HUMAN_MAX];
+	size_t o;
+	int n = 0, w = -1;
+
+	for (size_t i = 0; i < sizeof(py_behind) / sizeof(py_behind[0]); i++)
+		if (!strcmp(py_behind[i].id, f->id))
+			w = (int)i;
+	if (w < 0)
+		return;
+	/* the top locations; ties: the first seen */
+	for (uint32_t i = 0; i < py->n; i++) {
+		const struct rs_py_count *c = &py->locs[i].what[py_behind[w].what];
+		uint64_t v = py_key(c, py_behind[w].rank);
+		int k;
+
+		if (!c->calls)
+			continue;
+		for (k = n; k > 0; k--) {
+			const struct rs_py_count *x =
+			    &py->locs[best[k - 1]].what[py_behind[w].what];
+
+			if (py_key(x, py_behind[w].rank) >= v)
+				break;
+		}
+		if (k == FINDING_PY)
+			continue;
+		if (n < FINDING_PY)
+			n++;
+		memmove(best + k + 1, best + k, (n - 1 - k) * sizeof(best[0]));
+		best[k] = i;
+	}
+	if (!n)
+		return;
+	f->py_what = py_behind[w].label;
+	o = (size_t)snprintf(line, sizeof(line), "Python lines by %s:", py_behind[w].label);
+	for (int k = 0; k < n; k++) {
+		const struct rs_py_loc *l = &py->locs[best[k]];
+		const struct rs_py_count *c = &l->what[py_behind[w].what];
+		struct finding_py *p = &f->py[f->npy++];
+
+		*p = (struct finding_py){rs_str(st, l->loc), c->calls, c->bytes, c->ns};
+		if (o < sizeof(line))
+			o += (size_t)snprintf(
+			    line + o, sizeof(line) - o, "%s %s (%s calls, %s)", k ? ";" : "",
+			    display_text(name, sizeof(name), rs_str(st, l->loc),
+					 rs_strlen(st, l->loc), 96),
+			    human_count(a, c->calls),
+			    py_behind[w].rank == PY_BY_TIME || (!c->bytes && c->ns)
+				? human_ns(b, c->ns)
+				: human_bytes(b, c->bytes));
+	}
+	evidence(f, "%s", line);
+}
+
 static int by_level(const void *a, const void *b)
 {
 	const struct finding *x = a, *y = b;
@@ -988,6 +1080,8 @@ void report_findings(const struct report_stats *st, const struct finding_options
 	failed_syscalls(st, out);
 	low_read_parallelism(st, out);
 	data_stall(st, out);
+	for (int i = 0; i < out->n; i++)
+		python_behind(st, &out->items[i]);
 	/* stable: by level, then in rule order */
 	for (int i = 1; i < out->n; i++) {
 		struct finding tmp = out->items[i];

@@ -18,10 +18,17 @@ enum finding_level {
 	LEVEL_HIGH,
 };
 
-#define FINDING_EVIDENCE 8
+#define FINDING_EVIDENCE 9
 #define FINDING_METRICS	 12
 #define FINDING_LINE	 600
 #define FINDINGS_MAX	 16
+#define FINDING_PY	 3
+
+/* A Python location behind a finding (--python-stacks): what it did that the finding is about. */
+struct finding_py {
+	const char *location; /* "FILE:LINE FUNCTION", the report's string */
+	uint64_t calls, bytes, io_ns;
+};
 
 struct finding_metric {
 	const char *key;
@@ -38,6 +45,9 @@ struct finding {
 	struct finding_metric metrics[FINDING_METRICS];
 	int nmetrics;
 	char recommendation[2 * FINDING_LINE];
+	struct finding_py py[FINDING_PY]; /* top Python locations behind it, by py_rank */
+	int npy;
+	const char *py_what; /* what they are counted by ("small reads", ...) */
 };
 
 struct findings {

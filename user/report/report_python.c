@@ -8,20 +8,20 @@
 
 #include <stdlib.h>
 
-void rs_python_syscall(struct report_stats *st, const struct ev_syscall *s, bool failed,
-		       uint64_t moved, bool reads, bool writes)
+uint32_t rs_python_syscall(struct report_stats *st, const struct ev_syscall *s, bool failed,
+			   uint64_t moved, bool reads, bool writes)
 {
 	struct rs_python *py = &st->python;
 	uint32_t id = rs_intern(st, &s->py), i;
 	struct rs_py_loc *l;
 
 	if (id == NONE32)
-		return;
+		return NONE32;
 	i = u64_index_get(&py->ix, id);
 	if (i == U64_NONE) {
 		l = rs_grow(st, (void **)&py->locs, &py->cap, py->n, sizeof(*py->locs));
 		if (!l || u64_index_put(&py->ix, id, py->n))
-			return;
+			return NONE32;
 		i = py->n++;
 		py->locs[i] = (struct rs_py_loc){.loc = id};
 	}
@@ -39,6 +39,11 @@ void rs_python_syscall(struct report_stats *st, const struct ev_syscall *s, bool
 		l->writes++;
 		l->write_bytes += moved;
 	}
+	if (failed) {
+		l->what[PYW_FAILED].calls++;
+		l->what[PYW_FAILED].ns += s->dur;
+	}
+	return i;
 }
 
 double key_py_loc(const struct report_stats *st, uint32_t i)

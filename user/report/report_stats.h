@@ -266,9 +266,28 @@ struct rs_levels {
  * syscall counts once, whatever file it touched; bytes are what read and
  * write kinds moved (the syscall origin only: page faults carry no frame).
  */
+struct rs_py_count {
+	uint64_t calls, bytes, ns;
+};
+
+/* What a location did that a finding is about (application files only, as the findings). */
+enum rs_py_what {
+	PYW_READS,	 /* reads of application files */
+	PYW_WRITES,	 /* writes of application files */
+	PYW_SMALL_READS, /* of them, under 1 MiB */
+	PYW_SMALL_WRITES,
+	PYW_RANDOM_READS, /* not sequential in the process's reads of the file */
+	PYW_RANDOM_WRITES,
+	PYW_META,   /* metadata calls (open, stat, close, ...) */
+	PYW_SYNCS,  /* fsync, fdatasync, sync_file_range */
+	PYW_FAILED, /* failed calls, any file */
+	PYW_COUNT
+};
+
 struct rs_py_loc {
 	uint32_t loc; /* string id */
 	uint64_t calls, failed, reads, read_bytes, writes, write_bytes, io_ns;
+	struct rs_py_count what[PYW_COUNT];
 };
 
 struct rs_python {
@@ -276,6 +295,7 @@ struct rs_python {
 	struct rs_py_loc *locs;
 	uint32_t n, cap;
 	uint64_t calls, io_ns; /* syscalls with a location, and their time */
+	uint32_t cur;	       /* the location of the syscall being counted, or NONE32 */
 };
 
 /*

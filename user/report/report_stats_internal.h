@@ -74,8 +74,21 @@ void rs_level_span(struct report_stats *st, uint32_t ti, const struct event *ev,
 int rs_level_of(const struct ev_str *cat);
 void rs_levels_free(struct report_stats *st);
 /* A syscall event with a Python location (report_python.c). */
-void rs_python_syscall(struct report_stats *st, const struct ev_syscall *s, bool failed,
-		       uint64_t moved, bool reads, bool writes);
+uint32_t rs_python_syscall(struct report_stats *st, const struct ev_syscall *s, bool failed,
+			   uint64_t moved, bool reads, bool writes);
+/* Count what the syscall being counted did at its location (st->python.cur), if any. */
+static inline void rs_python_what(struct report_stats *st, enum rs_py_what w, uint64_t bytes,
+				  uint64_t ns)
+{
+	struct rs_py_count *c;
+
+	if (st->python.cur == NONE32)
+		return;
+	c = &st->python.locs[st->python.cur].what[w];
+	c->calls++;
+	c->bytes += bytes;
+	c->ns += ns;
+}
 void rs_python_free(struct report_stats *st);
 
 /* ---- report_phases.c ---- */

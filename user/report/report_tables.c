@@ -27,6 +27,7 @@ void rs_init(struct report_stats *st)
 	u64_index_init(&st->size_ix);
 	u64_index_init(&st->phases.owner_ix);
 	u64_index_init(&st->python.ix);
+	st->python.cur = NONE32;
 	for (int s = 0; s < SCOPE_COUNT; s++)
 		for (int k = 0; k < DL_SYS_COUNT; k++) {
 			sketch_init(&st->sys[s][k].size);

@@ -87,7 +87,9 @@
  *                stall_chart{steps_per_bar,iteration_ns[],stall_ns[]},outside_steps{}},
  *                unowned{} (see README "JSON keys")
  *   errors[]     errno, count, application, environment, other
- *   findings[]   id, level, title, rule, evidence[], metrics{}, recommendation
+ *   findings[]   id, level, title, rule, evidence[], metrics{}, recommendation,
+ *                with --python-stacks python_by and python_locations[]{location, calls,
+ *                bytes, io_ns} (the top 3 Python locations behind it)
  *
  * json-c builds and escapes every value.  The lists can be long (--top up to
  * a million files), so the report is never one tree in memory: each small
@@ -1212,6 +1214,21 @@ static struct json_object *findings(const struct findings *fi)
 			jv_add(metrics, f->metrics[k].key, j_num(f->metrics[k].value));
 		jv_add(o, "metrics", metrics);
 		jv_add(o, "recommendation", j_str(f->recommendation));
+		if (f->npy) {
+			struct json_object *pl = json_object_new_array();
+
+			for (int k = 0; k < f->npy; k++) {
+				struct json_object *x = json_object_new_object();
+
+				jv_add(x, "location", j_str(f->py[k].location));
+				jv_add(x, "calls", j_u64(f->py[k].calls));
+				jv_add(x, "bytes", j_u64(f->py[k].bytes));
+				jv_add(x, "io_ns", j_u64(f->py[k].io_ns));
+				jv_push(pl, x);
+			}
+			jv_add(o, "python_by", j_str(f->py_what));
+			jv_add(o, "python_locations", pl);
+		}
 		jv_push(list, o);
 	}
 	return list;
