@@ -37,8 +37,11 @@ class KillAndConcurrencyTest(TraceTest):
         data = self.path('d.bin')
         with open(data, 'wb') as f:
             f.write(b'k' * 4096)
-        job = subprocess.Popen([workload('busy_reader'), data, '1', '6'], stdout=subprocess.PIPE)
+        # the job reads until it is told to stop (SIGUSR1), so that it outlives a start-up
+        # slowed down by a loaded machine (a --pid tracer ends with its target)
+        job = subprocess.Popen([workload('busy_reader'), data, '1', '0'], stdout=subprocess.PIPE)
         tracer = Tracer(['--pid', str(job.pid)], self.path('t.json')).wait_ready()
+        self.assertIsNone(tracer.proc.poll(), tracer.stderr)
         # the programs it holds before and after the system's list is taken (a program
         # that libbpf loads for a moment, to probe a feature, may be gone from either)
         before = programs_held_by(tracer.proc.pid)
@@ -51,6 +54,8 @@ class KillAndConcurrencyTest(TraceTest):
         # the kernel detaches and unloads everything once the last descriptor is gone
         self.assertTrue(wait_for(lambda: not mine & loaded_programs(), timeout=60),
                         'programs still loaded: %s' % (mine & loaded_programs()))
+        self.assertIsNone(job.poll())
+        job.send_signal(signal.SIGUSR1)
         out, _ = job.communicate(timeout=60)
         self.assertEqual(job.returncode, 0)
         self.assertTrue(out.startswith(b'count '))
