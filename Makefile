@@ -154,7 +154,7 @@ FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_
 	event/syscall_table.c lib/json_string.c lib/string_index.c lib/u64_index.c \
 	lib/quantile_sketch.c report/path_scope.c report/report_tables.c report/report_access.c \
 	report/report_timeline.c report/report_events.c report/report_derive.c \
-	report/report_levels.c report/report_phases.c \
+	report/report_levels.c report/report_phases.c report/report_python.c \
 	report/report_findings.c report/render/report_format.c report/report_warnings.c \
 	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \
 	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
@@ -291,7 +291,7 @@ $(BENCH)/floor_probes.bpf.o: bench/floor_probes.bpf.c $(BENCH)/floor_probe_list.
 # targets, what `make valgrind` runs (dltrace, the workloads; its script is
 # checked for syntax) and the benchmark's programs.
 check-build: deps-test
-	$(MAKE) all workloads $(FUZZ_TARGET) $(CONFIG_FUZZ_TARGET) bench-build
+	$(MAKE) all workloads $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET) bench-build
 	sh -n tests/valgrind_trace.sh
 
 # The test suite again inside a QEMU VM running Debian's stock kernel
