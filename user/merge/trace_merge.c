@@ -63,7 +63,7 @@ void trace_merge_begin(struct trace_merge *m, uint32_t index, uint64_t shift_ns,
 	memcpy(m->host + m->host_len, ": ", 2);
 	m->host_len += 2;
 	free(m->host_hex);
-	m->host_hex = malloc(2 * host_len + 4);
+	m->host_hex = malloc(2 * host_len + 5); /* the host, ": ", each in hex, and a NUL */
 	if (!m->host_hex)
 		abort();
 	m->host_hex_len = json_hex(m->host_hex, host, host_len);
