@@ -127,7 +127,7 @@ struct dl_py_walk {
 /* One frame: record it (or skip an entry frame) and move to its caller. */
 __noinline int dl_py_step(struct dl_py_walk *w)
 {
-	__u32 zero = 0, len, base;
+	__u32 zero = 0, len, base, layout;
 	struct dl_py_scratch *s = bpf_map_lookup_elem(&py_scratch, &zero);
 	struct dl_py_layout *L;
 	__u64 f, code, prev, at;
@@ -135,7 +135,9 @@ __noinline int dl_py_step(struct dl_py_walk *w)
 
 	if (!w || !s)
 		return 1;
-	L = bpf_map_lookup_elem(&py_layouts, &w->layout);
+	/* a key on the stack: kernels before 6.x's PTR_TO_MEM keys (6.1) refuse w's memory */
+	layout = w->layout;
+	L = bpf_map_lookup_elem(&py_layouts, &layout);
 	f = w->frame;
 	if (!L)
 		return 1;
@@ -316,7 +318,7 @@ struct dl_py_codes {
  */
 __noinline int dl_py_code_step(struct dl_py_codes *cs, __u32 i)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, layout;
 	struct dl_py_scratch *s = bpf_map_lookup_elem(&py_scratch, &zero);
 	struct dl_py_layout *L;
 	struct dl_py_code_key key = {};
@@ -324,7 +326,8 @@ __noinline int dl_py_code_step(struct dl_py_codes *cs, __u32 i)
 
 	if (!cs || !s)
 		return 1;
-	L = bpf_map_lookup_elem(&py_layouts, &cs->layout);
+	layout = cs->layout; /* a key on the stack (see dl_py_step) */
+	L = bpf_map_lookup_elem(&py_layouts, &layout);
 	key.gen = cs->gen;
 	if (!L || i >= cs->n)
 		return 1;
