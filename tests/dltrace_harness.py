@@ -207,3 +207,23 @@ def wait_for(predicate, timeout=30, step=0.05):
             return True
         time.sleep(step)
     return False
+
+
+def tracer_processes():
+    """pids running the dltrace binary under test (a traced run's detaching helper included)."""
+    exe = os.path.realpath(DLTRACE)
+    pids = []
+    for name in os.listdir('/proc'):
+        if name.isdigit():
+            try:
+                if os.readlink('/proc/%s/exe' % name) == exe:
+                    pids.append(int(name))
+            except OSError:
+                pass
+    return pids
+
+
+def wait_until_detached(timeout=30):
+    """True once no dltrace of this build runs: an earlier test's tracer has let go of its
+    probes (dltrace exits first and a helper detaches them in the next fraction of a second)."""
+    return wait_for(lambda: not tracer_processes(), timeout=timeout)
