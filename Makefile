@@ -105,7 +105,8 @@ $(BUILD)/tests/live_stats_test: tests/live/live_stats_test.c $(LIVE_TEST_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ -ljson-c
 
 workloads: $(TEST_WORKLOADS) $(PFTRACE_TEST_BINS) $(BUILD)/tools/pystack_check \
-	$(BUILD)/tests/py_linetable_check $(BUILD)/tests/live_stats_test
+	$(BUILD)/tests/py_linetable_check $(BUILD)/tests/live_stats_test \
+	$(BUILD)/tests/btf_names_check
 
 # A reader with no dynamic loader, so that its reads are the only ones of its job.
 $(BUILD)/tests/static_reader: tests/workloads/static_reader.c
@@ -126,6 +127,11 @@ $(BUILD)/tests/py_linetable_check: tools/py_linetable_check.c user/lib/py_lineta
 		user/lib/py_linetable.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) tools/py_linetable_check.c user/lib/py_linetable.c -o $@
+
+# The start-up's lean index of the kernel's BTF names against libbpf's parse.
+$(BUILD)/tests/btf_names_check: tools/btf_names_check.c user/lib/btf_names.c user/lib/btf_names.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) tools/btf_names_check.c user/lib/btf_names.c -o $@ -lbpf
 
 # The README's test command: installs what it needs, builds, runs every test.
 test: deps-test

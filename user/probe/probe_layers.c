@@ -5,11 +5,16 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/btf_names.h"
 #include "probe/system_checks.h"
 
 static const char *const names[LAYER_COUNT] = {"syscall", "vfs",     "mmap",  "cache", "block",
@@ -70,25 +75,97 @@ int layers_parse(const char *list, unsigned *mask, char *err, size_t errlen)
 	return 0;
 }
 
-static struct btf *kernel_btf(void)
+/*
+ * The kernel's functions and typedefs by name: one lean pass over
+ * /sys/kernel/btf/vmlinux (lib/btf_names.h says why), libbpf's full parse
+ * when that file is missing or holds what the pass does not know.
+ */
+struct kernel_types {
+	const void *blob;
+	size_t size;
+	bool mapped; /* blob is an mmap of the file (6.16 on), else a malloc'd copy */
+	struct btf_names *names;
+	struct btf *btf; /* the fallback */
+};
+
+/* The kernel's BTF: mapped where the kernel allows it, else read (about 25 ms more). */
+static const void *kernel_btf_blob(size_t *size, bool *mapped)
 {
-	static struct btf *btf;
+	struct stat st;
+	char *buf = NULL;
+	size_t got = 0;
+	void *map;
+	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0)
+		goto fail;
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map != MAP_FAILED) {
+		close(fd);
+		*size = st.st_size;
+		*mapped = true;
+		return map;
+	}
+	if (!(buf = malloc(st.st_size)))
+		goto fail;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	if (got != (size_t)st.st_size)
+		goto fail;
+	close(fd);
+	*size = got;
+	*mapped = false;
+	return buf;
+fail:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static const struct kernel_types *kernel_types(void)
+{
+	static struct kernel_types kt;
 	static bool tried;
 
-	if (!tried) {
-		tried = true;
-		btf = btf__load_vmlinux_btf();
-		if (libbpf_get_error(btf))
-			btf = NULL;
+	if (tried)
+		return &kt;
+	tried = true;
+	kt.blob = kernel_btf_blob(&kt.size, &kt.mapped);
+	kt.names = btf_names__parse(kt.blob, kt.size);
+	if (!kt.names) {
+		if (kt.mapped)
+			munmap((void *)kt.blob, kt.size);
+		else
+			free((void *)kt.blob);
+		kt.blob = NULL;
+		kt.btf = btf__load_vmlinux_btf();
+		if (libbpf_get_error(kt.btf))
+			kt.btf = NULL;
 	}
-	return btf;
+	return &kt;
+}
+
+/* The id of the kernel's type of kind (FUNC or TYPEDEF) named name; <= 0 if none. */
+static int kernel_type_id(const char *name, int kind)
+{
+	const struct kernel_types *kt = kernel_types();
+
+	if (kt->names)
+		return btf_names__find(kt->names, name, kind);
+	return kt->btf ? btf__find_by_name_kind(kt->btf, name, kind) : -1;
 }
 
 static bool btf_has(const char *name, int kind)
 {
-	struct btf *btf = kernel_btf();
-
-	return btf && btf__find_by_name_kind(btf, name, kind) > 0;
+	return kernel_type_id(name, kind) > 0;
 }
 
 static bool tp_btf_exists(const char *tp)
@@ -109,13 +186,10 @@ static int fentry_works(void)
 	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0}, /* r0 = 0 */
 	    {.code = BPF_JMP | BPF_EXIT},
 	};
-	struct btf *btf = kernel_btf();
 	union bpf_attr attr;
 	int id, fd, link, err;
 
-	if (!btf)
-		return -ENOENT;
-	id = btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC);
+	id = kernel_type_id("vfs_read", BTF_KIND_FUNC);
 	if (id <= 0)
 		return -ENOENT;
 	memset(&attr, 0, sizeof(attr));
