@@ -501,7 +501,8 @@ void probes_detach(struct probes *p)
 		for (size_t i = 0; i < p->nlinks; i++)
 			bpf_link__destroy(p->links[i]);
 	} else {
-		memcpy(all, p->links, p->nlinks * sizeof(*all));
+		if (p->nlinks)
+			memcpy(all, p->links, p->nlinks * sizeof(*all));
 		if (nlib)
 			memcpy(all + p->nlinks, lib, nlib * sizeof(*all));
 		destroy_links(all, p->nlinks, nlib);
