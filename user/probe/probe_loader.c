@@ -3,6 +3,7 @@
 #include "probe/probe_loader.h"
 
 #include <bpf/bpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -512,6 +513,77 @@ void probes_detach(struct probes *p)
 	p->nlinks = 0;
 }
 
+/* The descriptors of this process whose /proc/self/fd link is one of kinds (NULL-ended). */
+static size_t fds_of_kind(const char *const *kinds, int *fds, size_t cap)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < cap) {
+		char path[300], target[64];
+		int fd = atoi(e->d_name);
+		ssize_t len;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		for (size_t k = 0; kinds[k]; k++)
+			if (!strcmp(target, kinds[k]))
+				fds[n++] = fd;
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * The detaching helper's order.  Closing a link detaches its program at
+ * once, many links at a time; closing a tracepoint's last perf event
+ * waits for the kernel's grace periods one tracepoint after another
+ * (perf_trace_destroy holds event_mutex across them: about 25 ms each
+ * here, 5 s for 200).  So the helper first takes an extra reference to
+ * every perf event, destroys the links (the programs are off every
+ * tracepoint in a fraction of a second), closes the programs and maps
+ * (freed now), and only then lets the perf events go: disabled and
+ * without a program, they cost the node nothing while the kernel takes
+ * its time.
+ */
+static void detach_then_exit(struct probes *p)
+{
+	static const char *const perf[] = {"anon_inode:[perf_event]", NULL};
+	static const char *const bpf[] = {"anon_inode:bpf-prog", "anon_inode:bpf-map",
+					  "anon_inode:bpf_link", "anon_inode:bpf-link", NULL};
+	size_t cap = 4096, n;
+	int *fds = malloc(cap * sizeof(*fds));
+
+	if (!fds) {
+		probes_detach(p);
+		_exit(0);
+	}
+	n = fds_of_kind(perf, fds, cap);
+	for (size_t i = 0; i < n; i++)
+		fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
+	probes_detach(p);
+	{
+		int *objs = malloc(cap * sizeof(*objs));
+		size_t m = objs ? fds_of_kind(bpf, objs, cap) : 0;
+
+		for (size_t i = 0; i < m; i++)
+			close(objs[i]);
+		free(objs);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	_exit(0);
+}
+
 void probes_release_and_exit_soon(struct probes *p)
 {
 	int hold[2];
@@ -540,8 +612,7 @@ void probes_release_and_exit_soon(struct probes *p)
 			close(hold[1]);
 			while (read(hold[0], &c, 1) > 0)
 				;
-			probes_detach(p);
-			_exit(0);
+			detach_then_exit(p);
 		}
 		_exit(0);
 	}
