@@ -225,5 +225,6 @@ def tracer_processes():
 
 def wait_until_detached(timeout=30):
     """True once no dltrace of this build runs: an earlier test's tracer has let go of its
-    probes (dltrace exits first and a helper detaches them in the next fraction of a second)."""
+    probes (dltrace exits first; its helper frees the programs at once and closes the perf
+    events, uprobes and USDT semaphores included, over the next few seconds)."""
     return wait_for(lambda: not tracer_processes(), timeout=timeout)

@@ -367,7 +367,8 @@ class MarkerTest(LevelTest):
 
     def test_markers_cost_nothing_untraced(self):
         """Without a tracer the semaphores are 0 and the module calls no C."""
-        # the test before may have traced markers: its probes go within a second of its exit
+        # the test before may have traced markers: its detaching helper drops the USDT
+        # semaphores with the perf events, seconds after dltrace's exit
         self.assertTrue(wait_until_detached(), tracer_processes())
         out = subprocess.run([PYTHON, '-c', '''if 1:
             import sys

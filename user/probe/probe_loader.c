@@ -551,8 +551,10 @@ static size_t fds_of_kind(const char *const *kinds, int *fds, size_t cap)
  * every perf event, destroys the links (the programs are off every
  * tracepoint in a fraction of a second), closes the programs and maps
  * (freed now), and only then lets the perf events go: disabled and
- * without a program, they cost the node nothing while the kernel takes
- * its time.
+ * without a program, a tracepoint's events cost the node nothing while the
+ * kernel takes its time.  A library layer's uprobes keep their
+ * breakpoints (and USDT semaphores) until their perf events go, as they
+ * did before this order.
  */
 static void detach_then_exit(struct probes *p)
 {
