@@ -525,7 +525,10 @@ class FindingsTest(unittest.TestCase):
                  e['args'].get('path') == data('in64')]
         self.assertEqual((len(reads), sum(e['args']['ret'] for e in reads)), (1025, 64 * MIB))
         if 'cache' in report_json(trace)['layers']['active'].split(','):
-            self.assertEqual(sum(e['args'].get('cache_miss_bytes', 0) for e in reads), 64 * MIB,
+            # every read brought its 64 KiB in; a read that had to look up the file's extent
+            # tree also brought in that block (4 KiB, through the block device's cache)
+            self.assertEqual([e['args'].get('cache_miss_bytes', 0) >= 64 << 10
+                              for e in reads], [True] * 1024 + [False],
                              'precondition: every byte read came from the disk')
         tid = reads[0]['tid']
         life = span(e for e in events if e.get('tid') == tid)
