@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "lib/json_flat.h"
+#include "lib/json_string.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,45 +17,6 @@ static void skip_ws(struct cur *c)
 		c->p++;
 }
 
-static int hex4(const char *p, unsigned *v)
-{
-	*v = 0;
-	for (int i = 0; i < 4; i++) {
-		char h = p[i];
-
-		*v <<= 4;
-		if (h >= '0' && h <= '9')
-			*v |= h - '0';
-		else if (h >= 'a' && h <= 'f')
-			*v |= h - 'a' + 10;
-		else if (h >= 'A' && h <= 'F')
-			*v |= h - 'A' + 10;
-		else
-			return -1;
-	}
-	return 0;
-}
-
-static char *put_code_point(char *o, unsigned cp)
-{
-	if (cp < 0x80) {
-		*o++ = cp;
-	} else if (cp < 0x800) {
-		*o++ = 0xc0 | cp >> 6;
-		*o++ = 0x80 | (cp & 0x3f);
-	} else if (cp < 0x10000) {
-		*o++ = 0xe0 | cp >> 12;
-		*o++ = 0x80 | ((cp >> 6) & 0x3f);
-		*o++ = 0x80 | (cp & 0x3f);
-	} else {
-		*o++ = 0xf0 | cp >> 18;
-		*o++ = 0x80 | ((cp >> 12) & 0x3f);
-		*o++ = 0x80 | ((cp >> 6) & 0x3f);
-		*o++ = 0x80 | (cp & 0x3f);
-	}
-	return o;
-}
-
 /* A string at c->p (its opening quote), unescaped to c->out: never longer than its text. */
 static int string(struct cur *c, const char **text, size_t *len)
 {
@@ -64,58 +26,7 @@ static int string(struct cur *c, const char **text, size_t *len)
 		return -1;
 	c->p++;
 	*text = o;
-	while (c->p < c->end && *c->p != '"') {
-		char ch = *c->p++;
-		unsigned cp, lo;
-
-		if ((unsigned char)ch < 0x20)
-			return -1;
-		if (ch != '\\') {
-			*o++ = ch;
-			continue;
-		}
-		if (c->p >= c->end)
-			return -1;
-		ch = *c->p++;
-		switch (ch) {
-		case '"':
-		case '\\':
-		case '/':
-			*o++ = ch;
-			break;
-		case 'b':
-			*o++ = '\b';
-			break;
-		case 'f':
-			*o++ = '\f';
-			break;
-		case 'n':
-			*o++ = '\n';
-			break;
-		case 'r':
-			*o++ = '\r';
-			break;
-		case 't':
-			*o++ = '\t';
-			break;
-		case 'u':
-			if (c->end - c->p < 4 || hex4(c->p, &cp))
-				return -1;
-			c->p += 4;
-			if (cp >= 0xd800 && cp < 0xdc00 && c->end - c->p >= 6 && c->p[0] == '\\' &&
-			    c->p[1] == 'u' && !hex4(c->p + 2, &lo) && lo >= 0xdc00 && lo < 0xe000) {
-				c->p += 6;
-				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-			} else if (cp >= 0xd800 && cp < 0xe000) {
-				cp = 0xfffd; /* a lone surrogate */
-			}
-			o = put_code_point(o, cp);
-			break;
-		default:
-			return -1;
-		}
-	}
-	if (c->p >= c->end)
+	if (json_unescape(&c->p, c->end, &o) != JSON_UNESCAPE_OK)
 		return -1;
 	c->p++;
 	*len = o - *text;

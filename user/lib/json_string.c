@@ -137,3 +137,136 @@ size_t json_hex(char *out, const char *s, size_t len)
 	out[2 * len] = '\0';
 	return 2 * len;
 }
+
+static int hex4(const char *p, const char *end, unsigned *v)
+{
+	if (end - p < 4)
+		return -1;
+	*v = 0;
+	for (int i = 0; i < 4; i++) {
+		char h = p[i];
+
+		*v <<= 4;
+		if (h >= '0' && h <= '9')
+			*v |= h - '0';
+		else if (h >= 'a' && h <= 'f')
+			*v |= h - 'a' + 10;
+		else if (h >= 'A' && h <= 'F')
+			*v |= h - 'A' + 10;
+		else
+			return -1;
+	}
+	return 0;
+}
+
+static char *put_code_point(char *o, unsigned cp)
+{
+	if (cp < 0x80) {
+		*o++ = cp;
+	} else if (cp < 0x800) {
+		*o++ = 0xc0 | cp >> 6;
+		*o++ = 0x80 | (cp & 0x3f);
+	} else if (cp < 0x10000) {
+		*o++ = 0xe0 | cp >> 12;
+		*o++ = 0x80 | (cp >> 6 & 0x3f);
+		*o++ = 0x80 | (cp & 0x3f);
+	} else {
+		*o++ = 0xf0 | cp >> 18;
+		*o++ = 0x80 | (cp >> 12 & 0x3f);
+		*o++ = 0x80 | (cp >> 6 & 0x3f);
+		*o++ = 0x80 | (cp & 0x3f);
+	}
+	return o;
+}
+
+/*
+ * One escape, *p past its backslash.  "\\uXXXX" is 6 bytes and its UTF-8 at
+ * most 3 (4 for a 12-byte pair): the output never outgrows the input.
+ */
+static enum json_unescape_status unescape_one(const char **p, const char *end, char **o)
+{
+	char ch = *(*p)++;
+	unsigned cp, lo;
+
+	switch (ch) {
+	case '"':
+	case '\\':
+	case '/':
+		*(*o)++ = ch;
+		return JSON_UNESCAPE_OK;
+	case 'b':
+		*(*o)++ = '\b';
+		return JSON_UNESCAPE_OK;
+	case 'f':
+		*(*o)++ = '\f';
+		return JSON_UNESCAPE_OK;
+	case 'n':
+		*(*o)++ = '\n';
+		return JSON_UNESCAPE_OK;
+	case 'r':
+		*(*o)++ = '\r';
+		return JSON_UNESCAPE_OK;
+	case 't':
+		*(*o)++ = '\t';
+		return JSON_UNESCAPE_OK;
+	case 'u':
+		if (hex4(*p, end, &cp))
+			return JSON_UNESCAPE_BAD_HEX;
+		*p += 4;
+		if (cp >= 0xd800 && cp < 0xdc00 && end - *p >= 6 && (*p)[0] == '\\' &&
+		    (*p)[1] == 'u') {
+			if (hex4(*p + 2, end, &lo))
+				return JSON_UNESCAPE_BAD_HEX;
+			if (lo >= 0xdc00 && lo < 0xe000) {
+				*p += 6;
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			}
+		}
+		if (cp >= 0xd800 && cp < 0xe000)
+			cp = 0xfffd; /* a lone surrogate */
+		*o = put_code_point(*o, cp);
+		return JSON_UNESCAPE_OK;
+	default:
+		return JSON_UNESCAPE_BAD_ESCAPE;
+	}
+}
+
+enum json_unescape_status json_unescape(const char **p, const char *end, char **o)
+{
+	enum json_unescape_status st;
+
+	while (*p < end && **p != '"') {
+		char ch = **p;
+
+		if ((unsigned char)ch < 0x20)
+			return JSON_UNESCAPE_CONTROL;
+		(*p)++;
+		if (ch != '\\') {
+			*(*o)++ = ch;
+			continue;
+		}
+		if (*p >= end)
+			return JSON_UNESCAPE_UNTERMINATED;
+		st = unescape_one(p, end, o);
+		if (st != JSON_UNESCAPE_OK)
+			return st;
+	}
+	return *p < end ? JSON_UNESCAPE_OK : JSON_UNESCAPE_UNTERMINATED;
+}
+
+const char *json_unescape_error(enum json_unescape_status status)
+{
+	switch (status) {
+	case JSON_UNESCAPE_OK:
+		return "no error";
+	case JSON_UNESCAPE_UNTERMINATED:
+		return "unterminated string";
+	case JSON_UNESCAPE_CONTROL:
+		return "control character in a string";
+	case JSON_UNESCAPE_BAD_ESCAPE:
+		return "bad escape";
+	case JSON_UNESCAPE_BAD_HEX:
+		return "bad \\u escape";
+	}
+	return "bad string";
+}

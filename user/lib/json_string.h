@@ -41,4 +41,27 @@ bool utf8_valid(const char *s, size_t len);
  */
 size_t utf8_repair(char *out, const char *s, size_t len);
 
+/* Why json_unescape stopped (JSON_UNESCAPE_OK: on the closing quote). */
+enum json_unescape_status {
+	JSON_UNESCAPE_OK = 0,
+	JSON_UNESCAPE_UNTERMINATED, /* no closing quote before the end */
+	JSON_UNESCAPE_CONTROL,	    /* a control character not escaped */
+	JSON_UNESCAPE_BAD_ESCAPE,   /* '\\' followed by a letter JSON does not know */
+	JSON_UNESCAPE_BAD_HEX,	    /* "\\u" not followed by 4 hex digits */
+};
+
+/*
+ * The body of a JSON string, from *p (just past the opening quote) up to
+ * its closing quote, unescaped into *o: \\uXXXX as UTF-8, a surrogate pair
+ * as one code point, a lone surrogate as U+FFFD.  Output is never longer
+ * than the input it came from.  *p is left on the closing quote (or where
+ * the text went wrong) and *o after the last byte written.  Used by the
+ * flat-object reader (lib/json_flat.c) and the trace line parser
+ * (format/chrome/trace_line_parser.c).
+ */
+enum json_unescape_status json_unescape(const char **p, const char *end, char **o);
+
+/* A short message for a status ("bad escape"). */
+const char *json_unescape_error(enum json_unescape_status status);
+
 #endif

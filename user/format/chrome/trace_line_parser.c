@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "format/chrome/trace_line_parser.h"
+#include "lib/json_string.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -47,44 +48,6 @@ static int hex_value(char ch)
 	return -1;
 }
 
-static int read_hex4(struct cursor *c, uint32_t *out)
-{
-	uint32_t v = 0;
-
-	if (c->end - c->p < 4)
-		return fail(c, "bad \\u escape");
-	for (int i = 0; i < 4; i++) {
-		int h = hex_value(c->p[i]);
-
-		if (h < 0)
-			return fail(c, "bad \\u escape");
-		v = v << 4 | h;
-	}
-	c->p += 4;
-	*out = v;
-	return 0;
-}
-
-static char *put_utf8(char *o, uint32_t cp)
-{
-	if (cp < 0x80) {
-		*o++ = cp;
-	} else if (cp < 0x800) {
-		*o++ = 0xc0 | cp >> 6;
-		*o++ = 0x80 | (cp & 0x3f);
-	} else if (cp < 0x10000) {
-		*o++ = 0xe0 | cp >> 12;
-		*o++ = 0x80 | (cp >> 6 & 0x3f);
-		*o++ = 0x80 | (cp & 0x3f);
-	} else {
-		*o++ = 0xf0 | cp >> 18;
-		*o++ = 0x80 | (cp >> 12 & 0x3f);
-		*o++ = 0x80 | (cp >> 6 & 0x3f);
-		*o++ = 0x80 | (cp & 0x3f);
-	}
-	return o;
-}
-
 /*
  * A string at c->p (the opening quote).  Without escapes the result points
  * into the text; with escapes it is unescaped into scratch (never longer
@@ -92,6 +55,7 @@ static char *put_utf8(char *o, uint32_t cp)
  */
 static int parse_string(struct cursor *c, struct trace_str *out)
 {
+	enum json_unescape_status st;
 	const char *start, *q;
 	char *o;
 
@@ -116,66 +80,9 @@ static int parse_string(struct cursor *c, struct trace_str *out)
 	memcpy(o, start, q - start);
 	o += q - start;
 	c->p = q;
-	while (c->p < c->end && *c->p != '"') {
-		char ch = *c->p++;
-		uint32_t cp, lo;
-
-		if ((unsigned char)ch < 0x20)
-			return fail(c, "control character in a string");
-		if (ch != '\\') {
-			*o++ = ch;
-			continue;
-		}
-		if (c->p >= c->end)
-			break;
-		ch = *c->p++;
-		switch (ch) {
-		case '"':
-		case '\\':
-		case '/':
-			*o++ = ch;
-			break;
-		case 'b':
-			*o++ = '\b';
-			break;
-		case 'f':
-			*o++ = '\f';
-			break;
-		case 'n':
-			*o++ = '\n';
-			break;
-		case 'r':
-			*o++ = '\r';
-			break;
-		case 't':
-			*o++ = '\t';
-			break;
-		case 'u':
-			if (read_hex4(c, &cp))
-				return -1;
-			if (cp >= 0xd800 && cp < 0xdc00 && c->end - c->p >= 6 && c->p[0] == '\\' &&
-			    c->p[1] == 'u') {
-				const char *save = c->p;
-
-				c->p += 2;
-				if (read_hex4(c, &lo))
-					return -1;
-				if (lo >= 0xdc00 && lo < 0xe000)
-					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-				else
-					c->p = save;
-			}
-			if (cp >= 0xd800 && cp < 0xe000)
-				cp = 0xfffd; /* lone surrogate */
-			/* "\uXXXX" is 6 bytes, its UTF-8 at most 3 (4 for a 12-byte pair) */
-			o = put_utf8(o, cp);
-			break;
-		default:
-			return fail(c, "bad escape");
-		}
-	}
-	if (c->p >= c->end)
-		return fail(c, "unterminated string");
+	st = json_unescape(&c->p, c->end, &o);
+	if (st != JSON_UNESCAPE_OK)
+		return fail(c, json_unescape_error(st));
 	c->p++; /* closing quote */
 	out->s = c->scratch;
 	out->len = o - c->scratch;
