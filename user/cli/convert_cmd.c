@@ -67,8 +67,6 @@ static int parse_args(int argc, char **argv, struct convert_options *o)
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	char *end;
-	long v;
 	int c;
 
 	*o = (struct convert_options){NULL, NULL, 0, false};
@@ -77,11 +75,10 @@ static int parse_args(int argc, char **argv, struct convert_options *o)
 	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_GZIP:
-			v = strtol(optarg, &end, 10);
-			if (*end || v < 1 || v > 9)
+			o->gzip_level = cli_gzip_level(optarg);
+			if (o->gzip_level < 0)
 				return cli_usage_error("convert", "--gzip-level needs 1 to 9, not",
 						       optarg);
-			o->gzip_level = v;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -75,8 +75,6 @@ static int parse_args(int argc, char **argv, struct merge_options *o, int *first
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	char *end;
-	long v;
 	int c;
 
 	*o = (struct merge_options){NULL, 0, false};
@@ -90,11 +88,10 @@ static int parse_args(int argc, char **argv, struct merge_options *o, int *first
 			o->output = optarg;
 			break;
 		case OPT_GZIP:
-			v = strtol(optarg, &end, 10);
-			if (*end || v < 1 || v > 9)
+			o->gzip_level = cli_gzip_level(optarg);
+			if (o->gzip_level < 0)
 				return cli_usage_error("merge", "--gzip-level needs 1 to 9, not",
 						       optarg);
-			o->gzip_level = v;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_usage.h"
 #include "format/trace_format.h"
 #include "io/output_file.h"
 #include "probe/library_probes.h"
@@ -279,10 +280,9 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 			o->ring_bytes = (uint64_t)v << 20;
 			break;
 		case OPT_GZIP:
-			v = strtol(optarg, &end, 10);
-			if (*end || v < 1 || v > 9)
+			o->gzip_level = cli_gzip_level(optarg);
+			if (o->gzip_level < 0)
 				return usage_error("--gzip-level needs 1 to 9, not '%s'", optarg);
-			o->gzip_level = v;
 			break;
 		case OPT_LAYERS: {
 			char err[256];
