@@ -28,7 +28,8 @@ import workloads
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STATS_RUNS = (('micro-1t', 'floor'), ('micro-1t', 'dltrace-json'), ('metadata', 'floor'),
               ('metadata', 'dltrace-json'), ('meta-calls', 'floor'),
-              ('meta-calls', 'dltrace-json'))
+              ('meta-calls', 'dltrace-json'), ('py-micro', 'floor'), ('py-micro', 'dltrace-json'),
+              ('py-micro', 'dltrace-json-pystacks'))
 STALL_NS = 500 * 10**6  # no progress for this long counts as a stall
 
 

@@ -177,6 +177,7 @@ class Dltrace(Condition):
              'pftrace': ('pftrace', '.pftrace', []),
              'pftrace.gz': ('pftrace-gz', '.pftrace.gz', []),
              'summary': ('summary', '.summary.json', ['--summary-only']),
+             'pystacks': ('json-pystacks', '.json', ['--python-stacks']),
              'live': ('json-live', '.json', ['--live'])}
 
     def __init__(self, gzip, base=None, kind=None):
@@ -184,7 +185,7 @@ class Dltrace(Condition):
         trace) or live (.json with the live view: --live, its lines on the workload's
         standard output).  base: another built checkout, measured under the names
         base-json, base-gz."""
-        kind = kind or ('gz' if gzip else 'json')
+        kind = kind or ('gz' if gzip else 'json')  # pystacks: .json with --python-stacks
         name, self.suffix, self.options = self.KINDS[kind]
         self.kind = kind
         self.base = base
@@ -194,6 +195,8 @@ class Dltrace(Condition):
             ' '.join([self.suffix] + self.options))
         if kind in ('pftrace', 'pftrace.gz'):
             self.only = ('micro-1t', 'pytorch')  # sizes: the JSON's workloads
+        if kind == 'pystacks':
+            self.only = ('py-micro', 'pytorch')  # the Python workloads
 
     def available(self, job):
         if self.base and not os.path.exists(os.path.join(self.base, 'build', 'dltrace')):
@@ -440,5 +443,5 @@ def all_conditions(base=None):
     base_runs = [Dltrace(False, base), Dltrace(True, base)] if base else []
     return [Untraced(), Floor(), Dltrace(False), Dltrace(False, kind='live'), Dltrace(True),
             Dltrace(False, kind='pftrace'), Dltrace(False, kind='pftrace.gz'),
-            Dltrace(False, kind='summary')] + base_runs + [
+            Dltrace(False, kind='summary'), Dltrace(False, kind='pystacks')] + base_runs + [
         Strace(), Bpftrace(), PerfTrace(), DaemonIdle(True), DaemonIdle(False)]

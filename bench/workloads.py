@@ -80,6 +80,26 @@ class Micro(Workload):
         return [self.bin('micro_pread'), self.file, str(self.threads), '--seconds', str(seconds)]
 
 
+class PyMicro(Micro):
+    """micro from a Python loop (bench/workloads/py_pread.py, Debian's python3): what
+    dltrace and its --python-stacks cost per os.pread, one module frame deep."""
+
+    def __init__(self, job, sizes):
+        super().__init__(job, sizes, 1)
+        self.name = 'py-micro'
+        self.title = 'micro in Python: cached 4 KiB os.pread, 1 thread (%s)' % PYTHON
+
+    def argv(self, slow):
+        calls = self.sizes['micro_calls'] // (self.sizes['slow_divisor'] if slow else 1)
+        return [PYTHON, os.path.join(self.job.root, 'bench', 'workloads', 'py_pread.py'),
+                self.file, str(max(calls, 1000))]
+
+    def parse(self, lines):
+        r = next(json.loads(line) for line in lines if line.startswith('{"calls"'))
+        return {'metric': r['ns_per_call'], 'elapsed_s': r['elapsed_ns'] / 1e9,
+                'calls': r['calls'], 'raw': r}
+
+
 class Metadata(Workload):
     name = 'metadata'
 
@@ -182,5 +202,5 @@ class Pytorch(Workload):
 
 
 def all_workloads(job, sizes):
-    return [Micro(job, sizes, 1), Micro(job, sizes, 2), Metadata(job, sizes),
+    return [Micro(job, sizes, 1), Micro(job, sizes, 2), PyMicro(job, sizes), Metadata(job, sizes),
             MetaCalls(job, sizes), Checkpoint(job, sizes), Pytorch(job, sizes)]
