@@ -22,10 +22,15 @@ static __always_inline struct file *dl_fd_file(int fd)
 
 	if (fd < 0)
 		return NULL;
-	fdt = BPF_CORE_READ(task, files, fdt);
-	if (!fdt || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+	/*
+	 * task -> files -> fdt -> max_fds, fd: loads through pointers the
+	 * verifier knows the types of (a NULL one reads as 0), not helper
+	 * calls; only the array slot needs one.
+	 */
+	fdt = task->files->fdt;
+	if (!fdt || (unsigned int)fd >= fdt->max_fds)
 		return NULL;
-	files = BPF_CORE_READ(fdt, fd);
+	files = fdt->fd;
 	bpf_probe_read_kernel(&f, sizeof(f), &files[fd]);
 	return f;
 }
