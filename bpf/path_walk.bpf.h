@@ -55,8 +55,9 @@ static __always_inline char *dl_scratch_data(void)
 }
 
 struct dl_walk {
-	__u64 dentry; /* struct dentry *, current position */
-	__u64 mnt;    /* struct vfsmount * it belongs to */
+	__u64 dentry;	/* struct dentry *, current position */
+	__u64 mnt;	/* struct vfsmount * it belongs to */
+	__u64 mnt_root; /* and that mount's root dentry (0: not read yet) */
 	__u64 root_dentry;
 	__u64 root_mnt;
 	__u32 start; /* offset of the slot in the scratch data */
@@ -65,14 +66,50 @@ struct dl_walk {
 	__u8 done;
 };
 
+/*
+ * A dentry's parent and name, in one read where they lie side by side
+ * (every kernel dltrace knows: d_parent, then d_name):
+ *
+ *   struct dentry   ... | d_parent (8) | d_name: hash_len (8)  name (8) | ...
+ *                                        (hash, len: len is the upper half)
+ */
+struct dl_dentry_link {
+	__u64 parent;
+	__u64 hash_len;
+	__u64 name;
+};
+
+static __always_inline int dl_dentry_link(struct dentry *d, struct dentry **parent, __u32 *len,
+					  const unsigned char **name)
+{
+	struct dl_dentry_link l;
+
+	if (bpf_core_field_offset(struct dentry, d_name) ==
+		bpf_core_field_offset(struct dentry, d_parent) + 8 &&
+	    bpf_core_field_offset(struct qstr, name) == 8 &&
+	    bpf_core_field_offset(struct qstr, len) == 4) {
+		if (bpf_probe_read_kernel(
+			&l, sizeof(l), (void *)d + bpf_core_field_offset(struct dentry, d_parent)))
+			return -1;
+		*parent = (void *)l.parent;
+		*len = l.hash_len >> 32;
+		*name = (void *)l.name;
+		return 0;
+	}
+	*parent = BPF_CORE_READ(d, d_parent);
+	*len = BPF_CORE_READ(d, d_name.len);
+	*name = BPF_CORE_READ(d, d_name.name);
+	return 0;
+}
+
 static long dl_walk_step(__u32 i __attribute__((unused)), void *arg)
 {
 	struct dl_walk *w = arg;
 	struct dentry *d = (void *)w->dentry;
 	struct vfsmount *vmnt = (void *)w->mnt;
-	struct dentry *mnt_root, *parent;
-	const unsigned char *name;
-	__u32 len;
+	struct dentry *parent = NULL;
+	const unsigned char *name = NULL;
+	__u32 len = 0;
 	char *data;
 
 	if (w->dentry == w->root_dentry && w->mnt == w->root_mnt) {
@@ -80,9 +117,9 @@ static long dl_walk_step(__u32 i __attribute__((unused)), void *arg)
 		w->done = 1;
 		return 1;
 	}
-	mnt_root = BPF_CORE_READ(vmnt, mnt_root);
-	parent = BPF_CORE_READ(d, d_parent);
-	if (d == mnt_root) {
+	if (!w->mnt_root)
+		w->mnt_root = (__u64)BPF_CORE_READ(vmnt, mnt_root);
+	if (w->dentry == w->mnt_root) {
 		/* Top of this mount: continue at its mount point in the parent. */
 		struct mount *m = (void *)vmnt - bpf_core_field_offset(struct mount, mnt);
 		struct mount *up = BPF_CORE_READ(m, mnt_parent);
@@ -95,16 +132,15 @@ static long dl_walk_step(__u32 i __attribute__((unused)), void *arg)
 		}
 		w->dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
 		w->mnt = (__u64)up + bpf_core_field_offset(struct mount, mnt);
+		w->mnt_root = 0;
 		return 0;
 	}
-	if (d == parent) {
+	if (dl_dentry_link(d, &parent, &len, &name) || d == parent) {
 		/* A disconnected dentry (anonymous or deleted tree). */
 		w->flags |= DL_PATH_DETACHED;
 		w->done = 1;
 		return 1;
 	}
-	len = BPF_CORE_READ(d, d_name.len);
-	name = BPF_CORE_READ(d, d_name.name);
 	if (len > DL_NAME_MAX || w->len + len + 1 > DL_PATH_MAX) {
 		w->flags |= DL_PATH_TRUNC;
 		w->done = 1;
@@ -136,8 +172,8 @@ static __always_inline __u32 dl_walk_path(void *dentry, void *mnt, __u32 start, 
 
 	if (!dentry || !mnt)
 		return 0;
-	w.root_dentry = (__u64)BPF_CORE_READ(task, fs, root.dentry);
-	w.root_mnt = (__u64)BPF_CORE_READ(task, fs, root.mnt);
+	w.root_dentry = (__u64)task->fs->root.dentry; /* loads: the task pointer is trusted */
+	w.root_mnt = (__u64)task->fs->root.mnt;
 	bpf_loop(DL_WALK_MAX, dl_walk_step, &w, 0);
 	if (!w.done)
 		w.flags |= DL_PATH_TRUNC;
@@ -162,8 +198,7 @@ static __always_inline __u32 dl_walk_dirfd(int dirfd, __u32 start, __u8 *how)
 	if (dirfd != -100 /* AT_FDCWD */)
 		return dl_walk_file(dl_fd_file(dirfd), start, how);
 	task = bpf_get_current_task_btf();
-	return dl_walk_path(BPF_CORE_READ(task, fs, pwd.dentry), BPF_CORE_READ(task, fs, pwd.mnt),
-			    start, how);
+	return dl_walk_path(task->fs->pwd.dentry, task->fs->pwd.mnt, start, how);
 }
 
 /* Read a user string into a path slot; returns its length without the NUL. */
