@@ -745,6 +745,11 @@ static void *detach_thread(void *arg)
 	return NULL;
 }
 
+bool library_probes_detaching(void)
+{
+	return __atomic_load_n(&detaching, __ATOMIC_SEQ_CST) > 0;
+}
+
 /*
  * Detaching takes the kernel tens of milliseconds per link: exited
  * processes' links go to a background thread, one batch at a time.

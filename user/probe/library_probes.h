@@ -76,6 +76,9 @@ size_t library_probes_take_links(struct library_probes *lp, struct bpf_link ***o
 void library_probes_detach(struct library_probes *lp, bool disconnect);
 void library_probes_free(struct library_probes *lp);
 
+/* Whether a background thread is still detaching exited processes' probes. */
+bool library_probes_detaching(void);
+
 struct library_stats {
 	unsigned processes;    /* processes the per-process layers were attached to */
 	unsigned failed;       /* attachments that failed (the process had exited, ...) */

@@ -441,6 +441,8 @@ struct detach_batch {
 	size_t n, nlib;
 };
 
+static int batches_running; /* threads of probes_detach_where_async() not done yet */
+
 static void *detach_batch(void *arg)
 {
 	struct detach_batch *b = arg;
@@ -448,6 +450,13 @@ static void *detach_batch(void *arg)
 	destroy_links(b->links, b->n - b->nlib, b->nlib);
 	free(b->links);
 	free(b);
+	return NULL;
+}
+
+static void *detach_batch_thread(void *arg)
+{
+	detach_batch(arg);
+	__atomic_sub_fetch(&batches_running, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
@@ -482,10 +491,13 @@ size_t probes_detach_where_async(struct probes *p, bool (*want)(const struct bpf
 	free(lib);
 	n = b->n;
 	/* the kernel takes a while to detach: let threads wait for it */
-	if (pthread_create(&thread, NULL, detach_batch, b))
+	__atomic_add_fetch(&batches_running, 1, __ATOMIC_SEQ_CST);
+	if (pthread_create(&thread, NULL, detach_batch_thread, b)) {
+		__atomic_sub_fetch(&batches_running, 1, __ATOMIC_SEQ_CST);
 		detach_batch(b);
-	else
+	} else {
 		pthread_detach(thread);
+	}
 	return n;
 }
 
@@ -594,6 +606,16 @@ void probes_release_and_exit_soon(struct probes *p)
 
 	if (!p->nlinks || pipe(hold))
 		return;
+#if defined(__SANITIZE_ADDRESS__)
+	/*
+	 * GCC's ASan allocator is not fork-safe (glibc's malloc is): a
+	 * background detach thread inside it while we fork leaves it locked in
+	 * the child, whose own threads then hang.  Sanitizer builds let those
+	 * threads finish first; the release build forks at once.
+	 */
+	while (__atomic_load_n(&batches_running, __ATOMIC_SEQ_CST) || library_probes_detaching())
+		usleep(10000);
+#endif
 	/*
 	 * A grandchild inherits every link and detaches once this process has
 	 * dropped its own references (the pipe reaches EOF), so that it holds
