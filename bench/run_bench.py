@@ -139,6 +139,9 @@ def parse_args():
     ap.add_argument('--reps', type=int, help='repetitions (default 5, quick 2)')
     ap.add_argument('--workloads', help='comma-separated subset of the workloads')
     ap.add_argument('--conditions', help='comma-separated subset of the conditions')
+    ap.add_argument('--per-layer', action='store_true',
+                    help='also the floor and dltrace .json of each capture layer on its own '
+                    '(--layers syscall, syscall,mmap, ...): what each layer costs')
     ap.add_argument('--no-sustained', action='store_true')
     ap.add_argument('--no-bpf-stats', action='store_true')
     ap.add_argument('--no-report-scale', action='store_true')
@@ -203,7 +206,9 @@ def run(args, results):
         results['dltrace_hooks'] = {'programs': job.hooks, 'dltrace_says': said}
         log('dltrace attaches %d programs here: %s' % (len(job.hooks), ' / '.join(said)))
         base = os.path.abspath(args.base) if args.base else None
-        conditions = pick(tracers.all_conditions(base), args.conditions, 'conditions')
+        every = tracers.all_conditions(base) + (tracers.layer_conditions() if args.per_layer
+                                                else [])
+        conditions = pick(every, args.conditions, 'conditions')
         unavailable = {}
         for c in conditions:
             why = c.available(job)
@@ -293,7 +298,8 @@ def main():
     if args.lifecycle_only:
         print(lifecycle.table(results['lifecycle']))
         return
-    labels = {c.name: c.label for c in tracers.all_conditions(args.base or '.')}
+    labels = {c.name: c.label for c in tracers.all_conditions(args.base or '.') +
+              tracers.layer_conditions()}
     print(report.table(results['machine'], results['config'], results['summary'],
                        {w.name: w.title for w in works}, labels, results['bpf_stats'],
                        results.get('sustained'), results['unavailable']))

@@ -117,10 +117,10 @@ class Untraced(Condition):
         return {'status': status, 'lines': lines, 'stderr': stderr, 'wall_s': wall}
 
 
-def floor_arguments(job):
+def floor_arguments(job, hooks=None):
     """floor_loader's program arguments: a shared program once per tracepoint it serves."""
     args = []
-    for name in job.hooks:
+    for name in job.hooks if hooks is None else hooks:
         if name in ('dl_enter_shared', 'dl_exit_shared'):
             side = 'enter' if name == 'dl_enter_shared' else 'exit'
             args += ['%s@syscalls/sys_%s_%s' % (name, side, tp) for tp in job.shared]
@@ -130,14 +130,28 @@ def floor_arguments(job):
 
 
 class Floor(Condition):
-    """Empty programs on every hook dltrace uses (bench/floor_probes.bpf.c)."""
-    name, label = 'floor', 'floor (empty BPF)'
+    """Empty programs on every hook dltrace uses (bench/floor_probes.bpf.c); with layers,
+    on the hooks dltrace uses with `--layers LAYERS`."""
+
+    def __init__(self, layers=None):
+        self.layers = layers
+        self.hooks = None  # dltrace's default hooks (job.hooks)
+        self.name = 'floor' + ('-' + layers.replace(',', '+') if layers else '')
+        self.label = 'floor, --layers ' + layers if layers else 'floor (empty BPF)'
+
+    def available(self, job):
+        if self.layers:
+            try:
+                self.hooks = dltrace_hooks(job, self.layers)[0]
+            except RuntimeError as e:
+                return str(e)
+        return None
 
     def run(self, job, argv, trace_base, stats=False):
         loader = subprocess.Popen([os.path.join(job.build, 'bench', 'floor_loader'),
                                    os.path.join(job.build, 'bench', 'floor_probes.bpf.o')]
-                                  + floor_arguments(job), stdout=subprocess.PIPE, text=True,
-                                  env=job.env)
+                                  + floor_arguments(job, self.hooks), stdout=subprocess.PIPE,
+                                  text=True, env=job.env)
         programs = set()
         try:
             ready = loader.stdout.readline().split()
@@ -180,7 +194,7 @@ class Dltrace(Condition):
              'pystacks': ('json-pystacks', '.json', ['--python-stacks']),
              'live': ('json-live', '.json', ['--live'])}
 
-    def __init__(self, gzip, base=None, kind=None):
+    def __init__(self, gzip, base=None, kind=None, layers=None):
         """kind: json, gz (gzip), pftrace, pftrace.gz, summary (--summary-only, no
         trace) or live (.json with the live view: --live, its lines on the workload's
         standard output).  base: another built checkout, measured under the names
@@ -197,6 +211,10 @@ class Dltrace(Condition):
             self.only = ('micro-1t', 'pytorch')  # sizes: the JSON's workloads
         if kind == 'pystacks':
             self.only = ('py-micro', 'pytorch')  # the Python workloads
+        if layers:  # only these capture layers (the per-layer costs)
+            self.options = self.options + ['--layers', layers]
+            self.name += '-' + layers.replace(',', '+')
+            self.label += ' --layers ' + layers
 
     def available(self, job):
         if self.base and not os.path.exists(os.path.join(self.base, 'build', 'dltrace')):
@@ -322,8 +340,9 @@ class PerfTrace(Condition):
                          rb'LOST (\d+) events')
 
 
-def dltrace_hooks(job):
-    """The programs dltrace attaches here by default, and what it says about them."""
+def dltrace_hooks(job, layers=None):
+    """The programs dltrace attaches here by default (or with `--layers LAYERS`), and what it
+    says about them."""
     seen = {}
 
     def on_hold(pid):
@@ -331,7 +350,8 @@ def dltrace_hooks(job):
         seen['ids'] = measure.program_ids(pid)
 
     trace = os.path.join(job.out_dir, 'hooks.json')
-    cmd = [os.path.join(job.build, 'dltrace'), '-o', trace, '--']
+    cmd = [os.path.join(job.build, 'dltrace'), '-o', trace] + \
+        (['--layers', layers] if layers else []) + ['--']
     status, _, stderr, _ = execute(job, cmd + job.in_cgroup(['true'], hold=True),
                                    on_hold=on_hold)
     measure.wait_programs_gone(seen.get('ids', set()))
@@ -437,6 +457,17 @@ def _wait_log(f, text, timeout=60):
             return True
         time.sleep(0.05)
     return False
+
+
+# The per-layer sets (`make bench BENCH_ARGS=--per-layer`): the syscall layer alone, then
+# with each layer whose hooks these workloads reach (uring's and markers' fire only on
+# io_uring requests and marker calls).
+LAYER_SETS = ('syscall', 'syscall,mmap', 'syscall,cache', 'syscall,block')
+
+
+def layer_conditions():
+    """Floor and dltrace .json for each of LAYER_SETS: what each layer costs."""
+    return [c for layers in LAYER_SETS for c in (Floor(layers), Dltrace(False, layers=layers))]
 
 
 def all_conditions(base=None):
