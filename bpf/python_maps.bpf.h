@@ -91,6 +91,8 @@ struct dl_py_task {
 	__u32 layout;
 	__u64 hash[DL_PY_CACHE];
 	__u32 id[DL_PY_CACHE];
+	__u32 misses; /* lookups that found no thread state */
+	__u32 pad;
 };
 
 struct {

@@ -40,9 +40,18 @@
 #include "ring_output.bpf.h"
 #include "path_walk.bpf.h"
 
-#define DL_PY_RETRY_NS 20000000ull /* a thread without a thread state: look again after 20 ms */
-#define DL_PY_NO_KEY   1	   /* dl_py_tls_tstate(): the interpreter has no TSS key yet */
-#define DL_PY_SLACK    8	   /* frames skipped (entry frames) beyond DL_PY_FRAMES */
+/*
+ * A thread without a thread state looks again at each syscall for its
+ * first DL_PY_FREE_MISSES lookups (an interpreter starting: between making
+ * its TSS key and binding the main thread's state, it makes a few dozen
+ * syscalls, and its first Python code, getpath, runs right after), then
+ * no sooner than DL_PY_RETRY_NS after the last (a thread that never runs
+ * Python pays one failed lookup per 20 ms).
+ */
+#define DL_PY_FREE_MISSES 256
+#define DL_PY_RETRY_NS	  20000000ull
+#define DL_PY_NO_KEY	  1 /* dl_py_tls_tstate(): the interpreter has no TSS key yet */
+#define DL_PY_SLACK	  8 /* frames skipped (entry frames) beyond DL_PY_FRAMES */
 
 static __always_inline __u64 dl_py_fsbase(void)
 {
@@ -399,7 +408,8 @@ __noinline __u32 dl_py_walk(struct dl_task *t, __u64 now)
 		if (!ts || dl_py_read_one(s, ts, L->ts_read) ||
 		    DL_PY_U64(s, DL_PY_ONE + L->ts_thread) != fs) {
 			pt->tstate = 0;
-			pt->retry = now + DL_PY_RETRY_NS;
+			if (++pt->misses > DL_PY_FREE_MISSES)
+				pt->retry = now + DL_PY_RETRY_NS;
 			return 0;
 		}
 		pt->tstate = ts;
@@ -503,6 +513,7 @@ __noinline int dl_py_decide(struct dl_task *t)
 		pt->layout = proc->layout;
 		pt->tstate = 0;
 		pt->retry = 0;
+		pt->misses = 0;
 		for (int i = 0; i < DL_PY_CACHE; i++) {
 			pt->hash[i] = 0;
 			pt->id[i] = 0;

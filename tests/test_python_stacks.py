@@ -260,12 +260,14 @@ class PythonStacks(TraceTest):
         self.pyenv_cases(13)
 
     def kernel_follows(self, python):
-        """A process exec'd from a known interpreter file is found by the kernel side alone."""
+        """Every process is found by the kernel side alone: the command's own (its
+        interpreter file was given to the kernel side before its exec) and the processes
+        exec'd from it; user space hands over none."""
         events, remarks, locs, expects = self.run_cases(python, ['spawn'],
                                                         ['--kernel-follows'])
         self.check_expectations(events, expects, ['spawn'])
         counts = [r for r in remarks if r.startswith('# syscalls')][0].split()
-        self.assertEqual(counts[counts.index('python_processes') + 1], '1', counts)
+        self.assertEqual(counts[counts.index('python_processes') + 1], '0', counts)
 
     def test_kernel_follows_exec_debian(self):
         """Debian's interpreter: an executable, recognized at exec."""
@@ -456,6 +458,38 @@ class DltracePythonStacks(PythonStacks):
         events, remarks, locs, expects = self.run_cases(python, PLAIN_CASES, fmt='pftrace')
         self.assertFalse([r for r in remarks if 'python stacks:' in r], remarks)
         self.check_cases(events, expects, locs, PLAIN_CASES)
+
+    def test_first_run_env_script(self):
+        """A script run through "#!/usr/bin/env python3.12" (PATH), the interpreter's first
+        run in this dltrace: its libpython is known before the exec, so the interpreter's
+        very first Python frames (getpath's search at start-up) have stacks, and the
+        script's own open has its line."""
+        python = self.python_or_skip(12)
+        script = os.path.join(self.dir, 'first_open.py')
+        data = os.path.join(os.path.realpath(self.dir), 'first.bin')
+        with open(data, 'wb') as f:
+            f.write(b'x' * 100)
+        with open(script, 'w') as f:
+            f.write('#!/usr/bin/env python3.12\n'
+                    'import os, sys\n'
+                    'fd = os.open(sys.argv[1], os.O_RDONLY)\n'
+                    'os.close(fd)\n')
+        os.chmod(script, 0o755)
+        trace = os.path.join(self.dir, 'first.json')
+        env = dict(os.environ, PATH=os.path.dirname(python) + ':' + os.environ['PATH'])
+        out = subprocess.run([DLTRACE, '--python-stacks=full', '-o', trace, '--', script, data],
+                             capture_output=True, text=True, timeout=300, env=env)
+        self.assertEqual(out.returncode, 0, out.stderr[-3000:])
+        events, _ = trace_to_events(load_trace(trace))
+        opens = [e for e in events if e['name'] == 'openat' and e['path'] == data]
+        self.assertEqual(len(opens), 1, opens)
+        self.assertEqual(opens[0]['app'], (os.path.realpath(script), 3, '<module>'),
+                         opens[0]['frames'])
+        pid = opens[0]['pid']
+        first = [e for e in events if e['pid'] == pid and e['path'].endswith(('.py', '.pyc'))]
+        self.assertTrue(first, 'no .py file looked at')
+        self.assertEqual(first[0]['stack'], 'S', first[0])
+        self.assertTrue(first[0]['frames'][0][0].startswith('<frozen '), first[0])
 
     def test_off(self):
         """Without --python-stacks: no py argument at all."""

@@ -411,6 +411,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pystack_check: attached to %d\n", (int)target);
 	} else {
 		t->cmd_pid = cmd.pid;
+		if (stacks)
+			py_probe_command(&t->py, argv[optind]);
 		probes_add_process(&t->probes, cmd.pid, SLOT | DL_SEED_AT_EXEC);
 		if (command_release(&cmd, err, sizeof(err))) {
 			fprintf(stderr, "pystack_check: %s\n", err);

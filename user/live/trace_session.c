@@ -108,7 +108,7 @@ struct session {
 	struct live_stats *live;       /* --live, dltrace top */
 	struct top_ui *ui;
 	uint64_t t0;
-	struct py_probe py;	       /* --python-stacks */
+	struct py_probe py; /* --python-stacks */
 	bool py_on;
 };
 
@@ -603,6 +603,8 @@ int trace_run(const struct trace_options *o)
 	if (o->npids)
 		seed_targets(s);
 	if (o->command) {
+		if (s->py_on)
+			py_probe_command(&s->py, o->command[0]);
 		/* the held child joins at its exec: its remaining dltrace code is not traced */
 		probes_add_process(&s->probes, s->cmd.pid, JOB_SLOT | DL_SEED_AT_EXEC);
 		decoder_seed_process(&s->trace.decoder, s->cmd.pid);

@@ -543,8 +543,8 @@ static struct {
 } file_cache[FILE_CACHE];
 static unsigned file_cache_next;
 
-static int inspect_cached(const char *mapfile, const char *path, uint32_t dev, uint64_t ino,
-			  struct py_binary *b)
+int py_binary_inspect_cached(const char *mapfile, const char *path, uint32_t dev, uint64_t ino,
+			     struct py_binary *b)
 {
 	struct stat st;
 	uint64_t mtime;
@@ -601,7 +601,7 @@ int py_process_find(pid_t pid, struct py_process *out)
 		/* map_files: the mapped file itself, even in another mount namespace */
 		snprintf(mapfile, sizeof(mapfile), "/proc/%d/map_files/%llx-%llx", (int)pid, lo,
 			 hi);
-		if (inspect_cached(mapfile, path, maj << 20 | min, ino, &b))
+		if (py_binary_inspect_cached(mapfile, path, maj << 20 | min, ino, &b))
 			continue;
 		if (!b.python)
 			continue;

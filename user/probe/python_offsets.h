@@ -54,6 +54,15 @@ struct py_binary {
  */
 int py_binary_inspect(const char *path, struct py_binary *b);
 
+/*
+ * py_binary_inspect() of the file with identity (dev, ino), remembered
+ * while its mtime stays the same: mapfile is tried first (a process's
+ * /proc/PID/map_files entry), then path.  0, or -1 when neither is an ELF
+ * file.
+ */
+int py_binary_inspect_cached(const char *mapfile, const char *path, uint32_t dev, uint64_t ino,
+			     struct py_binary *b);
+
 /* A CPython found in a process's memory map. */
 struct py_process {
 	char path[512];	  /* the file holding the interpreter */

@@ -4,13 +4,17 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 
 #include "bpf/dltrace_events.h"
 #include "dltrace.skel.h"
+#include "probe/program_files.h"
 
 struct py_probe_file {
 	uint64_t ino;
@@ -187,13 +191,57 @@ static int layout_slot(struct py_probe *pp, const struct dl_py_layout *l)
 	return i;
 }
 
+/* Tell the kernel side that file (dev, ino) holds the CPython b: its layout's slot, or -1. */
+static int add_bin(struct py_probe *pp, uint32_t dev, uint64_t ino, const struct py_binary *b)
+{
+	struct dl_py_file key = {.ino = ino, .dev = dev};
+	struct dl_py_bin bin = {0};
+	int slot = layout_slot(pp, &b->own);
+
+	if (slot < 0)
+		return -1;
+	bin.runtime = b->runtime;
+	bin.text_vaddr = b->text_vaddr;
+	bin.first_vaddr = b->first_vaddr;
+	bin.layout = slot;
+	bin.kind = b->exe ? DL_PY_BIN_EXE : DL_PY_BIN_LIB;
+	bin.pie = b->pie;
+	if (bpf_map_update_elem(bpf_map__fd(pp->probes->skel->maps.py_bins), &key, &bin, BPF_ANY))
+		return -1;
+	return slot;
+}
+
+/* A file that holds a supported CPython, before any process runs it: 0 when added. */
+static int add_file(struct py_probe *pp, const char *path)
+{
+	struct py_binary b;
+	struct stat st;
+	uint32_t dev;
+
+	if (stat(path, &st))
+		return -1;
+	/* the kernel's encoding of a device number (MKDEV), as in /proc/PID/maps */
+	dev = major(st.st_dev) << 20 | minor(st.st_dev);
+	if (py_binary_inspect_cached(path, path, dev, st.st_ino, &b) || !b.python || b.layout < 0)
+		return -1; /* unsupported ones are said when a process runs them */
+	return add_bin(pp, dev, st.st_ino, &b) < 0 ? -1 : 0;
+}
+
+void py_probe_command(struct py_probe *pp, const char *argv0)
+{
+	char exe[PATH_MAX], lib[PATH_MAX];
+
+	if (program_resolve(argv0, exe, sizeof(exe)) || !add_file(pp, exe))
+		return;
+	if (!program_needed_find(exe, "libpython", lib, sizeof(lib)))
+		add_file(pp, lib);
+}
+
 int py_probe_process(struct py_probe *pp, pid_t pid)
 {
 	struct dltrace_bpf *skel = pp->probes->skel;
 	struct py_probe_file *file;
 	struct py_process proc;
-	struct dl_py_file key = {0};
-	struct dl_py_bin bin = {0};
 	struct dl_py_proc entry = {0};
 	uint32_t tgid = pid;
 	char line[1024];
@@ -215,19 +263,10 @@ int py_probe_process(struct py_probe *pp, pid_t pid)
 		if (proc.bin.layout < 0)
 			return 0;
 	}
-	slot = layout_slot(pp, &proc.bin.own);
+	/* the file: the kernel side finds its next processes by itself */
+	slot = add_bin(pp, proc.dev, proc.ino, &proc.bin);
 	if (slot < 0)
 		return 0;
-	/* the file: the kernel side finds its next processes by itself */
-	key.ino = proc.ino;
-	key.dev = proc.dev;
-	bin.runtime = proc.bin.runtime;
-	bin.text_vaddr = proc.bin.text_vaddr;
-	bin.first_vaddr = proc.bin.first_vaddr;
-	bin.layout = slot;
-	bin.kind = proc.bin.exe ? DL_PY_BIN_EXE : DL_PY_BIN_LIB;
-	bin.pie = proc.bin.pie;
-	bpf_map_update_elem(bpf_map__fd(skel->maps.py_bins), &key, &bin, BPF_ANY);
 	/* the process, unless the kernel side has found it already */
 	entry.runtime = proc.runtime;
 	entry.layout = slot;

@@ -54,6 +54,14 @@ struct py_probe {
 int py_probe_init(struct py_probe *pp, struct probes *p, void (*warn)(void *, const char *),
 		  void *warn_ctx, char *err, size_t errlen);
 /*
+ * dltrace -- CMD, before CMD runs: when the program argv0 runs is a
+ * supported CPython executable, or needs a libpython that is one, the
+ * kernel side knows the file from the start, so that the first run's
+ * first syscalls have stacks too (without this, they would until user
+ * space had looked at the process after its exec).
+ */
+void py_probe_command(struct py_probe *pp, const char *argv0);
+/*
  * Look at process pid (found at --pid, or after an exec): when it runs a
  * supported CPython, the kernel side walks its stacks from now on.
  * Returns 1 when it does, 0 when pid is no supported CPython (yet: the
