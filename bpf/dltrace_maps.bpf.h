@@ -30,6 +30,24 @@ struct dl_fcache {
 };
 
 /* Per-task state, kept in task local storage (no hash update per call). */
+#define DL_PY_CACHE 4 /* recent stacks a thread remembers (no map lookup) */
+
+/*
+ * Python stacks (python_stack.bpf.h): per thread of a CPython process, kept
+ * in the thread's struct dl_task (no lookup of its own).
+ */
+struct dl_py_task {
+	__u64 runtime; /* of its process (copied from py_procs when gen changes) */
+	__u64 tstate;  /* its PyThreadState, 0 when not known yet */
+	__u64 retry;   /* no thread state: do not look again before this time */
+	__u32 gen;     /* the process image the fields belong to */
+	__u32 layout;
+	__u64 hash[DL_PY_CACHE];
+	__u32 id[DL_PY_CACHE];
+	__u32 misses; /* lookups that found no thread state */
+	__u32 pad;
+};
+
 struct dl_task {
 	__u64 ts;	   /* entry time of the syscall in flight */
 	__u64 a[6];	   /* its saved arguments */
@@ -67,6 +85,7 @@ struct dl_task {
 	__u32 file;
 	__u32 file2;
 	struct dl_fcache fcache[DL_FCACHE];
+	struct dl_py_task py_thread; /* python stacks: valid when py is 1 */
 };
 
 /* Set by user space before load. */

@@ -80,28 +80,6 @@ struct {
 	__type(value, __u64);
 } py_codes SEC(".maps") __weak;
 
-#define DL_PY_CACHE 4 /* recent stacks a thread remembers (no map lookup) */
-
-/* Per thread of a CPython process. */
-struct dl_py_task {
-	__u64 runtime; /* of its process (copied from py_procs when gen changes) */
-	__u64 tstate;  /* its PyThreadState, 0 when not known yet */
-	__u64 retry;   /* no thread state: do not look again before this time */
-	__u32 gen;     /* the process image the fields belong to */
-	__u32 layout;
-	__u64 hash[DL_PY_CACHE];
-	__u32 id[DL_PY_CACHE];
-	__u32 misses; /* lookups that found no thread state */
-	__u32 pad;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct dl_py_task);
-} py_tasks SEC(".maps") __weak;
-
 /*
  * Scratch space of the walk: buf holds a window of the thread's frame
  * stack read at once (up to DL_PY_WIN bytes at 0) and single objects (at

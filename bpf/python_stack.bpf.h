@@ -207,6 +207,10 @@ __noinline int dl_py_step(struct dl_py_walk *w)
 	w->hash = dl_py_mix(dl_py_mix(w->hash, code), (__u32)lasti);
 	w->n++;
 	w->frame = prev;
+	if (!prev) {
+		w->done = 1; /* the outermost frame: no call to look at NULL */
+		return 1;
+	}
 	/*
 	 * 3.12 on: a frame at data[1] of the current chunk is the thread's
 	 * first Python frame (only the root chunk skips data[0]; a later
@@ -375,8 +379,6 @@ __noinline int dl_py_code_step(struct dl_py_codes *cs, __u32 i)
  */
 __noinline __u32 dl_py_walk(struct dl_task *t, __u64 now)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct dl_py_task *pt = bpf_task_storage_get(&py_tasks, task, 0, 0);
 	struct dl_py_walk w = {};
 	struct dl_py_stack_key key = {};
 	struct dl_py_codes cs;
@@ -386,8 +388,12 @@ __noinline __u32 dl_py_walk(struct dl_task *t, __u64 now)
 	__u32 zero = 0, tgid, id, size, c;
 	__u64 fs, ts, frame;
 	__u32 *known;
+	struct dl_py_task *pt;
 
-	if (!t || !pt || now < pt->retry)
+	if (!t)
+		return 0;
+	pt = &t->py_thread;
+	if (now < pt->retry)
 		return 0;
 	w.layout = pt->layout;
 	L = bpf_map_lookup_elem(&py_layouts, &w.layout);
@@ -487,11 +493,10 @@ cache:
 
 /*
  * Decide (again) whether the current task's process is a CPython known to
- * py_procs, after py_procs changed; prepares the thread's py_tasks entry.
+ * py_procs, after py_procs changed; prepares the thread's py_thread state.
  */
 __noinline int dl_py_decide(struct dl_task *t)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 gen = py_procs_gen, tgid;
 	struct dl_py_proc *proc;
 	struct dl_py_task *pt;
@@ -504,9 +509,7 @@ __noinline int dl_py_decide(struct dl_task *t)
 	t->py_gen = gen;
 	if (!proc)
 		return 0;
-	pt = bpf_task_storage_get(&py_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!pt)
-		return 0;
+	pt = &t->py_thread;
 	if (pt->gen != proc->gen || pt->runtime != proc->runtime) {
 		pt->gen = proc->gen;
 		pt->runtime = proc->runtime;
