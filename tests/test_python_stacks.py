@@ -27,8 +27,8 @@ import sys
 import time
 import unittest
 
-from dltrace_harness import (BUILD, DLTRACE, ROOT, Tracer, TraceTest, load_trace, metadata,
-                             wait_for)
+from dltrace_harness import (BUILD, DLTRACE, ROOT, Tracer, TraceTest, cgroup2_root, load_trace,
+                             metadata, remove_cgroup, start_in_cgroup, wait_for)
 
 CHECK = os.path.join(BUILD, 'tools', 'pystack_check')
 LINES = os.path.join(BUILD, 'tests', 'py_linetable_check')
@@ -531,6 +531,41 @@ class DltracePythonStacks(PythonStacks):
         self.check_expectations(events, expects, ['attach'])
         # nothing from before the attach: the ready file's open is not in the trace
         self.assertFalse([e for e in events if e['path'] == os.path.join(data, 'ready')])
+
+    def test_cgroup_running_python(self):
+        """`dltrace --python-stacks=full --cgroup CG` on a Python process that was in the
+        cgroup's child cgroup before dltrace started: found at start (the cgroup's
+        processes are read once), its reads after that carry their lines."""
+        python = self.debian_python()
+        cg = os.path.join(cgroup2_root(), 'dltrace-pystacks-%d' % os.getpid())
+        child = os.path.join(cg, 'worker')
+        os.makedirs(child)
+        data = os.path.realpath(os.path.join(self.dir, 'attach'))
+        os.makedirs(data)
+        log = os.path.join(self.dir, 'attach.jsonl')
+        self.trace = os.path.join(self.dir, 'trace.json')
+        target = start_in_cgroup(child, [python, CASES, log, data, 'attach'])
+        tracer = None
+        try:
+            wait_for(lambda: os.path.exists(os.path.join(data, 'ready')))
+            tracer = Tracer(['--python-stacks=full', '--cgroup', cg], self.trace).wait_ready()
+            open(os.path.join(data, 'go'), 'w').close()
+            self.assertEqual(target.wait(timeout=60), 0)
+            self.assertTrue(remove_cgroup(child) and remove_cgroup(cg))
+            self.assertEqual(tracer.wait(), 0, tracer.stderr)
+        finally:
+            target.kill()
+            if tracer:
+                tracer.stop()
+            remove_cgroup(child)
+            remove_cgroup(cg)
+        self.assertFalse([l for l in tracer.stderr_lines if 'python stacks:' in l],
+                         tracer.stderr)
+        events, _ = trace_to_events(load_trace(self.trace))
+        with open(log) as f:
+            expects = [json.loads(line) for line in f]
+        self.assertEqual({r['pid'] for r in expects}, {target.pid})
+        self.check_expectations(events, expects, ['attach'])
 
     def test_findings_python_locations(self):
         """Each finding's evidence names the top 3 Python locations behind it: the small

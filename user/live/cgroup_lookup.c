@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "live/cgroup_lookup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #define CGROUP2_MAGIC 0x63677270
 
@@ -129,4 +131,67 @@ int cgroup_resolve(const char *arg, char *out, size_t size, char *err, size_t er
 		free(s.found[i]);
 	free(s.found);
 	return s.count == 1 ? 0 : -1;
+}
+
+struct procs_walk {
+	void (*fn)(pid_t pid, void *ctx);
+	void *ctx;
+	int count;
+};
+
+/* One cgroup's cgroup.procs, then its children's. */
+static void procs_of(int dirfd, struct procs_walk *w, int depth)
+{
+	int fd = openat(dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	struct dirent *d;
+	DIR *dir;
+
+	if (fd >= 0) {
+		FILE *f = fdopen(fd, "re");
+		long pid;
+
+		if (!f) {
+			close(fd);
+		} else {
+			while (fscanf(f, "%ld", &pid) == 1)
+				if (pid > 0) {
+					w->fn((pid_t)pid, w->ctx);
+					w->count++;
+				}
+			fclose(f);
+		}
+	}
+	if (depth >= 64)
+		return;
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((d = readdir(dir))) {
+		int child;
+
+		if (d->d_type != DT_DIR || d->d_name[0] == '.')
+			continue;
+		child = openat(dirfd, d->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (child < 0)
+			continue;
+		procs_of(child, w, depth + 1);
+		close(child);
+	}
+	closedir(dir);
+}
+
+int cgroup_for_each_process(const char *path, void (*fn)(pid_t pid, void *ctx), void *ctx)
+{
+	struct procs_walk w = {fn, ctx, 0};
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	procs_of(fd, &w, 0);
+	close(fd);
+	return w.count;
 }

@@ -8,6 +8,7 @@
 #define CGROUP_LOOKUP_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* The cgroup v2 mount point ("/sys/fs/cgroup" or a hybrid ".../unified"). */
 int cgroup2_mount(char *out, size_t size);
@@ -18,5 +19,12 @@ int cgroup2_mount(char *out, size_t size);
  * line).
  */
 int cgroup_resolve(const char *arg, char *out, size_t size, char *err, size_t errlen);
+
+/*
+ * fn for every process in the cgroup directory path and in its descendant
+ * cgroups (their cgroup.procs, read once each).  The number of processes,
+ * or -1 when path cannot be opened.
+ */
+int cgroup_for_each_process(const char *path, void (*fn)(pid_t pid, void *ctx), void *ctx);
 
 #endif
