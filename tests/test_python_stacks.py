@@ -613,5 +613,56 @@ class DltracePythonStacks(PythonStacks):
     test_pyenv_311 = test_pyenv_312 = test_pyenv_313 = None
 
 
+
+class DaemonPythonStacks(TraceTest):
+    """`python_stacks = full` in the daemon's configuration: a job's Python process that
+    was running before the daemon started (found when the job's cgroup is found) and
+    one started in the job afterwards both carry their lines in the job's trace."""
+
+    def test_job_python_processes(self):
+        from test_daemon import Daemon
+        python = DEBIAN_PYTHON
+        root = os.path.join(cgroup2_root(), 'dltrace-test-%d' % os.getpid())
+        job = os.path.join(root, 'system.slice', 'slurmstepd.scope', 'job_1004')
+        task = os.path.join(job, 'step_0', 'user', 'task_0')
+        os.makedirs(task)
+        os.chmod(self.dir, 0o755)
+        data = os.path.realpath(os.path.join(self.dir, 'attach'))
+        os.makedirs(data)
+        log = os.path.join(self.dir, 'attach.jsonl')
+        before = start_in_cgroup(task, [python, CASES, log, data, 'attach'])
+        daemon = after = None
+        try:
+            wait_for(lambda: os.path.exists(os.path.join(data, 'ready')))
+            daemon = Daemon(self, python_stacks='full')
+            self.assertTrue(wait_for(lambda: any(j['job'] == '1004'
+                                                 for j in daemon.status()['jobs'])),
+                            daemon.log())
+            open(os.path.join(data, 'go'), 'w').close()
+            self.assertEqual(before.wait(timeout=60), 0)
+            # a process started in the job: its interpreter file is known by now
+            later = os.path.realpath(os.path.join(self.dir, 'later'))
+            os.makedirs(later)
+            after = start_in_cgroup(task, [python, CASES, log, later, 'direct'])
+            self.assertEqual(after.wait(timeout=60), 0)
+            daemon.remove_job(job)
+            trace, _ = daemon.job_files(1004, 'root')
+            self.assertNotIn('python stacks:', daemon.log())
+        finally:
+            for p in (before, after):
+                if p:
+                    p.kill()
+            if daemon:
+                daemon.stop()
+            for top, _, _ in os.walk(root, topdown=False):
+                remove_cgroup(top)
+        events, _ = trace_to_events(load_trace(trace))
+        with open(log) as f:
+            expects = [json.loads(line) for line in f]
+        self.assertEqual({r['pid'] for r in expects}, {before.pid, after.pid})
+        PythonStacks.check_expectations(self, events, expects, ['attach', 'direct'])
+        full = [e for e in events if e['pid'] == after.pid and e['frames']]
+        self.assertTrue(full)  # python_stacks = full: every frame too
+
 if __name__ == '__main__':
     unittest.main()

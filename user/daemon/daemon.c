@@ -40,6 +40,8 @@
 #include "live/job_trace.h"
 #include "report/report_session.h"
 #include "probe/probe_loader.h"
+#include "probe/python_probe.h"
+#include "decode/python_frames.h"
 #include "probe/system_checks.h"
 #include "event/version.h"
 #include "metrics/http_server.h"
@@ -87,6 +89,10 @@ struct daemon {
 	struct http_server *metrics;	 /* /metrics (NULL: off) */
 	uint64_t events_done, lost_done; /* of the finished jobs, for /metrics */
 	double start_time;
+	/* python_stacks: the interpreters of the jobs' processes, and the frames' rules */
+	struct py_probe py;
+	bool py_on;
+	struct py_rules py_rules;
 };
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -105,6 +111,13 @@ static void logf_(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	fflush(stderr);
+}
+
+/* Python stacks: one line per interpreter it cannot read */
+static void py_log(void *ctx, const char *line)
+{
+	(void)ctx;
+	logf_("%s", line);
 }
 
 static uint64_t mono_ns(void)
@@ -163,6 +176,14 @@ static struct job *find_job(struct daemon *d, const char *what)
 			return j;
 	}
 	return NULL;
+}
+
+/* A process already in a job's cgroup when the job starts: is it a CPython? */
+static void python_in_job(pid_t pid, void *ctx)
+{
+	struct daemon *d = ctx;
+
+	py_probe_process(&d->py, pid);
 }
 
 static int job_start(struct daemon *d, const char *rel, const char *jobid, char *err, size_t errlen)
@@ -262,6 +283,9 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 		}
 		job_trace_add_consumer(&j->trace, c);
 		job_trace_add_consumer(&j->trace, live_stats__consumer(j->live));
+		if (d->py_on && decoder_python(&j->trace.decoder, &d->py_rules,
+					       d->cfg.python_stacks == DAEMON_PYTHON_FULL))
+			logf_("job %s: no Python stacks (out of memory)", jobid);
 		job_trace_begin(&j->trace, &m);
 	}
 	probes_lost(&d->probes, j->slot, &j->lost0);
@@ -274,6 +298,9 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 		return -1;
 	}
 	logf_("job %s: tracing %s (slot %u)", jobid, path, j->slot);
+	/* its processes are traced by the filter; their interpreters are found here */
+	if (d->py_on)
+		cgroup_for_each_process(path, python_in_job, d);
 	return 0;
 }
 
@@ -403,6 +430,9 @@ static int on_record(void *ctx, void *data, size_t size)
 	j = job_by_slot(d, h->job);
 	if (j)
 		job_trace_record(&j->trace, data, size);
+	/* a program just executed may be an interpreter not seen before */
+	if (j && d->py_on && h->kind == DL_EV_EXEC)
+		py_probe_exec(&d->py, h->tgid);
 	return 0;
 }
 
@@ -782,9 +812,16 @@ int daemon_main(int argc, char **argv)
 	po.ring_bytes = d->cfg.ring_bytes;
 	po.layers = d->cfg.layers;
 	po.cgroup_events = true;
+	if (d->cfg.python_stacks != DAEMON_PYTHON_OFF) {
+		py_rules_init(&d->py_rules);
+		if (py_probe_options(&po, py_probe_default_kinds(), err, sizeof(err)))
+			goto fail;
+	}
 	if (probes_load(&d->probes, &po, on_record, d, err, sizeof(err)) ||
+	    (po.python_stacks && py_probe_init(&d->py, &d->probes, py_log, d, err, sizeof(err))) ||
 	    probes_attach_where(&d->probes, is_cgroup_program, err, sizeof(err)))
 		goto fail;
+	d->py_on = po.python_stacks;
 	logf_("daemon %s started (config %s, log dir %s, cgroup v2 at %s)", DLTRACE_VERSION,
 	      d->config_path ? d->config_path : "built-in defaults", d->cfg.log_dir, d->mount);
 	if (d->metrics)
@@ -807,6 +844,8 @@ int daemon_main(int argc, char **argv)
 
 		poll(fds, 3 + nhttp, LOOP_MS);
 		probes_drain(&d->probes);
+		if (d->py_on)
+			py_probe_poll(&d->py);
 		if (nhttp) /* after the drain: the figures are as fresh as they can be */
 			http_server__serve(d->metrics, fds + 3, nhttp, on_http, d);
 		if (fds[2].revents & POLLIN) {
@@ -862,6 +901,7 @@ int daemon_main(int argc, char **argv)
 	http_server__free(d->metrics);
 	probes_release_and_exit_soon(&d->probes);
 	probes_destroy(&d->probes);
+	py_probe_free(&d->py);
 	free(d);
 	return rc;
 fail:

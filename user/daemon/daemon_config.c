@@ -100,6 +100,17 @@ static int set_key(struct daemon_config *c, const char *key, const char *v, bool
 			snprintf(why, whylen, "trace_format needs json, pftrace or none");
 			return -1;
 		}
+	} else if (!strcmp(key, "python_stacks")) {
+		if (!strcmp(v, "off"))
+			c->python_stacks = DAEMON_PYTHON_OFF;
+		else if (!strcmp(v, "on"))
+			c->python_stacks = DAEMON_PYTHON_ON;
+		else if (!strcmp(v, "full"))
+			c->python_stacks = DAEMON_PYTHON_FULL;
+		else {
+			snprintf(why, whylen, "python_stacks needs off, on or full");
+			return -1;
+		}
 	} else if (!strcmp(key, "gzip_level")) {
 		if (parse_long(v, 1, 9, &n))
 			goto number;

@@ -34,6 +34,13 @@ enum daemon_trace {
 	DAEMON_TRACE_NONE,
 };
 
+/* python_stacks: Python stacks in the jobs' traces (dltrace --python-stacks) */
+enum daemon_python {
+	DAEMON_PYTHON_OFF,
+	DAEMON_PYTHON_ON,   /* args.py */
+	DAEMON_PYTHON_FULL, /* args.py and args.py_stack */
+};
+
 struct daemon_config {
 	char patterns[CONFIG_MAX_PATTERNS][256];
 	int npatterns;
@@ -47,6 +54,7 @@ struct daemon_config {
 	int idle_detach_s;
 	char socket[108];
 	char metrics_listen[128]; /* "" when off */
+	int python_stacks;	  /* enum daemon_python */
 };
 
 /* Where /metrics is served by default: loopback only. */
