@@ -161,7 +161,7 @@ enum dl_kind {
 	DL_EV_FILE, /* a file met through a descriptor: its identity and name (struct dl_file) */
 	DL_EV_PY_STACK, /* python stacks: a new Python stack of a process (struct dl_py_stack) */
 	DL_EV_PY_CODE,	/* python stacks: a code object, once per process (struct dl_py_code) */
-	DL_EV_AIO,  /* native AIO: an iocb submitted, or an event reaped (struct dl_aio) */
+	DL_EV_AIO,	/* native AIO: an iocb submitted, or an event reaped (struct dl_aio) */
 	DL_KIND_COUNT,
 };
 
@@ -793,12 +793,14 @@ static inline unsigned int dl_lost_kind(unsigned int index)
 #define DL_PY_TABLE_MAX 4096 /* bytes of its line table */
 
 /*
- * An mmap record with a Python stack (kind DL_SYS_MMAP, never batched: it
- * is the only dl_io record longer than struct dl_io).
+ * An mmap, sendfile or copy_file_range record with a Python stack (never
+ * batched: the only dl_io records longer than struct dl_io).  These kinds
+ * use all of arg (mmap: prot | flags<<32; the copies: the output
+ * descriptor and its offset flag), so the stack id goes after the record.
  *
  *    0                                      72         76     80
  *    +--------------------------------------+----------+------+
- *    | struct dl_io (arg: prot | flags<<32) | py_stack | pad  |
+ *    | struct dl_io                         | py_stack | pad  |
  *    +--------------------------------------+----------+------+
  */
 struct dl_io_py {
@@ -915,17 +917,23 @@ static inline int dl_py_in_arg(unsigned int kind)
 	}
 }
 
+/* Kinds whose stack id goes after the record (struct dl_io_py). */
+static inline int dl_py_after_io(unsigned int kind)
+{
+	return kind == DL_SYS_MMAP || kind == DL_SYS_SENDFILE || kind == DL_SYS_COPY_FILE_RANGE;
+}
+
 /* Kinds that may carry a stack id. */
 static inline int dl_py_kind_ok(unsigned int kind)
 {
-	return dl_py_in_arg(kind) || dl_kind_has_path(kind) || kind == DL_SYS_MMAP;
+	return dl_py_in_arg(kind) || dl_kind_has_path(kind) || dl_py_after_io(kind);
 }
 
 static inline __u32 dl_py_stack_of(const struct dl_io *io, __u32 size)
 {
 	if (dl_kind_has_path(io->h.kind))
 		return size >= sizeof(struct dl_path) ? ((const struct dl_path *)io)->py_stack : 0;
-	if (io->h.kind == DL_SYS_MMAP)
+	if (dl_py_after_io(io->h.kind))
 		return size >= sizeof(struct dl_io_py) ? ((const struct dl_io_py *)io)->py_stack
 						       : 0;
 	return dl_py_in_arg(io->h.kind) ? io->arg >> 32 : 0;

@@ -517,17 +517,17 @@ static __always_inline void dl_fill_exit(struct dl_io *e, struct dl_task *t, lon
 	}
 }
 
-/* An mmap with a Python stack: alone, with the stack id after the record. */
-static __always_inline int sys_exit_mmap_py(struct trace_event_raw_sys_exit *ctx, struct dl_task *t,
-					    __u64 now, __u32 py)
+/* An mmap or a copy with a Python stack: alone, with the stack id after the record. */
+static __always_inline int sys_exit_io_py(struct trace_event_raw_sys_exit *ctx, struct dl_task *t,
+					  enum dl_kind kind, __u64 now, __u32 py)
 {
 	struct dl_io_py *m;
 
 	dl_flush(t);
-	m = dl_reserve(sizeof(*m), t->slot, DL_SYS_MMAP);
+	m = dl_reserve(sizeof(*m), t->slot, kind);
 	if (!m)
 		return 0;
-	dl_fill_exit(&m->io, t, ctx->ret, DL_SYS_MMAP, now);
+	dl_fill_exit(&m->io, t, ctx->ret, kind, now);
 	m->py_stack = py;
 	m->pad = 0;
 	dl_submit(m);
@@ -554,8 +554,8 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 	if (py_stacks && kind == DL_SYS_MMAP && ctx->ret >= 0)
 		dl_py_mapped(t, ctx->ret);
 	py = dl_py_stack_id(t, kind, now);
-	if (py && kind == DL_SYS_MMAP)
-		return sys_exit_mmap_py(ctx, t, now, py);
+	if (py && dl_py_after_io(kind))
+		return sys_exit_io_py(ctx, t, kind, now, py);
 	if (!dl_kind_batches(kind)) {
 		/* the data records before it go first: user space sees them in order */
 		dl_flush(t);

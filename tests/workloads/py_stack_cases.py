@@ -17,6 +17,7 @@ by multiprocessing's spawn through the environment (PY_STACK_LOG).
 import json
 import multiprocessing
 import os
+import shutil
 import sys
 import threading
 import time
@@ -78,6 +79,21 @@ def pread_fd(case, path):
 def case_direct(d):
     read_direct('direct', os.path.join(d, 'direct.bin'))
     pread_fd('direct', os.path.join(d, 'direct_pread.bin'))
+
+
+def case_copy(d):
+    """shutil.copyfile (sendfile, inside the standard library: the application's line is
+    the call's) and os.copy_file_range: their records carry the stack after the record."""
+    src = os.path.join(d, 'copy_src.bin')
+    make_file(src, 1 << 16)
+    expect('copy', src, ['sendfile'], here())
+    shutil.copyfile(src, os.path.join(d, 'copy_dst.bin'))
+    fin = os.open(src, os.O_RDONLY)
+    fout = os.open(os.path.join(d, 'copy_dst2.bin'), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    expect('copy', src, ['copy_file_range'], here())
+    os.copy_file_range(fin, fout, 1 << 16)
+    os.close(fin)
+    os.close(fout)
 
 
 def case_thread(d):
