@@ -522,13 +522,7 @@ class DltracePythonStacks(PythonStacks):
             self.assertEqual(tracer.wait(), 0, tracer.stderr)
         finally:
             target.kill()
-        self.assertFalse([l for l in tracer.stderr_lines if 'python stacks:' in l],
-                         tracer.stderr)
-        events, locs = trace_to_events(load_trace(self.trace))
-        with open(log) as f:
-            expects = [json.loads(line) for line in f]
-        self.assertEqual({r['pid'] for r in expects}, {target.pid})
-        self.check_expectations(events, expects, ['attach'])
+        events = self.check_attached(tracer, log, target.pid)
         # nothing from before the attach: the ready file's open is not in the trace
         self.assertFalse([e for e in events if e['path'] == os.path.join(data, 'ready')])
 
@@ -559,13 +553,19 @@ class DltracePythonStacks(PythonStacks):
                 tracer.stop()
             remove_cgroup(child)
             remove_cgroup(cg)
+        self.check_attached(tracer, log, target.pid)
+
+    def check_attached(self, tracer, log, pid):
+        """A tracer started on a running Python process (the 'attach' case): no line about
+        stacks, and every expectation of the process met in self.trace; its events."""
         self.assertFalse([l for l in tracer.stderr_lines if 'python stacks:' in l],
                          tracer.stderr)
         events, _ = trace_to_events(load_trace(self.trace))
         with open(log) as f:
             expects = [json.loads(line) for line in f]
-        self.assertEqual({r['pid'] for r in expects}, {target.pid})
+        self.assertEqual({r['pid'] for r in expects}, {pid})
         self.check_expectations(events, expects, ['attach'])
+        return events
 
     def test_findings_python_locations(self):
         """Each finding's evidence names the top 3 Python locations behind it: the small

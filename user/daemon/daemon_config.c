@@ -33,6 +33,27 @@ void config_defaults(struct daemon_config *c)
 	snprintf(c->metrics_listen, sizeof(c->metrics_listen), "%s", DEFAULT_METRICS_LISTEN);
 }
 
+/* v as one of n names: its index in *out; -1 with "KEY needs A, B or C" in why. */
+static int parse_choice(const char *key, const char *v, const char *const *names, int n, int *out,
+			char *why, size_t whylen)
+{
+	int len;
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v, names[i])) {
+			*out = i;
+			return 0;
+		}
+	len = snprintf(why, whylen, "%s needs", key);
+	for (int i = 0; i < n && len > 0 && (size_t)len < whylen; i++)
+		len += snprintf(why + len, whylen - len, "%s%s",
+				i == 0	     ? " "
+				: i == n - 1 ? " or "
+					     : ", ",
+				names[i]);
+	return -1;
+}
+
 static char *trim(char *s)
 {
 	char *e;
@@ -90,27 +111,15 @@ static int set_key(struct daemon_config *c, const char *key, const char *v, bool
 			goto number;
 		c->retention_days = n;
 	} else if (!strcmp(key, "trace_format")) {
-		if (!strcmp(v, "json"))
-			c->trace_format = DAEMON_TRACE_JSON;
-		else if (!strcmp(v, "pftrace"))
-			c->trace_format = DAEMON_TRACE_PFTRACE;
-		else if (!strcmp(v, "none"))
-			c->trace_format = DAEMON_TRACE_NONE;
-		else {
-			snprintf(why, whylen, "trace_format needs json, pftrace or none");
-			return -1;
-		}
+		/* in the order of enum daemon_trace */
+		static const char *const names[] = {"json", "pftrace", "none"};
+
+		return parse_choice(key, v, names, 3, &c->trace_format, why, whylen);
 	} else if (!strcmp(key, "python_stacks")) {
-		if (!strcmp(v, "off"))
-			c->python_stacks = DAEMON_PYTHON_OFF;
-		else if (!strcmp(v, "on"))
-			c->python_stacks = DAEMON_PYTHON_ON;
-		else if (!strcmp(v, "full"))
-			c->python_stacks = DAEMON_PYTHON_FULL;
-		else {
-			snprintf(why, whylen, "python_stacks needs off, on or full");
-			return -1;
-		}
+		/* in the order of enum daemon_python */
+		static const char *const names[] = {"off", "on", "full"};
+
+		return parse_choice(key, v, names, 3, &c->python_stacks, why, whylen);
 	} else if (!strcmp(key, "gzip_level")) {
 		if (parse_long(v, 1, 9, &n))
 			goto number;

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "probe/program_files.h"
 
+#include "lib/elf_file.h"
+
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -157,12 +159,7 @@ int program_needed_find(const char *path, const char *prefix, char *out, size_t 
 	int fd, r = -1;
 	Elf *elf;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
+	elf = elf_file_open(path, &fd);
 	while (elf && (scn = elf_nextscn(elf, scn))) {
 		Elf_Data *data;
 		GElf_Shdr sh;
@@ -205,8 +202,6 @@ int program_needed_find(const char *path, const char *prefix, char *out, size_t 
 		    !search_dirs(defaults, origin, needed, out, len))
 			r = 0;
 	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	elf_file_close(elf, fd);
 	return r;
 }

@@ -15,6 +15,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "lib/elf_file.h"
+
 /*
  * One row per CPython minor version, printed by tools/python_layout_gen.sh
  * from the interpreter's own headers (the build named in `from`), and
@@ -436,18 +438,9 @@ int py_binary_inspect(const char *path, struct py_binary *b)
 
 	memset(b, 0, sizeof(*b));
 	b->layout = -1;
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	elf = elf_file_open(path, &fd);
+	if (!elf)
 		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -1;
-	}
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 
@@ -519,8 +512,7 @@ int py_binary_inspect(const char *path, struct py_binary *b)
 				 layouts[b->layout].from);
 	}
 done:
-	elf_end(elf);
-	close(fd);
+	elf_file_close(elf, fd);
 	return 0;
 }
 
