@@ -178,14 +178,6 @@ static struct job *find_job(struct daemon *d, const char *what)
 	return NULL;
 }
 
-/* A process already in a job's cgroup when the job starts: is it a CPython? */
-static void python_in_job(pid_t pid, void *ctx)
-{
-	struct daemon *d = ctx;
-
-	py_probe_process(&d->py, pid);
-}
-
 static int job_start(struct daemon *d, const char *rel, const char *jobid, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 64], target[PATH_MAX + 128];
@@ -300,7 +292,7 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 	logf_("job %s: tracing %s (slot %u)", jobid, path, j->slot);
 	/* its processes are traced by the filter; their interpreters are found here */
 	if (d->py_on)
-		cgroup_for_each_process(path, python_in_job, d);
+		cgroup_for_each_process(path, py_probe_visit, &d->py);
 	return 0;
 }
 

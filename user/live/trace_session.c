@@ -243,14 +243,6 @@ static void seed_pid(pid_t pid, void *ctx)
 		py_probe_process(&s->py, pid);
 }
 
-/* --cgroup with Python stacks: the CPython processes already in the cgroup. */
-static void python_in_cgroup(pid_t pid, void *ctx)
-{
-	struct session *s = ctx;
-
-	py_probe_process(&s->py, pid);
-}
-
 /* --pid: the processes and their descendants, rescanned until stable. */
 static void seed_targets(struct session *s)
 {
@@ -612,7 +604,7 @@ int trace_run(const struct trace_options *o)
 		seed_targets(s);
 	/* the cgroup's processes are traced by the filter; their interpreters are found here */
 	if (o->cgroup && s->py_on)
-		cgroup_for_each_process(s->cgroup_path, python_in_cgroup, s);
+		cgroup_for_each_process(s->cgroup_path, py_probe_visit, &s->py);
 	if (o->command) {
 		if (s->py_on)
 			py_probe_command(&s->py, o->command[0]);

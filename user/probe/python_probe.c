@@ -124,6 +124,11 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+void py_probe_visit(pid_t pid, void *pp)
+{
+	py_probe_process(pp, pid);
+}
+
 void py_probe_exec(struct py_probe *pp, pid_t pid)
 {
 	uint64_t until = mono_ns() + PY_PROBE_PEND_NS;

@@ -75,6 +75,8 @@ int py_probe_process(struct py_probe *pp, pid_t pid);
  * knows by itself; this is for a file's first run).
  */
 void py_probe_exec(struct py_probe *pp, pid_t pid);
+/* py_probe_process(pp, pid) as a callback of process walks (ctx: the struct py_probe). */
+void py_probe_visit(pid_t pid, void *pp);
 void py_probe_poll(struct py_probe *pp);
 void py_probe_free(struct py_probe *pp);
 
