@@ -364,7 +364,8 @@ struct dl_io {
  * For a successful open, the slot holds the walk of the opened file, and
  * ino/dev/fs_magic/file_size describe it; io.file is its cookie (the
  * record is its struct dl_file).  A call whose file is a descriptor
- * (fsetxattr, fstatat(fd, "", AT_EMPTY_PATH), ...) has it in io.file.  A DL_PATH_TEXT slot holds
+ * (fsetxattr, ...) has it in io.file; fstatat(fd, "", AT_EMPTY_PATH) and
+ * statx alike send no path record at all (dl_kind_by_fd()).  A DL_PATH_TEXT slot holds
  * only `name_len` bytes of a string that is no path (slot 1 of the xattr calls: the attribute's
  * name; of symlink: the target).
  *
@@ -402,6 +403,23 @@ struct dl_path {
 	__u32 pad2;
 	char data[]; /* slot 0 base, slot 0 name, slot 1 base, slot 1 name */
 };
+
+/*
+ * newfstatat and statx of a descriptor (an empty name: AT_EMPTY_PATH) name
+ * no path: their record is a plain struct dl_io in the task's batch, the
+ * descriptor's file in io.file, the *at flags in arg's lower half and the
+ * Python stack id in its upper half.  Every other record of a path kind is
+ * longer (a struct dl_path): the size tells them apart.
+ */
+static inline int dl_kind_stats_at(unsigned int kind)
+{
+	return kind == DL_SYS_NEWFSTATAT || kind == DL_SYS_STATX;
+}
+
+static inline int dl_kind_by_fd(unsigned int kind, __u32 size)
+{
+	return dl_kind_stats_at(kind) && size == sizeof(struct dl_io);
+}
 
 /*
  * A file met through a descriptor (h.kind DL_EV_FILE), sent by the call
@@ -783,9 +801,9 @@ static inline unsigned int dl_lost_kind(unsigned int index)
  * left): the kinds of dl_py_in_arg() have the upper 32 bits of a dl_io's
  * arg free, so the id rides there at no cost to the batched records; a
  * path record has its own field (dl_path.py_stack, 0 in every path record
- * without one); an mmap with a stack is sent alone as a struct dl_io_py
- * (its arg holds prot and flags), longer than a dl_io.  Other kinds never
- * carry one (dl_py_kind_ok()).
+ * without one), a stat of a descriptor (dl_kind_by_fd()) arg's upper half; an mmap with a stack is
+ * sent alone as a struct dl_io_py (its arg holds prot and flags), longer than a dl_io.  Other kinds
+ * never carry one (dl_py_kind_ok()).
  */
 #define DL_PY_FRAMES	16   /* frames walked; a deeper stack is cut (DL_PYS_TRUNCATED) */
 #define DL_PY_FILE_MAX	512  /* bytes of a code object's file name sent */
@@ -931,6 +949,8 @@ static inline int dl_py_kind_ok(unsigned int kind)
 
 static inline __u32 dl_py_stack_of(const struct dl_io *io, __u32 size)
 {
+	if (dl_kind_by_fd(io->h.kind, size))
+		return io->arg >> 32;
 	if (dl_kind_has_path(io->h.kind))
 		return size >= sizeof(struct dl_path) ? ((const struct dl_path *)io)->py_stack : 0;
 	if (dl_py_after_io(io->h.kind))
@@ -939,10 +959,11 @@ static inline __u32 dl_py_stack_of(const struct dl_io *io, __u32 size)
 	return dl_py_in_arg(io->h.kind) ? io->arg >> 32 : 0;
 }
 
-/* The arg of a syscall record without the Python stack id. */
-static inline __u64 dl_io_arg(const struct dl_io *io)
+/* The arg of a syscall record of `size` bytes without the Python stack id. */
+static inline __u64 dl_io_arg(const struct dl_io *io, __u32 size)
 {
-	return dl_py_in_arg(io->h.kind) ? io->arg & 0xffffffff : io->arg;
+	return dl_py_in_arg(io->h.kind) || dl_kind_by_fd(io->h.kind, size) ? io->arg & 0xffffffff
+									   : io->arg;
 }
 
 #endif /* DLTRACE_EVENTS_H */

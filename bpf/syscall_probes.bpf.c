@@ -363,36 +363,43 @@ static __always_inline int dl_empty_name(const char *user)
 	return !user || (!bpf_probe_read_user(&first, 1, user) && !first);
 }
 
+/* fstatat(fd, "", AT_EMPTY_PATH) or statx alike: no path record (dl_kind_by_fd()). */
+static __always_inline int dl_stat_of_fd(struct dl_task *t, enum dl_kind kind)
+{
+	return dl_kind_stats_at(kind) && (int)t->a[0] >= 0 && dl_empty_name((void *)t->a[1]);
+}
+
+/*
+ * The *at flags: newfstatat(dfd, name, buf, flags), statx(dfd, name,
+ * flags, mask, buf), unlinkat(dfd, name, flags).
+ */
+static __always_inline __u32 dl_at_flags(enum dl_kind kind, const __u64 *a)
+{
+	return kind == DL_SYS_NEWFSTATAT ? a[3] : a[2];
+}
+
 static __always_inline int sys_exit_path(struct trace_event_raw_sys_exit *ctx, struct dl_task *t,
 					 enum dl_kind kind, __u64 now, __u32 py)
 {
-	__u32 zero = 0, used = 0, file = 0;
+	__u32 zero = 0, used = 0;
 	struct dl_opened opened = {};
 	struct dl_scratch *s;
 	struct dl_path *p;
 	__u64 *a = t->a;
-	__u8 flags = 0;
 	char *data;
 
-	/* fstatat(fd, "", AT_EMPTY_PATH): the descriptor's file (before the scratch is used) */
-	if ((kind == DL_SYS_NEWFSTATAT || kind == DL_SYS_STATX) && (int)a[0] >= 0 &&
-	    dl_empty_name((void *)a[1])) {
-		file = dl_fd_cookie(t, (int)a[0]);
-		flags = DL_F_FILE;
-	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return 0;
 	p = (void *)s->buf;
 	data = s->buf + sizeof(struct dl_path);
 	dl_fill_hdr(&p->io.h, t->ts, kind, t->slot);
-	p->io.h.flags = flags;
 	p->io.dur = now - t->ts;
 	p->io.ret = ctx->ret;
 	p->io.offset = 0;
 	p->io.size = 0;
 	p->io.arg = 0;
-	p->io.file = file;
+	p->io.file = 0;
 	p->io.file2 = 0;
 	p->ino = 0;
 	p->file_size = 0;
@@ -460,7 +467,7 @@ static __always_inline int sys_exit_path(struct trace_event_raw_sys_exit *ctx, s
 		/* newfstatat(dfd, name, buf, flags), statx(dfd, name, flags, mask, buf),
 		 * unlinkat(dfd, name, flags) */
 		p->io.h.fd = (int)a[0];
-		p->flags = kind == DL_SYS_NEWFSTATAT ? a[3] : a[2];
+		p->flags = dl_at_flags(kind, a);
 		used = dl_name_slot(p, data, 0, 0, (int)a[0], (void *)a[1]);
 		break;
 	case DL_SYS_RENAME:
@@ -540,6 +547,7 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 	struct dl_io *e;
 	__u32 i, py;
 	__u64 now;
+	int by_fd;
 
 	if ((kind == DL_SYS_RENAME || kind == DL_SYS_RENAMEAT || kind == DL_SYS_RENAMEAT2) &&
 	    !ctx->ret)
@@ -556,32 +564,34 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 	py = dl_py_stack_id(t, kind, now);
 	if (py && dl_py_after_io(kind))
 		return sys_exit_io_py(ctx, t, kind, now, py);
-	if (!dl_kind_batches(kind)) {
+	by_fd = dl_stat_of_fd(t, kind);
+	if (dl_kind_has_path(kind) && !by_fd) {
 		/* the data records before it go first: user space sees them in order */
 		dl_flush(t);
-		if (dl_kind_has_path(kind))
-			return sys_exit_path(ctx, t, kind, now, py);
-		e = dl_reserve(sizeof(*e), t->slot, kind);
-		if (!e)
-			return 0;
-	} else {
-		i = t->nbatch;
-		if (i >= DL_BATCH) {
-			dl_flush(t);
-			i = 0;
-		}
-		e = &t->batch[i & (DL_BATCH - 1)];
+		return sys_exit_path(ctx, t, kind, now, py);
 	}
+	/*
+	 * Every other record joins the task's batch; one that must not wait
+	 * (close, dup, fcntl: they change what a descriptor means) sends the
+	 * batch at once, itself last: one ring write, not two.
+	 */
+	i = t->nbatch;
+	if (i >= DL_BATCH) {
+		dl_flush(t);
+		i = 0;
+	}
+	e = &t->batch[i & (DL_BATCH - 1)];
 	dl_fill_exit(e, t, ctx->ret, kind, now);
-	if (py) /* a kind of dl_py_in_arg(): the upper half of arg is free */
-		e->arg |= (__u64)py << 32;
-	if (!dl_kind_batches(kind)) {
-		dl_submit(e);
-		return 0;
+	if (by_fd) { /* see dl_kind_by_fd(): the descriptor's file, the *at flags in arg */
+		e->file = dl_fd_cookie(t, (int)t->a[0]);
+		e->h.flags |= DL_F_FILE;
+		e->arg = dl_at_flags(kind, t->a);
 	}
+	if (py) /* a kind of dl_py_in_arg() or a stat of a descriptor: arg's upper half is free */
+		e->arg |= (__u64)py << 32;
 	e->h.flags |= DL_F_BATCH;
 	t->nbatch = i + 1;
-	if (i + 1 == DL_BATCH || now - t->batch[0].h.ts > DL_BATCH_AGE_NS)
+	if (!dl_kind_batches(kind) || i + 1 == DL_BATCH || now - t->batch[0].h.ts > DL_BATCH_AGE_NS)
 		dl_flush(t);
 	return 0;
 }

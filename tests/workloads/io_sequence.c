@@ -222,6 +222,12 @@ int main(int argc, char **argv)
 	/* a name relative to a directory fd */
 	logged("newfstatat", fd2, in_dir("b.bin"), -1, -1,
 	       syscall(SYS_newfstatat, fd2, "b.bin", &st, 0), "");
+	/* the descriptor's own file (an empty name), as glibc's fstat asks for it */
+	logged("newfstatat", fd2, dir, -1, -1, syscall(SYS_newfstatat, fd2, "", &st, AT_EMPTY_PATH),
+	       "\"flags\":\"0x1000\"");
+	logged("statx", fd2, dir, -1, -1,
+	       syscall(SYS_statx, fd2, "", AT_EMPTY_PATH, STATX_SIZE, &stx),
+	       "\"flags\":\"0x1000\"");
 	logged("close", fd2, dir, -1, -1, syscall(SYS_close, fd2), "");
 	logged("rename", -1, in_dir("d.bin"), -1, -1,
 	       syscall(SYS_rename, in_dir("d.bin"), in_dir("e.bin")), "\"new_path\":\"%s\"",

@@ -72,6 +72,9 @@ def pread_fd(case, path):
     fd = os.open(path, os.O_RDONLY)
     expect(case, path, ['pread64'], here())
     data = os.pread(fd, 100, 0)
+    # a stat of the descriptor (glibc: newfstatat(fd, "", AT_EMPTY_PATH)), a batched record
+    expect(case, path, ['newfstatat'], here())
+    os.fstat(fd)
     os.close(fd)
     return data
 

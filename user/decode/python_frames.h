@@ -11,7 +11,7 @@
  *   - DL_EV_PY_STACK and DL_EV_PY_CODE records go to py_frames_record();
  *     they always arrive before the syscall records that use them;
  *   - a syscall record's stack id is dl_py_stack_of(io, size) (0: none),
- *     and its arg is dl_io_arg(io) (the id may ride in arg's upper half);
+ *     and its arg is dl_io_arg(io, size) (the id may ride in arg's upper half);
  *   - py_frames_stack() gives the frames, py_frames_app() the one to show
  *     ("py": py_frame_format() of it), all of them for a full stack;
  *   - py_frames_forget() when the process has exited (its last record).

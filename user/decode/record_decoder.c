@@ -249,10 +249,10 @@ static struct path_ref *slot_path(const struct dl_path *rec, size_t size, int i,
 	return path_intern(out, len);
 }
 
-static void update_fds(struct process *p, const struct dl_io *io, const struct dl_path *rec,
-		       struct path_ref *opened)
+static void update_fds(struct process *p, const struct dl_io *io, size_t size,
+		       const struct dl_path *rec, struct path_ref *opened)
 {
-	uint64_t arg = dl_io_arg(io);
+	uint64_t arg = dl_io_arg(io, size);
 	uint32_t lo = arg & 0xffffffff, hi = arg >> 32;
 	uint64_t done = io->h.ts + io->dur; /* a new descriptor exists from the exit on */
 
@@ -350,11 +350,11 @@ static bool utime_special(uint32_t nsec)
 }
 
 /* The syscall event of a record; rec: its path record, if it has one. */
-static void emit_syscall(struct record_decoder *d, const struct dl_io *io,
+static void emit_syscall(struct record_decoder *d, const struct dl_io *io, size_t size,
 			 const struct dl_path *rec, const struct fd_naming *path,
 			 const struct fd_naming *path2, struct ev_str text, uint32_t py)
 {
-	uint64_t arg = dl_io_arg(io); /* without the Python stack id */
+	uint64_t arg = dl_io_arg(io, size); /* without the Python stack id */
 	struct event e = {
 	    .type = EV_SYSCALL, .ts = rel(d, io->h.ts), .pid = io->h.tgid, .tid = io->h.tid};
 	struct ev_syscall *s = &e.sys;
@@ -377,6 +377,10 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io,
 	} else {
 		s->arg_lo = arg & 0xffffffff;
 		s->arg_hi = (arg & ~DL_SPLICE_OUT_OFFSET) >> 32;
+	}
+	if (dl_kind_by_fd(io->h.kind, size)) { /* a stat of a descriptor: arg is the *at flags */
+		s->at_flags = arg;
+		s->arg_lo = s->arg_hi = 0;
 	}
 	if (rec) {
 		s->at_flags = rec->flags;
@@ -584,7 +588,7 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 	p = proc_for(d, &io->h);
 	/* the kernel says which file each descriptor meant (not the table) */
 	cookies = io->h.flags & DL_F_FILE;
-	if (dl_kind_has_path(io->h.kind)) {
+	if (dl_kind_has_path(io->h.kind) && !dl_kind_by_fd(io->h.kind, size)) {
 		size_t off = 0;
 
 		if (size < sizeof(*rec)) {
@@ -638,14 +642,14 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 				path2.path = fd_path(p, out_fd, io->h.ts);
 		}
 	}
-	emit_syscall(d, io, rec, &path, &path2, text, dl_py_stack_of(io, size));
+	emit_syscall(d, io, size, rec, &path, &path2, text, dl_py_stack_of(io, size));
 	if (io->h.kind == DL_SYS_IO_SUBMIT)
 		aio_submitted(d, io);
 	else if (io->h.kind == DL_SYS_IO_DESTROY && io->ret == 0 && io->arg)
 		aio_forget(d, io->h.tgid, io->arg, io->h.ts + io->dur);
 	if (rec && p1 && (rec->ino || rec->dev) && io->ret >= 0)
 		inode_paths_set(&d->inodes, rec->dev, rec->ino, p1);
-	update_fds(p, io, rec, p1);
+	update_fds(p, io, size, rec, p1);
 	span_threads_syscall(&d->span_threads, io->h.tid, io->h.ts, io->h.kind, io->ret, p1);
 	path_put(p1);
 	path_put(p2);
