@@ -11,28 +11,12 @@
 
 #include <bpf/bpf_core_read.h>
 #include "dltrace_maps.bpf.h"
+#include "task_reads.bpf.h"
 
-/* The struct file behind descriptor fd of the current task, or NULL. */
+/* The struct file behind descriptor fd of the current task, or NULL (task_reads.bpf.c). */
 static __always_inline struct file *dl_fd_file(int fd)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct fdtable *fdt;
-	struct file **files;
-	struct file *f = NULL;
-
-	if (fd < 0)
-		return NULL;
-	/*
-	 * task -> files -> fdt -> max_fds, fd: loads through pointers the
-	 * verifier knows the types of (a NULL one reads as 0), not helper
-	 * calls; only the array slot needs one.
-	 */
-	fdt = task->files->fdt;
-	if (!fdt || (unsigned int)fd >= fdt->max_fds)
-		return NULL;
-	files = fdt->fd;
-	bpf_probe_read_kernel(&f, sizeof(f), &files[fd]);
-	return f;
+	return (struct file *)dl_fd_file_addr(fd);
 }
 
 /* The file position of descriptor fd, for kinds that report it. */
@@ -163,7 +147,6 @@ static long dl_walk_step(__u32 i __attribute__((unused)), void *arg)
  */
 static __always_inline __u32 dl_walk_path(void *dentry, void *mnt, __u32 start, __u8 *how)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct dl_walk w = {
 	    .dentry = (__u64)dentry,
 	    .mnt = (__u64)mnt,
@@ -172,8 +155,8 @@ static __always_inline __u32 dl_walk_path(void *dentry, void *mnt, __u32 start, 
 
 	if (!dentry || !mnt)
 		return 0;
-	w.root_dentry = (__u64)task->fs->root.dentry; /* loads: the task pointer is trusted */
-	w.root_mnt = (__u64)task->fs->root.mnt;
+	w.root_dentry = dl_task_dir(DL_ROOT_DENTRY);
+	w.root_mnt = dl_task_dir(DL_ROOT_MNT);
 	bpf_loop(DL_WALK_MAX, dl_walk_step, &w, 0);
 	if (!w.done)
 		w.flags |= DL_PATH_TRUNC;
@@ -193,12 +176,10 @@ static __always_inline __u32 dl_walk_file(struct file *f, __u32 start, __u8 *how
 /* Walk the base a relative name is resolved against: dirfd or the cwd. */
 static __always_inline __u32 dl_walk_dirfd(int dirfd, __u32 start, __u8 *how)
 {
-	struct task_struct *task;
-
 	if (dirfd != -100 /* AT_FDCWD */)
 		return dl_walk_file(dl_fd_file(dirfd), start, how);
-	task = bpf_get_current_task_btf();
-	return dl_walk_path(task->fs->pwd.dentry, task->fs->pwd.mnt, start, how);
+	return dl_walk_path((void *)dl_task_dir(DL_PWD_DENTRY), (void *)dl_task_dir(DL_PWD_MNT),
+			    start, how);
 }
 
 /* Read a user string into a path slot; returns its length without the NUL. */
