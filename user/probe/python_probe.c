@@ -196,7 +196,12 @@ static int layout_slot(struct py_probe *pp, const struct dl_py_layout *l)
 	return i;
 }
 
-/* Tell the kernel side that file (dev, ino) holds the CPython b: its layout's slot, or -1. */
+/*
+ * Tell the kernel side that file (dev, ino) holds the CPython b: its
+ * layout's slot, or -1 when the layout has none.  A full py_bins only
+ * costs the file's next processes their recognition in the kernel (user
+ * space still finds them), so it is no failure.
+ */
 static int add_bin(struct py_probe *pp, uint32_t dev, uint64_t ino, const struct py_binary *b)
 {
 	struct dl_py_file key = {.ino = ino, .dev = dev};
@@ -211,8 +216,7 @@ static int add_bin(struct py_probe *pp, uint32_t dev, uint64_t ino, const struct
 	bin.layout = slot;
 	bin.kind = b->exe ? DL_PY_BIN_EXE : DL_PY_BIN_LIB;
 	bin.pie = b->pie;
-	if (bpf_map_update_elem(bpf_map__fd(pp->probes->skel->maps.py_bins), &key, &bin, BPF_ANY))
-		return -1;
+	bpf_map_update_elem(bpf_map__fd(pp->probes->skel->maps.py_bins), &key, &bin, BPF_ANY);
 	return slot;
 }
 
