@@ -20,12 +20,15 @@
 #include "probe/library_probes.h"
 #include "event/syscall_table.h"
 #include "probe/probe_layers.h"
+#include "probe/shared_maps.h"
 #include "probe/system_checks.h"
 
 static bool libbpf_verbose;
 /* a load with task_kfuncs on failed: the kernel lacks them or refuses them somewhere */
 static bool task_kfuncs_refused;
-static char failed_prog[64]; /* the program libbpf last failed to load */
+/* the program libbpf first failed to load in this attempt (two objects load at once) */
+static char failed_prog[64];
+static pthread_mutex_t failed_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -37,8 +40,12 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	vsnprintf(line, sizeof(line), fmt, ap);
 	/* libbpf: prog 'NAME': failed to load: -13 */
 	p = strstr(line, "prog '");
-	if (p && strstr(line, "failed to load"))
-		sscanf(p + 6, "%63[^']", failed_prog);
+	if (p && strstr(line, "failed to load")) {
+		pthread_mutex_lock(&failed_lock);
+		if (!failed_prog[0])
+			sscanf(p + 6, "%63[^']", failed_prog);
+		pthread_mutex_unlock(&failed_lock);
+	}
 	/* whole: a verifier log is one message of many lines */
 	if (libbpf_verbose && level != LIBBPF_DEBUG)
 		vfprintf(stderr, fmt, copy);
@@ -142,6 +149,90 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 }
 
 /*
+ * The programs the second opening of the object loads (load_objects()):
+ * the per-syscall exit programs, about half of the kernel's verifying at
+ * start-up (README "Start-up and exit"); the first opening loads the rest,
+ * and everything that user space names (iterators, Python and library
+ * probes).
+ */
+static bool loads_second(const struct bpf_program *prog)
+{
+	return !strncmp(bpf_program__name(prog), "dl_exit_", 8) && !probe_is_shared(prog);
+}
+
+struct object_load {
+	struct dltrace_bpf *skel;
+	int err;
+};
+
+static void *object_load_thread(void *arg)
+{
+	struct object_load *l = arg;
+
+	l->err = dltrace_bpf__load(l->skel);
+	return NULL;
+}
+
+/*
+ * Load the opened object on two CPUs at once.  libbpf loads an object's
+ * programs one after the other and the kernel verifies each in the
+ * caller's thread: a second opening of the same object takes the programs
+ * of loads_second(), both are given one set of maps before either loads
+ * (shared_maps.c), and each loads in a thread of its own.  p->second
+ * stays NULL when the second opening cannot be made (one load, as before).
+ * Returns 0 or the first load's error.
+ */
+static int load_objects(struct probes *p, bool split, bool *reopen)
+{
+	struct object_load second = {.skel = split ? dltrace_bpf__open() : NULL};
+	struct bpf_program *prog, *other;
+	struct bpf_object *objs[2];
+	size_t moved = 0;
+	pthread_t thread;
+	int err;
+
+	*reopen = false;
+	if (!second.skel)
+		return dltrace_bpf__load(p->skel);
+	other = bpf_object__next_program(second.skel->obj, NULL);
+	bpf_object__for_each_program (prog, p->skel->obj) {
+		bool move = bpf_program__autoload(prog) && loads_second(prog);
+
+		if (!other)
+			break;
+		bpf_program__set_autoload(other, move);
+		if (move) {
+			bpf_program__set_autoload(prog, false);
+			moved++;
+		}
+		other = bpf_object__next_program(second.skel->obj, other);
+	}
+	if (!moved) {
+		dltrace_bpf__destroy(second.skel);
+		return dltrace_bpf__load(p->skel);
+	}
+	objs[0] = p->skel->obj;
+	objs[1] = second.skel->obj;
+	if (shared_maps_create(objs, 2) ||
+	    pthread_create(&thread, NULL, object_load_thread, &second)) {
+		/* the first opening has lost programs and maybe taken maps: open it again */
+		dltrace_bpf__destroy(second.skel);
+		*reopen = true;
+		return -1;
+	}
+	err = dltrace_bpf__load(p->skel);
+	pthread_join(thread, NULL);
+	if (!err)
+		err = second.err;
+	if (err) {
+		dltrace_bpf__destroy(second.skel);
+		return err;
+	}
+	p->second = second.skel;
+	return 0;
+}
+
+/*
  * Records handled per call: libbpf consumes for as long as records keep
  * arriving, and a producer faster than the writer would keep the caller
  * from ever looking at signals, timers or its traced processes again.
@@ -165,6 +256,7 @@ static int budgeted_record(void *ctx, void *data, size_t size)
 int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sample_fn cb,
 		void *ctx, char *err, size_t errlen)
 {
+	bool split = true; /* two loads at once (load_objects()) */
 	int e;
 
 	memset(p, 0, sizeof(*p));
@@ -174,6 +266,7 @@ int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sam
 	p->libs = library_probes_plan(&p->plan, o->lib_paths, o->nlib_paths, o->verbose);
 	for (;;) {
 		struct bpf_program *prog;
+		bool reopen;
 		int layer;
 
 		e = open_planned(p, o);
@@ -182,9 +275,16 @@ int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sam
 			return -1;
 		}
 		failed_prog[0] = '\0';
-		e = dltrace_bpf__load(p->skel);
+		e = load_objects(p, split, &reopen);
 		if (!e)
 			break;
+		if (reopen || (split && !failed_prog[0])) {
+			/* no program refused, yet the two loads failed: one load, as before */
+			split = false;
+			dltrace_bpf__destroy(p->skel);
+			p->skel = NULL;
+			continue;
+		}
 		if (p->skel->rodata->task_kfuncs) {
 			/* before 6.2, or program types without kfuncs: the older way */
 			task_kfuncs_refused = true;
@@ -300,12 +400,14 @@ static int attach_shared(struct probes *p, struct bpf_program *prog, int layer, 
 int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program *), char *err,
 			size_t errlen)
 {
+	struct bpf_object *objs[2] = {p->skel->obj, p->second ? p->second->obj : NULL};
 	struct bpf_program *prog;
 	size_t n = 0;
 
 	if (!p->links) {
-		bpf_object__for_each_program (prog, p->skel->obj)
-			n += probe_is_shared(prog) ? DL_SYS_COUNT : 1;
+		for (int o = 0; o < 2 && objs[o]; o++)
+			bpf_object__for_each_program (prog, objs[o])
+				n += probe_is_shared(prog) ? DL_SYS_COUNT : 1;
 		p->links = calloc(n, sizeof(*p->links));
 		p->link_layer = calloc(n, sizeof(*p->link_layer));
 		p->link_prog = calloc(n, sizeof(*p->link_prog));
@@ -315,57 +417,59 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 		}
 	}
 	for (int rank = 0; rank < ATTACH_RANKS; rank++)
-		bpf_object__for_each_program (prog, p->skel->obj) {
-			int layer = layer_of_program(prog);
-			struct bpf_link *link;
+		for (int o = 0; o < 2 && objs[o]; o++)
+			bpf_object__for_each_program (prog, objs[o]) {
+				int layer = layer_of_program(prog);
+				struct bpf_link *link;
 
-			/*
-			 * iterators are not attached: they run on demand; library
-			 * layers are attached to their libraries (library_probes.c)
-			 */
-			if (attach_rank(prog) != rank || !bpf_program__autoload(prog) ||
-			    layer_is_library(layer) ||
-			    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active) ||
-			    (want && !want(prog)) || is_attached(p, prog) ||
-			    !strncmp(bpf_program__section_name(prog), "iter/", 5))
-				continue;
-			if (probe_is_shared(prog)) {
-				if (attach_shared(p, prog, layer, err, errlen))
-					return -1;
-				continue;
-			}
-			link = bpf_program__attach(prog);
-			if (!link) {
-				int e = errno;
-
-				if (layer <= LAYER_SYSCALL) {
-					snprintf(
-					    err, errlen, "cannot attach %s: %s%s",
-					    bpf_program__section_name(prog), strerror(e),
-					    e == ENOENT
-						? " (is tracefs mounted at /sys/kernel/tracing?)"
-						: "");
-					return -1;
+				/*
+				 * iterators are not attached: they run on demand; library
+				 * layers are attached to their libraries (library_probes.c)
+				 */
+				if (attach_rank(prog) != rank || !bpf_program__autoload(prog) ||
+				    layer_is_library(layer) ||
+				    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active) ||
+				    (want && !want(prog)) || is_attached(p, prog) ||
+				    !strncmp(bpf_program__section_name(prog), "iter/", 5))
+					continue;
+				if (probe_is_shared(prog)) {
+					if (attach_shared(p, prog, layer, err, errlen))
+						return -1;
+					continue;
 				}
-				/* drop the layer: detach what it already attached */
-				p->plan.layer[layer].active = false;
-				snprintf(p->plan.layer[layer].reason,
-					 sizeof(p->plan.layer[layer].reason),
-					 "cannot attach %s (%s)", bpf_program__section_name(prog),
-					 strerror(e));
-				for (size_t i = 0; i < p->nlinks; i++) {
-					if (p->link_layer[i] == layer) {
-						bpf_link__destroy(p->links[i]);
-						p->nlinks--;
-						p->links[i] = p->links[p->nlinks];
-						p->link_prog[i] = p->link_prog[p->nlinks];
-						p->link_layer[i--] = p->link_layer[p->nlinks];
+				link = bpf_program__attach(prog);
+				if (!link) {
+					int e = errno;
+
+					if (layer <= LAYER_SYSCALL) {
+						snprintf(err, errlen, "cannot attach %s: %s%s",
+							 bpf_program__section_name(prog),
+							 strerror(e),
+							 e == ENOENT ? " (is tracefs mounted at "
+								       "/sys/kernel/tracing?)"
+								     : "");
+						return -1;
 					}
+					/* drop the layer: detach what it already attached */
+					p->plan.layer[layer].active = false;
+					snprintf(p->plan.layer[layer].reason,
+						 sizeof(p->plan.layer[layer].reason),
+						 "cannot attach %s (%s)",
+						 bpf_program__section_name(prog), strerror(e));
+					for (size_t i = 0; i < p->nlinks; i++) {
+						if (p->link_layer[i] == layer) {
+							bpf_link__destroy(p->links[i]);
+							p->nlinks--;
+							p->links[i] = p->links[p->nlinks];
+							p->link_prog[i] = p->link_prog[p->nlinks];
+							p->link_layer[i--] =
+							    p->link_layer[p->nlinks];
+						}
+					}
+					continue;
 				}
-				continue;
+				add_link(p, prog, layer, link);
 			}
-			add_link(p, prog, layer, link);
-		}
 	if (wants_library(p, want))
 		library_probes_attach(p->libs, p->skel, &p->plan);
 	return 0;
@@ -677,6 +781,8 @@ void probes_destroy(struct probes *p)
 	p->link_prog = NULL;
 	ring_buffer__free(p->rb);
 	p->rb = NULL;
+	dltrace_bpf__destroy(p->second);
+	p->second = NULL;
 	dltrace_bpf__destroy(p->skel);
 	p->skel = NULL;
 }

@@ -36,6 +36,9 @@ struct probe_options {
 
 struct probes {
 	struct dltrace_bpf *skel;
+	/* the same object opened again: the per-syscall exit programs, loaded beside skel's,
+	 * sharing its maps */
+	struct dltrace_bpf *second;
 	struct layer_plan plan;		/* what is active, and why not */
 	struct library_probes *libs;	/* the library layers' libraries and links */
 	struct bpf_link **links;	/* a shared program has one link per kind */
@@ -77,8 +80,8 @@ void probes_detach(struct probes *p);
  * Last call before exiting: the kernel needs tens of milliseconds per
  * tracepoint to detach (RCU grace periods), about a second for all of them
  * even from many threads.  A background process takes over the links and
- * detaches them (probes_detach) while dltrace exits at once.  Closes every descriptor above 2: call it only when the
- * trace is complete and the programs idle (every job slot cleared).
+ * detaches them (probes_detach) while dltrace exits at once.  Closes every descriptor above 2: call
+ * it only when the trace is complete and the programs idle (every job slot cleared).
  */
 void probes_release_and_exit_soon(struct probes *p);
 void probes_destroy(struct probes *p);
