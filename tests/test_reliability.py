@@ -60,6 +60,35 @@ class KillAndConcurrencyTest(TraceTest):
         self.assertEqual(job.returncode, 0)
         self.assertTrue(out.startswith(b'count '))
 
+    def test_programs_loaded_side_by_side_share_their_maps(self):
+        """The per-syscall exit programs load in a second opening of the object, beside
+        the rest: both use one ring buffer, one task storage and one read-only data."""
+        job = subprocess.Popen(['sleep', '60'])
+        tracer = Tracer(['--pid', str(job.pid)], self.path('t.json')).wait_ready()
+        try:
+            held = programs_held_by(tracer.proc.pid)
+            progs = json.loads(subprocess.run(['bpftool', '-j', 'prog', 'show'],
+                                              capture_output=True, check=True).stdout)
+            maps = json.loads(subprocess.run(['bpftool', '-j', 'map', 'show'],
+                                             capture_output=True, check=True).stdout)
+        finally:
+            job.kill()
+            job.wait()
+            tracer.wait()
+        names = {m['id']: m.get('name', '') for m in maps}
+        mine = {p['name']: p for p in progs if p['id'] in held}
+        # an exit of the second opening; an entry and the shared exit of the first
+        sides = ('dl_exit_pread64', 'dl_enter_pread64', 'dl_exit_shared')
+        self.assertEqual([n for n in sides if n not in mine], [])
+        # two openings: each loaded its own copy of the object's BTF
+        self.assertNotEqual(mine['dl_exit_pread64']['btf_id'], mine['dl_enter_pread64']['btf_id'])
+        self.assertEqual(mine['dl_exit_shared']['btf_id'], mine['dl_enter_pread64']['btf_id'])
+        for map_name in ('events', 'tasks', 'dltrace_.rodata'):
+            ids = {i for n in sides for i in mine[n].get('map_ids', [])
+                   if names.get(i) == map_name}
+            self.assertEqual(len(ids), 1, '%s: %s' % (map_name, ids))
+        self.assertEqual(tracer.proc.returncode, 0, tracer.stderr)
+
     def test_two_tracers_at_once(self):
         data = self.path('d.bin')
         with open(data, 'wb') as f:
