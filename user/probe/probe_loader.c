@@ -369,110 +369,205 @@ static void add_link(struct probes *p, struct bpf_program *prog, int layer, stru
 	p->links[p->nlinks++] = link;
 }
 
-/* Attach a shared program to the tracepoint of every shared kind this kernel has. */
-static int attach_shared(struct probes *p, struct bpf_program *prog, int layer, char *err,
-			 size_t errlen)
+/*
+ * One attachment: a program, or a shared program on one kind's tracepoint
+ * (the kind as its cookie).  A rank's attachments are made from several
+ * threads at once (attach_all()), then looked at in order.
+ */
+struct attach_job {
+	struct bpf_program *prog;
+	int layer;
+	int kind;	       /* a shared program's syscall kind; -1: the program's own target */
+	struct bpf_link *link; /* NULL: failed with err */
+	int err;
+};
+
+struct attach_jobs {
+	struct attach_job *job;
+	size_t n;
+	size_t next; /* the next job a thread takes */
+};
+
+static void attach_one(struct attach_job *j)
 {
-	bool exit = !strcmp(bpf_program__name(prog), "dl_exit_shared");
+	if (j->kind >= 0) {
+		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = j->kind);
+		char tp[96];
+
+		shared_tracepoint(syscall_info(j->kind),
+				  !strcmp(bpf_program__name(j->prog), "dl_exit_shared"), tp,
+				  sizeof(tp));
+		j->link = bpf_program__attach_tracepoint_opts(j->prog, "syscalls", tp, &opts);
+	} else {
+		j->link = bpf_program__attach(j->prog);
+	}
+	j->err = j->link ? 0 : errno;
+}
+
+static void *attach_worker(void *arg)
+{
+	struct attach_jobs *jobs = arg;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&jobs->next, 1, __ATOMIC_RELAXED)) < jobs->n)
+		attach_one(&jobs->job[i]);
+	return NULL;
+}
+
+/*
+ * Make every attachment of jobs from up to ATTACH_THREADS threads at once.
+ * A tracepoint's perf event is opened under the kernel's event_mutex, which
+ * the detaching helper of a dltrace that has just exited holds across a
+ * grace period for each tracepoint it lets go (25 ms each here): one
+ * thread waits once per tracepoint behind it (1.9 s in all), threads that
+ * queue together get in together, and hold the tracepoints the helper has
+ * not let go yet, whose release then waits for nothing.
+ */
+#define ATTACH_THREADS 16
+
+static void attach_all(struct attach_job *job, size_t n)
+{
+	struct attach_jobs jobs = {.job = job, .n = n};
+	pthread_t threads[ATTACH_THREADS];
+	size_t nt = 0;
+	pthread_attr_t attr;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 << 10);
+	while (nt < ATTACH_THREADS && nt + 1 < n &&
+	       !pthread_create(&threads[nt], &attr, attach_worker, &jobs))
+		nt++;
+	pthread_attr_destroy(&attr);
+	attach_worker(&jobs);
+	for (size_t t = 0; t < nt; t++)
+		pthread_join(threads[t], NULL);
+}
+
+/* Drop an optional layer whose attachment failed: detach what it attached already. */
+static void drop_layer(struct probes *p, const struct attach_job *j)
+{
+	p->plan.layer[j->layer].active = false;
+	snprintf(p->plan.layer[j->layer].reason, sizeof(p->plan.layer[j->layer].reason),
+		 "cannot attach %s (%s)", bpf_program__section_name(j->prog), strerror(j->err));
+	for (size_t i = 0; i < p->nlinks; i++) {
+		if (p->link_layer[i] == j->layer) {
+			bpf_link__destroy(p->links[i]);
+			p->nlinks--;
+			p->links[i] = p->links[p->nlinks];
+			p->link_prog[i] = p->link_prog[p->nlinks];
+			p->link_layer[i--] = p->link_layer[p->nlinks];
+		}
+	}
+}
+
+/* The attachments of one rank that `want` selects and that are not made yet. */
+static size_t rank_jobs(struct probes *p, int rank, bool (*want)(const struct bpf_program *),
+			struct attach_job *job)
+{
+	struct bpf_object *objs[2] = {p->skel->obj, p->second ? p->second->obj : NULL};
+	struct bpf_program *prog;
+	size_t n = 0;
 	char tp[96];
 
-	for (unsigned k = 0; k < DL_SYS_COUNT; k++) {
-		const struct syscall_info *si = syscall_info(k);
-		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = k);
-		struct bpf_link *link;
+	for (int o = 0; o < 2 && objs[o]; o++)
+		bpf_object__for_each_program (prog, objs[o]) {
+			int layer = layer_of_program(prog);
 
-		if (!si->shared)
-			continue;
-		shared_tracepoint(si, exit, tp, sizeof(tp));
-		if (!tracepoint_exists("syscalls", tp))
-			continue; /* named at load (note_missing_shared) */
-		link = bpf_program__attach_tracepoint_opts(prog, "syscalls", tp, &opts);
-		if (!link) {
-			snprintf(err, errlen, "cannot attach %s to syscalls/%s: %s",
-				 bpf_program__name(prog), tp, strerror(errno));
-			return -1;
+			/*
+			 * iterators are not attached: they run on demand; library
+			 * layers are attached to their libraries (library_probes.c)
+			 */
+			if (attach_rank(prog) != rank || !bpf_program__autoload(prog) ||
+			    layer_is_library(layer) ||
+			    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active) ||
+			    (want && !want(prog)) || is_attached(p, prog) ||
+			    !strncmp(bpf_program__section_name(prog), "iter/", 5))
+				continue;
+			if (!probe_is_shared(prog)) {
+				job[n++] =
+				    (struct attach_job){.prog = prog, .layer = layer, .kind = -1};
+				continue;
+			}
+			for (unsigned k = 0; k < DL_SYS_COUNT; k++) {
+				const struct syscall_info *si = syscall_info(k);
+
+				if (!si->shared)
+					continue;
+				shared_tracepoint(
+				    si, !strcmp(bpf_program__name(prog), "dl_exit_shared"), tp,
+				    sizeof(tp));
+				if (!tracepoint_exists("syscalls", tp))
+					continue; /* named at load (note_missing_shared) */
+				job[n++] =
+				    (struct attach_job){.prog = prog, .layer = layer, .kind = k};
+			}
 		}
-		add_link(p, prog, layer, link);
-	}
-	return 0;
+	return n;
 }
 
 int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program *), char *err,
 			size_t errlen)
 {
 	struct bpf_object *objs[2] = {p->skel->obj, p->second ? p->second->obj : NULL};
+	struct attach_job *job;
 	struct bpf_program *prog;
 	size_t n = 0;
+	int rc = 0;
 
+	for (int o = 0; o < 2 && objs[o]; o++)
+		bpf_object__for_each_program (prog, objs[o])
+			n += probe_is_shared(prog) ? DL_SYS_COUNT : 1;
 	if (!p->links) {
-		for (int o = 0; o < 2 && objs[o]; o++)
-			bpf_object__for_each_program (prog, objs[o])
-				n += probe_is_shared(prog) ? DL_SYS_COUNT : 1;
 		p->links = calloc(n, sizeof(*p->links));
 		p->link_layer = calloc(n, sizeof(*p->link_layer));
 		p->link_prog = calloc(n, sizeof(*p->link_prog));
-		if (!p->links || !p->link_layer || !p->link_prog) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
+	}
+	job = calloc(n + 1, sizeof(*job));
+	if (!job || !p->links || !p->link_layer || !p->link_prog) {
+		free(job);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int rank = 0; rank < ATTACH_RANKS && !rc; rank++) {
+		size_t nj = rank_jobs(p, rank, want, job);
+
+		attach_all(job, nj);
+		/* in order: what attached is kept (and detached with the rest on an error) */
+		for (size_t i = 0; i < nj; i++)
+			if (job[i].link)
+				add_link(p, job[i].prog, job[i].layer, job[i].link);
+		for (size_t i = 0; i < nj && !rc; i++) {
+			const struct attach_job *j = &job[i];
+			char tp[96];
+
+			if (j->link ||
+			    (j->layer > LAYER_SYSCALL && !p->plan.layer[j->layer].active))
+				continue;
+			if (j->layer > LAYER_SYSCALL) {
+				drop_layer(p, j);
+				continue;
+			}
+			rc = -1;
+			if (j->kind >= 0) {
+				shared_tracepoint(
+				    syscall_info(j->kind),
+				    !strcmp(bpf_program__name(j->prog), "dl_exit_shared"), tp,
+				    sizeof(tp));
+				snprintf(err, errlen, "cannot attach %s to syscalls/%s: %s",
+					 bpf_program__name(j->prog), tp, strerror(j->err));
+			} else {
+				snprintf(err, errlen, "cannot attach %s: %s%s",
+					 bpf_program__section_name(j->prog), strerror(j->err),
+					 j->err == ENOENT
+					     ? " (is tracefs mounted at /sys/kernel/tracing?)"
+					     : "");
+			}
 		}
 	}
-	for (int rank = 0; rank < ATTACH_RANKS; rank++)
-		for (int o = 0; o < 2 && objs[o]; o++)
-			bpf_object__for_each_program (prog, objs[o]) {
-				int layer = layer_of_program(prog);
-				struct bpf_link *link;
-
-				/*
-				 * iterators are not attached: they run on demand; library
-				 * layers are attached to their libraries (library_probes.c)
-				 */
-				if (attach_rank(prog) != rank || !bpf_program__autoload(prog) ||
-				    layer_is_library(layer) ||
-				    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active) ||
-				    (want && !want(prog)) || is_attached(p, prog) ||
-				    !strncmp(bpf_program__section_name(prog), "iter/", 5))
-					continue;
-				if (probe_is_shared(prog)) {
-					if (attach_shared(p, prog, layer, err, errlen))
-						return -1;
-					continue;
-				}
-				link = bpf_program__attach(prog);
-				if (!link) {
-					int e = errno;
-
-					if (layer <= LAYER_SYSCALL) {
-						snprintf(err, errlen, "cannot attach %s: %s%s",
-							 bpf_program__section_name(prog),
-							 strerror(e),
-							 e == ENOENT ? " (is tracefs mounted at "
-								       "/sys/kernel/tracing?)"
-								     : "");
-						return -1;
-					}
-					/* drop the layer: detach what it already attached */
-					p->plan.layer[layer].active = false;
-					snprintf(p->plan.layer[layer].reason,
-						 sizeof(p->plan.layer[layer].reason),
-						 "cannot attach %s (%s)",
-						 bpf_program__section_name(prog), strerror(e));
-					for (size_t i = 0; i < p->nlinks; i++) {
-						if (p->link_layer[i] == layer) {
-							bpf_link__destroy(p->links[i]);
-							p->nlinks--;
-							p->links[i] = p->links[p->nlinks];
-							p->link_prog[i] = p->link_prog[p->nlinks];
-							p->link_layer[i--] =
-							    p->link_layer[p->nlinks];
-						}
-					}
-					continue;
-				}
-				add_link(p, prog, layer, link);
-			}
-	if (wants_library(p, want))
+	free(job);
+	if (!rc && wants_library(p, want))
 		library_probes_attach(p->libs, p->skel, &p->plan);
-	return 0;
+	return rc;
 }
 
 int probes_attach(struct probes *p, char *err, size_t errlen)
