@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bpf/dltrace_events.h"
@@ -415,26 +416,48 @@ static void *attach_worker(void *arg)
 }
 
 /*
- * Make every attachment of jobs from up to ATTACH_THREADS threads at once.
- * A tracepoint's perf event is opened under the kernel's event_mutex, which
- * the detaching helper of a dltrace that has just exited holds across a
- * grace period for each tracepoint it lets go (25 ms each here): one
- * thread waits once per tracepoint behind it (1.9 s in all), threads that
- * queue together get in together, and hold the tracepoints the helper has
- * not let go yet, whose release then waits for nothing.
+ * Attachments are made one after the other while each is quick (a fifth
+ * of a millisecond here).  A tracepoint's perf event is opened under the
+ * kernel's event_mutex, which the detaching helper of a dltrace that has
+ * just exited holds across a grace period for each tracepoint it lets go
+ * (25 ms each here): one thread would wait once per tracepoint, over a
+ * second in all.  So once an attachment has waited ATTACH_WAITED_NS, the
+ * rest are made from ATTACH_THREADS threads at once: they queue together,
+ * get in together, and then hold the tracepoints the helper has not let go
+ * yet, whose release waits for nothing.  (Threads from the first
+ * attachment on would cost a start without such a wait 40 to 80 ms: README
+ * "Start-up and exit".)
  */
-#define ATTACH_THREADS 16
+#define ATTACH_THREADS	 16
+#define ATTACH_WAITED_NS (5 * 1000000ULL)
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 static void attach_all(struct attach_job *job, size_t n)
 {
 	struct attach_jobs jobs = {.job = job, .n = n};
 	pthread_t threads[ATTACH_THREADS];
-	size_t nt = 0;
+	size_t nt = 0, i;
 	pthread_attr_t attr;
 
+	while ((i = __atomic_fetch_add(&jobs.next, 1, __ATOMIC_RELAXED)) < n) {
+		uint64_t t0 = mono_ns();
+
+		attach_one(&job[i]);
+		if (mono_ns() - t0 >= ATTACH_WAITED_NS)
+			break;
+	}
+	if (i + 1 >= n)
+		return;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 << 10);
-	while (nt < ATTACH_THREADS && nt + 1 < n &&
+	while (nt < ATTACH_THREADS - 1 &&
 	       !pthread_create(&threads[nt], &attr, attach_worker, &jobs))
 		nt++;
 	pthread_attr_destroy(&attr);
