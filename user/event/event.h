@@ -347,6 +347,13 @@ enum ev_arg_type {
 struct ev_arg {
 	struct ev_str key;
 	uint8_t type; /* enum ev_arg_type */
+	/*
+	 * Set by event_args() for the keys it names itself (ASCII letters,
+	 * digits and '_': writers copy them as they are); 0 for a span's own
+	 * keys, which may hold anything a trace held.  Other producers leave
+	 * it alone: only event_args()'s list is read for it.
+	 */
+	uint8_t key_named;
 	union {
 		uint64_t u;
 		int64_t i;

@@ -26,6 +26,7 @@ static struct ev_arg *add(struct args_out *o, const char *key, size_t key_len, u
 
 	a->key = (struct ev_str){key, key_len};
 	a->type = type;
+	a->key_named = 1; /* a literal of this file */
 	return a;
 }
 
@@ -766,8 +767,10 @@ unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch)
 		ADD_U64(&o, "file_size", e->vfs_open.file_size);
 		break;
 	case EV_SPAN:
-		for (uint32_t i = 0; i < e->span.nargs && o.n < EV_ARGS_MAX; i++)
-			args[o.n++] = e->span.args[i];
+		for (uint32_t i = 0; i < e->span.nargs && o.n < EV_ARGS_MAX; i++) {
+			args[o.n] = e->span.args[i];
+			args[o.n++].key_named = 0; /* the span's own keys: anything */
+		}
 		break;
 	default:
 		break;

@@ -57,6 +57,36 @@ static inline char *put_key(char *p, struct ev_str k)
 	return p;
 }
 
+/*
+ * "key": of a key event_args() names itself (ev_arg.key_named: plain
+ * ASCII): copied with no checks, 4 to 16 bytes as two overlapping words.
+ */
+static inline char *put_named_key(char *p, struct ev_str k)
+{
+	uint64_t a, b;
+	uint32_t c, d;
+
+	*p++ = '"';
+	if (k.len >= 8 && k.len <= 16) {
+		memcpy(&a, k.s, 8);
+		memcpy(&b, k.s + k.len - 8, 8);
+		memcpy(p, &a, 8);
+		memcpy(p + k.len - 8, &b, 8);
+	} else if (k.len >= 4 && k.len < 8) {
+		memcpy(&c, k.s, 4);
+		memcpy(&d, k.s + k.len - 4, 4);
+		memcpy(p, &c, 4);
+		memcpy(p + k.len - 4, &d, 4);
+	} else {
+		for (uint32_t i = 0; i < k.len; i++)
+			p[i] = k.s[i];
+	}
+	p += k.len;
+	*p++ = '"';
+	*p++ = ':';
+	return p;
+}
+
 static char *put_ids(struct chrome_writer *w, char *p, uint32_t pid, uint32_t tid)
 {
 	if (!w->ids_len || w->ids_pid != pid || w->ids_tid != tid) {
@@ -157,7 +187,7 @@ static char *put_args(char *p, const struct ev_arg *args, unsigned n)
 			p = put_path_arg(p, a);
 			continue;
 		}
-		p = put_key(p, a->key);
+		p = a->key_named ? put_named_key(p, a->key) : put_key(p, a->key);
 		switch (a->type) {
 		case EV_ARG_U64:
 			p = fmt_u64(p, a->u);
