@@ -48,6 +48,7 @@
 #include "metrics/openmetrics.h"
 #include "view/live_snapshot_json.h"
 #include "view/live_stats.h"
+#include "lib/clock_ns.h"
 
 #define DEFAULT_CONFIG	"/etc/dltrace/dltrace.conf"
 #define LOOP_MS		50
@@ -118,14 +119,6 @@ static void py_log(void *ctx, const char *line)
 {
 	(void)ctx;
 	logf_("%s", line);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 static int64_t wall_ns(void)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #define _GNU_SOURCE
 #include "io/progress.h"
+#include "lib/clock_ns.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,14 +19,6 @@ struct progress {
 	uint64_t start, next;
 	bool drawn;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 struct progress *progress__new(const char *what, uint64_t total_bytes)
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #define _GNU_SOURCE
 #include "live/job_trace.h"
+#include "lib/clock_ns.h"
 
 #include <string.h>
 #include <time.h>
@@ -98,14 +99,6 @@ int job_trace_error(const struct job_trace *jt)
 	return jt->has_sink ? jt->sink.error : 0;
 }
 
-static uint64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 int job_trace_finish(struct job_trace *jt, const struct trace_summary *sum)
 {
 	struct ev_trace_end end = {0};
@@ -116,12 +109,12 @@ int job_trace_finish(struct job_trace *jt, const struct trace_summary *sum)
 
 	if (!jt->open)
 		return 0;
-	now = now_ns(CLOCK_MONOTONIC);
+	now = clock_ns(CLOCK_MONOTONIC);
 	end.lost = &sum->lost;
 	end.lost_events = sum->lost.events;
 	end.lost_bytes = sum->lost.bytes;
 	end.duration_ns = now > jt->decoder.t0 ? now - jt->decoder.t0 : 0;
-	end.end_wall_ns = (int64_t)now_ns(CLOCK_REALTIME);
+	end.end_wall_ns = (int64_t)clock_ns(CLOCK_REALTIME);
 	end.stop_reason = str(sum->stop_reason);
 	end.truncated = job_trace_error(jt) != 0;
 	decoder_finish(&jt->decoder, &end);

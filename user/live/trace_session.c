@@ -39,6 +39,7 @@
 #include "event/version.h"
 #include "view/live_stats.h"
 #include "view/top_ui.h"
+#include "lib/clock_ns.h"
 
 #define POLL_MS	 50
 #define SWEEP_NS 1000000000ull /* liveness check of traced processes */
@@ -77,14 +78,6 @@ static void install_signals(void)
 	sa.sa_handler = on_sigchld;
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-}
-
-static uint64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 struct session {
@@ -318,7 +311,7 @@ static void sweep(struct session *s, uint32_t *suspects)
 static int live_snapshot(void *ctx, bool rows, struct live_snapshot *out)
 {
 	struct session *s = ctx;
-	uint64_t now = now_ns(CLOCK_MONOTONIC) - s->t0;
+	uint64_t now = clock_ns(CLOCK_MONOTONIC) - s->t0;
 	struct lost_counts lost;
 
 	if (rows ? live_stats__snapshot(s->live, now, out)
@@ -344,7 +337,7 @@ static void run_loop(struct session *s, uint64_t t0)
 
 	for (;;) {
 		int n = probes_poll(&s->probes, POLL_MS);
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 
 		if (n < 0) {
 			s->stop_reason = "ring buffer error";
@@ -584,8 +577,8 @@ int trace_run(const struct trace_options *o)
 			goto fail;
 	}
 
-	t0 = now_ns(CLOCK_MONOTONIC);
-	wall0 = now_ns(CLOCK_REALTIME);
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	wall0 = clock_ns(CLOCK_REALTIME);
 	if (probes_load(&s->probes, &po, ring_record, s, s->err, sizeof(s->err)) ||
 	    (po.python_stacks &&
 	     py_probe_init(&s->py, &s->probes, py_warn, s, s->err, sizeof(s->err))) ||

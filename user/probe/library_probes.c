@@ -21,6 +21,7 @@
 #include "dltrace.skel.h"
 #include "lib/id_map.h"
 #include "probe/elf_symbols.h"
+#include "lib/clock_ns.h"
 
 #define MARKERS_LIB "libdltrace_markers.so"
 
@@ -120,14 +121,6 @@ struct library_probes {
 };
 
 #define GONE ((struct link_set *)1)
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static const struct fn_def *layer_fns(int layer)
 {
@@ -692,7 +685,7 @@ void library_probes_add_process(struct library_probes *lp, pid_t tgid)
 	set = calloc(1, sizeof(*set));
 	if (!set)
 		return;
-	t0 = now_ns();
+	t0 = mono_ns();
 	for (size_t i = 0; i < lp->ntargets; i++) {
 		const struct target *t = &lp->targets[i];
 		int err;
@@ -713,7 +706,7 @@ void library_probes_add_process(struct library_probes *lp, pid_t tgid)
 		id_map_put(&lp->procs, tgid, GONE);
 		return;
 	}
-	lp->attach_ns += now_ns() - t0;
+	lp->attach_ns += mono_ns() - t0;
 	lp->st.processes++;
 	id_map_put(&lp->procs, tgid, set);
 }

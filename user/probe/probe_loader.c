@@ -23,6 +23,7 @@
 #include "probe/probe_layers.h"
 #include "probe/shared_maps.h"
 #include "probe/system_checks.h"
+#include "lib/clock_ns.h"
 
 static bool libbpf_verbose;
 /* a load with task_kfuncs on failed: the kernel lacks them or refuses them somewhere */
@@ -430,14 +431,6 @@ static void *attach_worker(void *arg)
  */
 #define ATTACH_THREADS	 16
 #define ATTACH_WAITED_NS (5 * 1000000ULL)
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static void attach_all(struct attach_job *job, size_t n)
 {

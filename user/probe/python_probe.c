@@ -15,6 +15,7 @@
 #include "bpf/dltrace_events.h"
 #include "dltrace.skel.h"
 #include "probe/program_files.h"
+#include "lib/clock_ns.h"
 
 struct py_probe_file {
 	uint64_t ino;
@@ -114,14 +115,6 @@ int py_probe_init(struct py_probe *pp, struct probes *p, void (*warn)(void *, co
 		pp->slots[pp->nslots++] = v[i].layout;
 	}
 	return 0;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 void py_probe_visit(pid_t pid, void *pp)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "view/top_view.h"
+#include "lib/clock_ns.h"
 
 struct top_ui {
 	struct top_view *view;
@@ -27,14 +28,6 @@ struct top_ui {
 	char *frame; /* the screen being built */
 	size_t frame_len;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static void term_size(struct top_ui *ui, int *w, int *h)
 {
