@@ -390,15 +390,28 @@ struct attach_jobs {
 	size_t next; /* the next job a thread takes */
 };
 
+/* The tracepoint a shared program attaches to for one kind: sys_enter_<tp> or sys_exit_<tp>. */
+static void kind_tracepoint(const struct bpf_program *prog, unsigned kind, char *buf, size_t size)
+{
+	shared_tracepoint(syscall_info(kind), !strcmp(bpf_program__name(prog), "dl_exit_shared"),
+			  buf, size);
+}
+
+/* The loaded openings of the object: skel's, then the second's when there is one. */
+static int loaded_objects(const struct probes *p, struct bpf_object *objs[2])
+{
+	objs[0] = p->skel->obj;
+	objs[1] = p->second ? p->second->obj : NULL;
+	return p->second ? 2 : 1;
+}
+
 static void attach_one(struct attach_job *j)
 {
 	if (j->kind >= 0) {
 		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = j->kind);
 		char tp[96];
 
-		shared_tracepoint(syscall_info(j->kind),
-				  !strcmp(bpf_program__name(j->prog), "dl_exit_shared"), tp,
-				  sizeof(tp));
+		kind_tracepoint(j->prog, j->kind, tp, sizeof(tp));
 		j->link = bpf_program__attach_tracepoint_opts(j->prog, "syscalls", tp, &opts);
 	} else {
 		j->link = bpf_program__attach(j->prog);
@@ -426,7 +439,7 @@ static void *attach_worker(void *arg)
  * rest are made from ATTACH_THREADS threads at once: they queue together,
  * get in together, and then hold the tracepoints the helper has not let go
  * yet, whose release waits for nothing.  (Threads from the first
- * attachment on would cost a start without such a wait 40 to 80 ms: README
+ * attachment on cost a start without such a wait 16 to 60 ms: README
  * "Start-up and exit".)
  */
 #define ATTACH_THREADS	 16
@@ -480,12 +493,13 @@ static void drop_layer(struct probes *p, const struct attach_job *j)
 static size_t rank_jobs(struct probes *p, int rank, bool (*want)(const struct bpf_program *),
 			struct attach_job *job)
 {
-	struct bpf_object *objs[2] = {p->skel->obj, p->second ? p->second->obj : NULL};
+	struct bpf_object *objs[2];
+	int nobj = loaded_objects(p, objs);
 	struct bpf_program *prog;
 	size_t n = 0;
 	char tp[96];
 
-	for (int o = 0; o < 2 && objs[o]; o++)
+	for (int o = 0; o < nobj; o++)
 		bpf_object__for_each_program (prog, objs[o]) {
 			int layer = layer_of_program(prog);
 
@@ -505,13 +519,9 @@ static size_t rank_jobs(struct probes *p, int rank, bool (*want)(const struct bp
 				continue;
 			}
 			for (unsigned k = 0; k < DL_SYS_COUNT; k++) {
-				const struct syscall_info *si = syscall_info(k);
-
-				if (!si->shared)
+				if (!syscall_info(k)->shared)
 					continue;
-				shared_tracepoint(
-				    si, !strcmp(bpf_program__name(prog), "dl_exit_shared"), tp,
-				    sizeof(tp));
+				kind_tracepoint(prog, k, tp, sizeof(tp));
 				if (!tracepoint_exists("syscalls", tp))
 					continue; /* named at load (note_missing_shared) */
 				job[n++] =
@@ -524,13 +534,14 @@ static size_t rank_jobs(struct probes *p, int rank, bool (*want)(const struct bp
 int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program *), char *err,
 			size_t errlen)
 {
-	struct bpf_object *objs[2] = {p->skel->obj, p->second ? p->second->obj : NULL};
+	struct bpf_object *objs[2];
+	int nobj = loaded_objects(p, objs);
 	struct attach_job *job;
 	struct bpf_program *prog;
 	size_t n = 0;
 	int rc = 0;
 
-	for (int o = 0; o < 2 && objs[o]; o++)
+	for (int o = 0; o < nobj; o++)
 		bpf_object__for_each_program (prog, objs[o])
 			n += probe_is_shared(prog) ? DL_SYS_COUNT : 1;
 	if (!p->links) {
@@ -565,10 +576,7 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 			}
 			rc = -1;
 			if (j->kind >= 0) {
-				shared_tracepoint(
-				    syscall_info(j->kind),
-				    !strcmp(bpf_program__name(j->prog), "dl_exit_shared"), tp,
-				    sizeof(tp));
+				kind_tracepoint(j->prog, j->kind, tp, sizeof(tp));
 				snprintf(err, errlen, "cannot attach %s to syscalls/%s: %s",
 					 bpf_program__name(j->prog), tp, strerror(j->err));
 			} else {

@@ -19,8 +19,8 @@
  * Create the maps of objs[0] as its load would (its BTF, the initial
  * values of its global data, read-only data frozen) and have every object
  * of objs[0..n) use them: each must be an opening of the same object file,
- * not loaded yet.  Returns 0 or -errno; on failure no object has been
- * changed.
+ * not loaded yet.  Returns 0 or -errno; after a failure some openings
+ * may use some of the maps already: close them and open again.
  */
 int shared_maps_create(struct bpf_object *const *objs, size_t n);
 
