@@ -128,13 +128,18 @@ def elf_symbol_offset(path, name):
 
 
 class PythonStacks(TraceTest):
+    def pyenv_missing(self, msg):
+        """An interpreter pyenv does not have: a failure where the machine must have it
+        (DLTRACE_REQUIRE_PYENV=1, as in CI), else a skip that the runner lists at its end."""
+        msg += ' (under %s)' % pyenv_root()
+        if os.environ.get('DLTRACE_REQUIRE_PYENV') == '1':
+            self.fail(msg)
+        self.skipTest(msg)
+
     def python_or_skip(self, minor):
         exe = pyenv_python(minor)
         if exe is None:
-            msg = 'pyenv CPython 3.%d not installed (under %s)' % (minor, pyenv_root())
-            if os.environ.get('DLTRACE_REQUIRE_PYENV') == '1':
-                self.fail(msg)
-            self.skipTest(msg)
+            self.pyenv_missing('pyenv CPython 3.%d not installed' % minor)
         return exe
 
     def debian_python(self):
@@ -147,6 +152,14 @@ class PythonStacks(TraceTest):
         self.assertEqual(out.returncode, 0, 'pystack_check %s failed:\n%s\n%s' %
                          (argv, out.stderr[-3000:], out.stdout[-3000:]))
         return out
+
+    def run_bare(self, argv):
+        """argv traced with stacks on: the lines said about it ('# ...')."""
+        out = subprocess.run([CHECK, '--quiet', '--'] + argv, capture_output=True, text=True,
+                             timeout=300)
+        self.assertEqual(out.returncode, 0, 'pystack_check %s failed:\n%s\n%s' %
+                         (argv, out.stderr[-3000:], out.stdout[-3000:]))
+        return [line for line in out.stdout.splitlines() if line.startswith('#')]
 
     def run_cases(self, python, cases, extra=()):
         log = os.path.join(self.dir, 'expect.jsonl')
@@ -327,8 +340,19 @@ class PythonStacks(TraceTest):
         self.assertEqual({e['stack'] for e in events}, {'-'})
         self.assertEqual(len(expects), 5)  # the workload ran to its end
 
+    def unsupported_short(self, python, version):
+        """`python -c pass`, the shortest life there is: exactly one line, both when the
+        interpreter is the command (looked at before its exec) and when a shell execs it
+        later (named by its exec record: the process is gone before /proc is read)."""
+        for argv in ([python, '-c', 'pass'], ['/bin/sh', '-c', '"$0" -c pass; true', python]):
+            said = [r for r in self.run_bare(argv) if 'python stacks:' in r]
+            self.assertEqual(len(said), 1, (argv, said))
+            self.assertIn('CPython %s is not supported (3.10 to 3.13 are)' % version, said[0])
+            self.assertIn('its events have no Python stack', said[0])
+
     def test_unsupported_version(self):
-        """Py_Version of a copy of Debian's interpreter says 3.9.0: one line, no stacks."""
+        """Py_Version of a copy of Debian's interpreter says 3.9.0: one line, no stacks;
+        with a workload, and with `-c pass` (every machine has this case)."""
         python = self.debian_python()
         copy = os.path.join(self.dir, 'python3.9')
         shutil.copy(os.path.realpath(python), copy)
@@ -340,23 +364,26 @@ class PythonStacks(TraceTest):
         os.environ['PYTHONHOME'] = sys.base_prefix if sys.base_prefix else '/usr'
         try:
             self.unsupported(copy, '3.9.0')
+            self.unsupported_short(copy, '3.9.0')
         finally:
             del os.environ['PYTHONHOME']
 
     def test_unsupported_pyenv(self):
         python = pyenv_old_python()
         if python is None:
-            self.skipTest('no pyenv CPython older than 3.10 installed')
+            self.pyenv_missing('no pyenv CPython older than 3.10 installed')
         ver = subprocess.run([python, '-c', 'import sys; print("%d.%d.%d" % '
                               'sys.version_info[:3])'], capture_output=True,
                              text=True).stdout.strip()
         minor = int(ver.split('.')[1])
-        self.unsupported(python, ver if minor >= 9 else '3.%s or older' %
-                         ('8' if minor >= 7 else '6'))
+        version = ver if minor >= 9 else '3.%s or older' % ('8' if minor >= 7 else '6')
+        self.unsupported(python, version)
+        self.unsupported_short(python, version)
 
     def test_line_tables(self):
         """The line-table decoder agrees with co_lines() on every instruction."""
         pythons = [self.debian_python()] + [p for p in map(pyenv_python, (10, 11, 12, 13)) if p]
+        missing = [minor for minor in (10, 11, 12, 13) if not pyenv_python(minor)]
         for python in pythons:
             dump = subprocess.run([python, DUMP, 'zipfile', 'json.decoder', 'dataclasses',
                                    'asyncio.base_events'], capture_output=True, timeout=120)
@@ -364,6 +391,9 @@ class PythonStacks(TraceTest):
             out = subprocess.run([LINES], input=dump.stdout, capture_output=True, timeout=60)
             self.assertEqual(out.returncode, 0, '%s: %s' % (python, out.stdout.decode()))
             self.assertRegex(out.stdout.decode(), r'checked [1-9]\d{3,} mismatches 0')
+        if missing:  # the others were checked: say which were not
+            self.pyenv_missing('pyenv CPython %s not installed' %
+                               ', '.join('3.%d' % m for m in missing))
 
 
 def trace_to_events(events):
@@ -427,6 +457,13 @@ class DltracePythonStacks(PythonStacks):
         self.assertFalse([r for r in remarks if 'python stacks:' in r], remarks)
         self.check_cases(events, expects, locs, ALL_CASES)
         self.assertFalse([r for r in remarks if 'lost' in r], remarks)
+
+    def run_bare(self, argv):
+        trace = os.path.join(self.dir, 'bare.json')
+        out = subprocess.run([DLTRACE, '--python-stacks=full', '-o', trace, '--'] + argv,
+                             capture_output=True, text=True, timeout=300)
+        self.assertEqual(out.returncode, 0, out.stderr[-3000:])
+        return ['# ' + line for line in out.stderr.splitlines()]
 
     def check_cases(self, events, expects, locs, cases):
         super().check_cases(events, expects, locs, cases)

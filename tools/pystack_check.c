@@ -54,14 +54,7 @@
 #include "probe/python_probe.h"
 
 #define SLOT	    1
-#define PEND_MAX    256
-#define PEND_NS	    2000000000ull /* look for a libpython this long after an exec */
 #define FRAMES_TEXT 8192
-
-struct pending {
-	pid_t pid;
-	uint64_t until;
-};
 
 struct tool {
 	struct probes probes;
@@ -69,8 +62,6 @@ struct tool {
 	struct py_frames *frames;
 	struct py_rules rules;
 	FILE *out;
-	struct pending pend[PEND_MAX];
-	int npend;
 	/* descriptor -> path, per process: (tgid << 32 | fd) -> paths[] */
 	struct u64_index fds;
 	char **paths;
@@ -87,14 +78,6 @@ struct tool {
 	pid_t cmd_pid;
 	volatile sig_atomic_t stop;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static void warn_line(void *ctx, const char *line)
 {
@@ -135,34 +118,6 @@ static const char *fd_path(struct tool *t, uint32_t tgid, int fd)
 	uint32_t i = u64_index_get(&t->fds, (uint64_t)tgid << 32 | (uint32_t)fd);
 
 	return i == U64_NONE || !t->paths[i] ? "" : t->paths[i];
-}
-
-static void pend(struct tool *t, pid_t pid)
-{
-	for (int i = 0; i < t->npend; i++)
-		if (t->pend[i].pid == pid) {
-			t->pend[i].until = now_ns() + PEND_NS;
-			return;
-		}
-	if (t->npend < PEND_MAX)
-		t->pend[t->npend++] = (struct pending){pid, now_ns() + PEND_NS};
-}
-
-/* Processes that exec'd: a CPython once its interpreter is mapped? */
-static void look_pending(struct tool *t)
-{
-	uint64_t now = now_ns();
-
-	if (!t->stacks) {
-		t->npend = 0;
-		return;
-	}
-	for (int i = 0; i < t->npend; i++) {
-		int r = py_probe_process(&t->py, t->pend[i].pid);
-
-		if (r != 0 || now > t->pend[i].until)
-			t->pend[i--] = t->pend[--t->npend];
-	}
 }
 
 static void on_syscall(struct tool *t, const struct dl_io *io, size_t size)
@@ -274,8 +229,8 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (t->kernel_follows && (t->cmd_execd || (pid_t)h->tgid != t->cmd_pid))
 			break;
 		t->cmd_execd |= (pid_t)h->tgid == t->cmd_pid;
-		pend(t, h->tgid);
-		look_pending(t);
+		if (t->stacks && size >= sizeof(struct dl_proc))
+			py_probe_exec(&t->py, data, size);
 		break;
 	case DL_EV_PY_STACK:
 		t->stack_records++;
@@ -412,7 +367,7 @@ int main(int argc, char **argv)
 	} else {
 		t->cmd_pid = cmd.pid;
 		if (stacks)
-			py_probe_command(&t->py, argv[optind]);
+			py_probe_command(&t->py, argv[optind], cmd.pid);
 		probes_add_process(&t->probes, cmd.pid, SLOT | DL_SEED_AT_EXEC);
 		if (command_release(&cmd, err, sizeof(err))) {
 			fprintf(stderr, "pystack_check: %s\n", err);
@@ -421,7 +376,8 @@ int main(int argc, char **argv)
 	}
 	while (!t->stop && !exited) {
 		probes_poll(&t->probes, 10);
-		look_pending(t);
+		if (t->stacks)
+			py_probe_poll(&t->py);
 		if (target > 0)
 			exited = kill(target, 0) && errno == ESRCH;
 		else if (waitpid(cmd.pid, &status, WNOHANG) == cmd.pid)

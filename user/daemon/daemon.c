@@ -416,8 +416,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	if (j)
 		job_trace_record(&j->trace, data, size);
 	/* a program just executed may be an interpreter not seen before */
-	if (j && d->py_on && h->kind == DL_EV_EXEC)
-		py_probe_exec(&d->py, h->tgid);
+	if (j && d->py_on && h->kind == DL_EV_EXEC && size >= sizeof(struct dl_proc))
+		py_probe_exec(&d->py, data, size);
 	return 0;
 }
 

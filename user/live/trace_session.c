@@ -117,9 +117,9 @@ static int ring_record(void *ctx, void *data, size_t size)
 	}
 	job_trace_record(&s->trace, data, size);
 	/* python stacks: a program just executed may be an interpreter not seen before */
-	if (s->py_on && size >= sizeof(struct dl_hdr) &&
+	if (s->py_on && size >= sizeof(struct dl_proc) &&
 	    ((const struct dl_hdr *)data)->kind == DL_EV_EXEC)
-		py_probe_exec(&s->py, ((const struct dl_hdr *)data)->tgid);
+		py_probe_exec(&s->py, data, size);
 	return 0;
 }
 
@@ -600,7 +600,7 @@ int trace_run(const struct trace_options *o)
 		cgroup_for_each_process(s->cgroup_path, py_probe_visit, &s->py);
 	if (o->command) {
 		if (s->py_on)
-			py_probe_command(&s->py, o->command[0]);
+			py_probe_command(&s->py, o->command[0], s->cmd.pid);
 		/* the held child joins at its exec: its remaining dltrace code is not traced */
 		probes_add_process(&s->probes, s->cmd.pid, JOB_SLOT | DL_SEED_AT_EXEC);
 		decoder_seed_process(&s->trace.decoder, s->cmd.pid);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bpf/dltrace_events.h"
 #include "dltrace.skel.h"
@@ -122,20 +123,6 @@ void py_probe_visit(pid_t pid, void *pp)
 	py_probe_process(pp, pid);
 }
 
-void py_probe_exec(struct py_probe *pp, pid_t pid)
-{
-	uint64_t until = mono_ns() + PY_PROBE_PEND_NS;
-
-	for (int i = 0; i < pp->npend; i++)
-		if (pp->pend[i].pid == pid) {
-			pp->pend[i].until = until;
-			return;
-		}
-	if (pp->npend < PY_PROBE_PEND_MAX)
-		pp->pend[pp->npend++] = (struct py_probe_pending){pid, until};
-	py_probe_poll(pp);
-}
-
 void py_probe_poll(struct py_probe *pp)
 {
 	uint64_t now = pp->npend ? mono_ns() : 0;
@@ -213,8 +200,36 @@ static int add_bin(struct py_probe *pp, uint32_t dev, uint64_t ino, const struct
 	return slot;
 }
 
-/* A file that holds a supported CPython, before any process runs it: 0 when added. */
-static int add_file(struct py_probe *pp, const char *path)
+/*
+ * The one line said of an interpreter file that gets no stacks (an
+ * unsupported or unreadable CPython) or a corrected layout: once per file,
+ * whichever of its processes is seen first.
+ */
+static void say_file(struct py_probe *pp, const char *path, uint32_t dev, uint64_t ino, pid_t pid,
+		     const struct py_binary *b)
+{
+	struct py_probe_file *file;
+	char line[1024];
+
+	if (!b->python || (b->layout >= 0 && !b->note[0]))
+		return;
+	file = file_entry(pp, dev, ino);
+	if (!file || file->said)
+		return;
+	snprintf(line, sizeof(line), "python stacks: %s (pid %d, CPython %s): %s%s", path, (int)pid,
+		 b->version[0] ? b->version : "?", b->note,
+		 b->layout < 0 ? "; its events have no Python stack" : "");
+	pp->warn(pp->warn_ctx, line);
+	file->said = true;
+}
+
+/*
+ * A file that may hold a CPython, looked at before or without a process
+ * mapping it: said when unsupported, given to the kernel side when
+ * supported.  1 when it is a CPython (supported or not), 0 when not, -1
+ * when it cannot be read.
+ */
+static int look_at_file(struct py_probe *pp, const char *path, pid_t pid)
 {
 	struct py_binary b;
 	struct stat st;
@@ -224,47 +239,46 @@ static int add_file(struct py_probe *pp, const char *path)
 		return -1;
 	/* the kernel's encoding of a device number (MKDEV), as in /proc/PID/maps */
 	dev = major(st.st_dev) << 20 | minor(st.st_dev);
-	if (py_binary_inspect_cached(path, path, dev, st.st_ino, &b) || !b.python || b.layout < 0)
-		return -1; /* unsupported ones are said when a process runs them */
-	return add_bin(pp, dev, st.st_ino, &b) < 0 ? -1 : 0;
+	if (py_binary_inspect_cached(path, path, dev, st.st_ino, &b))
+		return -1;
+	if (!b.python)
+		return 0;
+	say_file(pp, path, dev, st.st_ino, pid, &b);
+	if (b.layout >= 0)
+		add_bin(pp, dev, st.st_ino, &b);
+	return 1;
 }
 
-void py_probe_command(struct py_probe *pp, const char *argv0)
+/* The program `file` runs (through "#!" lines) and the libpython it needs, looked at. */
+static void look_at_program(struct py_probe *pp, const char *file, pid_t pid)
 {
 	char exe[PATH_MAX], lib[PATH_MAX];
 
-	if (program_resolve(argv0, exe, sizeof(exe)) || !add_file(pp, exe))
+	if (program_resolve(file, exe, sizeof(exe)) || look_at_file(pp, exe, pid) != 0)
 		return;
 	if (!program_needed_find(exe, "libpython", lib, sizeof(lib)))
-		add_file(pp, lib);
+		look_at_file(pp, lib, pid);
+}
+
+void py_probe_command(struct py_probe *pp, const char *argv0, pid_t pid)
+{
+	look_at_program(pp, argv0, pid);
 }
 
 int py_probe_process(struct py_probe *pp, pid_t pid)
 {
 	struct dltrace_bpf *skel = pp->probes->skel;
-	struct py_probe_file *file;
 	struct py_process proc;
 	struct dl_py_proc entry = {0};
 	uint32_t tgid = pid;
-	char line[1024];
 	int r, slot;
 
 	r = py_process_find(pid, &proc);
 	if (r <= 0)
 		return r;
-	file = file_entry(pp, proc.dev, proc.ino);
-	if (proc.bin.layout < 0 || proc.bin.note[0]) {
-		if (file && !file->said) {
-			snprintf(line, sizeof(line), "python stacks: %s (pid %d, CPython %s): %s%s",
-				 proc.path, (int)pid, proc.bin.version[0] ? proc.bin.version : "?",
-				 proc.bin.note,
-				 proc.bin.layout < 0 ? "; its events have no Python stack" : "");
-			pp->warn(pp->warn_ctx, line);
-			file->said = true;
-		}
-		if (proc.bin.layout < 0)
-			return 0;
-	}
+	say_file(pp, proc.path, proc.dev, proc.ino, pid, &proc.bin);
+	if (proc.bin.layout < 0)
+		return 0;
 	/* the file: the kernel side finds its next processes by itself */
 	slot = add_bin(pp, proc.dev, proc.ino, &proc.bin);
 	if (slot < 0)
@@ -279,4 +293,38 @@ int py_probe_process(struct py_probe *pp, pid_t pid)
 	__atomic_add_fetch(&skel->bss->py_procs_gen, 1, __ATOMIC_SEQ_CST);
 	pp->processes++;
 	return 1;
+}
+
+void py_probe_exec(struct py_probe *pp, const void *exec_record, size_t size)
+{
+	const struct dl_proc *e = exec_record;
+	uint64_t until = mono_ns() + PY_PROBE_PEND_NS;
+	pid_t pid = e->h.tgid;
+	const char *file = e->data;
+	size_t len = e->file_len;
+	char path[PATH_MAX];
+
+	if (size < sizeof(*e) + len)
+		len = 0;
+	/*
+	 * The program's file, from the exec record: an interpreter that is gone
+	 * before /proc/PID/maps is read (python -c pass) is still said.  The
+	 * name is resolved in the process's root and directory while it lives
+	 * (a container's), in dltrace's own once it is gone.
+	 */
+	if (len && len < sizeof(path) - 32) {
+		snprintf(path, sizeof(path), "/proc/%d/%s%.*s", (int)pid,
+			 file[0] == '/' ? "root" : "cwd/", (int)len, file);
+		if (access(path, F_OK) && file[0] == '/')
+			snprintf(path, sizeof(path), "%.*s", (int)len, file);
+		look_at_program(pp, path, pid);
+	}
+	for (int i = 0; i < pp->npend; i++)
+		if (pp->pend[i].pid == pid) {
+			pp->pend[i].until = until;
+			return;
+		}
+	if (pp->npend < PY_PROBE_PEND_MAX)
+		pp->pend[pp->npend++] = (struct py_probe_pending){pid, until};
+	py_probe_poll(pp);
 }

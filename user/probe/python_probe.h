@@ -58,9 +58,11 @@ int py_probe_init(struct py_probe *pp, struct probes *p, void (*warn)(void *, co
  * supported CPython executable, or needs a libpython that is one, the
  * kernel side knows the file from the start, so that the first run's
  * first syscalls have stacks too (without this, they would until user
- * space had looked at the process after its exec).
+ * space had looked at the process after its exec).  An unsupported one is
+ * said here, in one line, however short the command's life (pid: the held
+ * command's).
  */
-void py_probe_command(struct py_probe *pp, const char *argv0);
+void py_probe_command(struct py_probe *pp, const char *argv0, pid_t pid);
 /*
  * Look at process pid (found at --pid, or after an exec): when it runs a
  * supported CPython, the kernel side walks its stacks from now on.
@@ -72,9 +74,12 @@ int py_probe_process(struct py_probe *pp, pid_t pid);
  * A traced process executed a program: look at it now and, while its
  * libpython may not be mapped yet, at each py_probe_poll() for
  * PY_PROBE_PEND_NS (the kernel side follows the interpreter files it
- * knows by itself; this is for a file's first run).
+ * knows by itself; this is for a file's first run).  The program's name
+ * in the exec record (a struct dl_proc of size bytes) is looked at at
+ * once, so that an unsupported interpreter is said even when its process
+ * is gone before /proc is read.
  */
-void py_probe_exec(struct py_probe *pp, pid_t pid);
+void py_probe_exec(struct py_probe *pp, const void *exec_record, size_t size);
 /* py_probe_process(pp, pid) as a callback of process walks (ctx: the struct py_probe). */
 void py_probe_visit(pid_t pid, void *pp);
 void py_probe_poll(struct py_probe *pp);
