@@ -146,6 +146,11 @@ class LayerTest(unittest.TestCase):
         write_random(path, 8192)
         report, events, stderr = self.trace('vfs', path, out, args=['--vfs-attach', attach])
         meta = metadata(events)
+        methods = dict(m.split(': ', 1) for m in meta['layers_attach'].split('; '))
+        self.assertEqual(methods['syscall'], 'syscall tracepoints')
+        # the method the kernel allows, written in the trace
+        self.assertEqual(methods.get('vfs'), {'fentry': 'fentry/fexit',
+                                              'kprobe': 'kprobe/kretprobe'}.get(expected_how))
         if expected_how is None:
             self.assertNotIn('vfs', meta['layers'].split(','))
             self.assertIn('vfs: ', meta['layers_unavailable'])
@@ -196,6 +201,7 @@ class LayerTest(unittest.TestCase):
         report, events, stderr = self.trace('cache', self.make_file(), args=['--layers',
                                                                              'syscall'])
         self.assertEqual(metadata(events)['layers'], 'syscall')
+        self.assertEqual(metadata(events)['layers_attach'], 'syscall: syscall tracepoints')
         self.assertNotIn('layers_unavailable', metadata(events))
         reads = [e for e in events if e['name'] == 'pread64' and e['pid'] == report['pid']]
         self.assertTrue(reads)

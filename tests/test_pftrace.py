@@ -262,7 +262,9 @@ def every_kind():
     ev = [{'name': 'dltrace', 'ph': 'M', 'pid': 0, 'tid': 0, 'args': {
         'format': 'dltrace-chrome-1', 'version': '0.1.0', 'kernel': '6.1.0', 'hostname': 'node',
         'target': 'command train', 'layers': 'syscall,mmap,cache,block,uring,vfs',
-        'layers_unavailable': 'hdf5: library not found', 'clock': 'CLOCK_MONOTONIC',
+        'layers_unavailable': 'hdf5: library not found',
+        'layers_attach': 'syscall: syscall tracepoints; vfs: fentry/fexit',
+        'clock': 'CLOCK_MONOTONIC',
         'start_mono_ns': 1000000, 'start_wall_ns': 1700000000000000000,
         'start_wall': '2023-11-14T22:13:20.000000000Z', 'tracer_pid': 9}}]
 

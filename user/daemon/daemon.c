@@ -226,11 +226,13 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 	m.start_wall_ns = wall_ns();
 	m.tracer_pid = getpid();
 	{
-		char active[128], missing[1024];
+		char active[128], missing[1024], methods[1024];
 
 		layers_describe(&d->probes.plan, active, sizeof(active), missing, sizeof(missing));
+		layers_attach_methods(&d->probes.plan, methods, sizeof(methods));
 		m.layers = active;
 		m.layers_off = missing;
+		m.layers_attach = methods;
 		struct event_consumer *c = NULL;
 		char tmp_path[PATH_MAX + 600];
 		struct job_output out = {

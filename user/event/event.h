@@ -120,12 +120,13 @@ enum ev_phase {
 /* EV_TRACE_BEGIN */
 struct ev_trace_begin {
 	struct ev_str format, version, kernel, hostname, target;
-	struct ev_str layers;	  /* active capture layers, comma separated */
-	struct ev_str layers_off; /* "layer: reason; ..." for the missing ones (may be empty) */
-	struct ev_str clock;	  /* "CLOCK_MONOTONIC" */
-	struct ev_str start_wall; /* start_wall_ns as ISO 8601 (readers; writers derive it) */
-	uint64_t start_mono_ns;	  /* clock value at ts 0 */
-	int64_t start_wall_ns;	  /* CLOCK_REALTIME at the same instant */
+	struct ev_str layers;	     /* active capture layers, comma separated */
+	struct ev_str layers_off;    /* "layer: reason; ..." for the missing ones (may be empty) */
+	struct ev_str layers_attach; /* "layer: method; ..." for the active ones (may be empty) */
+	struct ev_str clock;	     /* "CLOCK_MONOTONIC" */
+	struct ev_str start_wall;    /* start_wall_ns as ISO 8601 (readers; writers derive it) */
+	uint64_t start_mono_ns;	     /* clock value at ts 0 */
+	int64_t start_wall_ns;	     /* CLOCK_REALTIME at the same instant */
 	uint32_t tracer_pid;
 };
 

@@ -588,6 +588,8 @@ static void begin_args(struct args_out *o, const struct ev_trace_begin *b)
 		ADD_SYM(o, "layers", "syscall");
 	if (b->layers_off.len)
 		ADD_STR(o, "layers_unavailable", b->layers_off);
+	if (b->layers_attach.len)
+		ADD_STR(o, "layers_attach", b->layers_attach);
 	if (b->clock.len)
 		ADD_STR(o, "clock", b->clock);
 	else

@@ -97,6 +97,7 @@
 	X(TARGET, "target")                                                                        \
 	X(LAYERS, "layers")                                                                        \
 	X(LAYERS_OFF, "layers_unavailable")                                                        \
+	X(LAYERS_ATTACH, "layers_attach")                                                          \
 	X(CLOCK, "clock")                                                                          \
 	X(START_MONO, "start_mono_ns")                                                             \
 	X(START_WALL_NS, "start_wall_ns")                                                          \
@@ -686,6 +687,7 @@ static void begin_event(const struct found *f, struct event *e)
 	b->target = str_of(arg(f, K_TARGET));
 	b->layers = str_of(arg(f, K_LAYERS));
 	b->layers_off = str_of(arg(f, K_LAYERS_OFF));
+	b->layers_attach = str_of(arg(f, K_LAYERS_ATTACH));
 	b->clock = str_of(arg(f, K_CLOCK));
 	b->start_wall = str_of(arg(f, K_START_WALL));
 	b->start_mono_ns = u64_of(arg(f, K_START_MONO));

@@ -48,6 +48,7 @@ void job_trace_begin(struct job_trace *jt, const struct trace_meta *m)
 	    .target = str(m->target),
 	    .layers = str(m->layers),
 	    .layers_off = str(m->layers_off),
+	    .layers_attach = str(m->layers_attach),
 	    .start_mono_ns = m->start_mono_ns,
 	    .start_wall_ns = m->start_wall_ns,
 	    .tracer_pid = m->tracer_pid,

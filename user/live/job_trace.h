@@ -26,11 +26,12 @@ struct trace_meta {
 	const char *version;
 	const char *kernel;
 	const char *hostname;
-	const char *target;	/* "pid 1234", "cgroup /job", "command python3 x.py" */
-	const char *layers;	/* active capture layers, comma separated */
-	const char *layers_off; /* "layer: reason; ..." for the missing ones */
-	uint64_t start_mono_ns; /* CLOCK_MONOTONIC origin of ts */
-	int64_t start_wall_ns;	/* CLOCK_REALTIME at the same instant */
+	const char *target;	   /* "pid 1234", "cgroup /job", "command python3 x.py" */
+	const char *layers;	   /* active capture layers, comma separated */
+	const char *layers_off;	   /* "layer: reason; ..." for the missing ones */
+	const char *layers_attach; /* "layer: method; ..." for the active ones */
+	uint64_t start_mono_ns;	   /* CLOCK_MONOTONIC origin of ts */
+	int64_t start_wall_ns;	   /* CLOCK_REALTIME at the same instant */
 	uint32_t tracer_pid;
 };
 

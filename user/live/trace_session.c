@@ -91,8 +91,9 @@ struct session {
 	char cgroup_path[PATH_MAX];
 	char output[PATH_MAX];
 	char target[PATH_MAX + 64];
-	char layers[128];      /* active layers, "syscall,mmap,..." */
-	char layers_off[1024]; /* "vfs: reason; ..." */
+	char layers[128];	  /* active layers, "syscall,mmap,..." */
+	char layers_off[1024];	  /* "vfs: reason; ..." */
+	char layers_attach[1024]; /* "syscall: syscall tracepoints; ..." */
 	char err[2 * PATH_MAX + 256];
 	const char *stop_reason;
 	struct report_session *report; /* --report, --report-json, --summary-only */
@@ -261,6 +262,7 @@ static void start_trace(struct session *s, uint64_t t0, int64_t wall0)
 	m.target = s->target;
 	m.layers = s->layers;
 	m.layers_off = s->layers_off;
+	m.layers_attach = s->layers_attach;
 	m.start_mono_ns = t0;
 	m.start_wall_ns = wall0;
 	m.tracer_pid = getpid();
@@ -587,6 +589,7 @@ int trace_run(const struct trace_options *o)
 	s->py_on = po.python_stacks;
 	layers_describe(&s->probes.plan, s->layers, sizeof(s->layers), s->layers_off,
 			sizeof(s->layers_off));
+	layers_attach_methods(&s->probes.plan, s->layers_attach, sizeof(s->layers_attach));
 	start_trace(s, t0, wall0);
 	if (probes_set_job(&s->probes, JOB_SLOT, 1, s->cgroup_fd)) {
 		snprintf(s->err, sizeof(s->err), "cannot configure the cgroup filter: %s",

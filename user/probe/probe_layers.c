@@ -390,6 +390,20 @@ bool layer_program_enabled(const struct layer_plan *plan, const struct bpf_progr
 	return true;
 }
 
+void layers_attach_methods(const struct layer_plan *plan, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (int l = 0; l < LAYER_COUNT; l++) {
+		const struct layer_state *s = &plan->layer[l];
+
+		if (s->active && s->how && n < len)
+			n +=
+			    snprintf(out + n, len - n, "%s%s: %s", n ? "; " : "", names[l], s->how);
+	}
+}
+
 void layers_describe(const struct layer_plan *plan, char *active, size_t alen, char *missing,
 		     size_t mlen)
 {

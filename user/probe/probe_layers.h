@@ -83,5 +83,7 @@ bool layer_program_enabled(const struct layer_plan *plan, const struct bpf_progr
 /* "syscall,mmap,cache" and "vfs: reason; ..." */
 void layers_describe(const struct layer_plan *plan, char *active, size_t alen, char *missing,
 		     size_t mlen);
+/* How each active layer attaches: "syscall: syscall tracepoints; vfs: fentry/fexit; ..." */
+void layers_attach_methods(const struct layer_plan *plan, char *out, size_t len);
 
 #endif
