@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Run dltrace's test suite: every tests/test_*.py (or the tests named).
 
-Usage: run_tests.py [--shuffle [SEED]] [--list] [--each] [MODULE[.Class[.test]]...]
+Usage: run_tests.py [--strict] [--shuffle [SEED]] [--list] [--each] [MODULE[.Class[.test]]...]
+
+  --strict          a skipped test fails the run (CI: every case must run
+                    there).  Without it, skips are listed at the end, each
+                    with why it did not run.
 
   --shuffle [SEED]  run the modules, the classes of each module and the tests
                     of each class in a random order drawn from SEED (an
@@ -39,7 +43,7 @@ def usage(message):
 
 def parse_args(args):
     """(options, names) of the command line, or an error message."""
-    opts = {'shuffle': False, 'seed': None, 'list': False, 'each': False}
+    opts = {'shuffle': False, 'seed': None, 'list': False, 'each': False, 'strict': False}
     names = []
     i = 0
     while i < len(args):
@@ -58,6 +62,8 @@ def parse_args(args):
             opts['list'] = True
         elif a == '--each':
             opts['each'] = True
+        elif a == '--strict':
+            opts['strict'] = True
         elif a.startswith('-'):
             return None, None, 'unknown option %s' % a
         elif a:
@@ -100,7 +106,7 @@ def shuffled(tests, seed):
     return out
 
 
-def run_each(ids, env_note):
+def run_each(ids, env_note, strict):
     """Each id in its own process; returns the exit status."""
     failed = []
     start = time.time()
@@ -123,7 +129,19 @@ def run_each(ids, env_note):
           (len(ids), time.time() - start, len(failed), env_note))
     for tid, word, _ in failed:
         print('  %s %s' % (word, tid))
-    return 1 if failed else 0
+    bad = [f for f in failed if f[1] == 'FAIL' or strict]
+    return 1 if bad else 0
+
+
+def report_skips(skipped, strict):
+    """Each test that did not run, and why: once, at the end of the run."""
+    if not skipped:
+        return
+    print('run_tests: %d test%s did not run%s:' % (
+        len(skipped), '' if len(skipped) == 1 else 's',
+        ' (--strict: a skip fails the run)' if strict else ''))
+    for test, reason in skipped:
+        print('  %s: %s' % (test_id(test), reason))
 
 
 def main(argv):
@@ -153,13 +171,16 @@ def main(argv):
             print(test_id(t))
         return 0
     if opts['each']:
-        return run_each([test_id(t) for t in tests], seed_note)
+        return run_each([test_id(t) for t in tests], seed_note, opts['strict'])
     start = time.time()
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(
         unittest.TestSuite(tests))
     print('run_tests: %d tests in %.0f s, %d failures, %d errors, %d skipped%s' %
           (result.testsRun, time.time() - start, len(result.failures), len(result.errors),
            len(result.skipped), seed_note))
+    report_skips(result.skipped, opts['strict'])
+    if opts['strict'] and result.skipped:
+        return 1
     return 0 if result.wasSuccessful() else 1
 
 
