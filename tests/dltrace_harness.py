@@ -200,6 +200,17 @@ def start_in_cgroup(cgroup, argv, user=None, **kw):
     return subprocess.Popen(argv, preexec_fn=enter, stdout=subprocess.PIPE, **kw)
 
 
+def in_syscall(pid):
+    """The number of the syscall pid's main thread is blocked in (/proc/PID/syscall), -1 when
+    it runs in user space, None when it cannot be read."""
+    try:
+        with open('/proc/%d/syscall' % pid) as f:
+            word = f.read().split()[0]
+    except (OSError, IndexError):
+        return None
+    return -1 if word == 'running' else int(word)
+
+
 def wait_for(predicate, timeout=30, step=0.05):
     end = time.time() + timeout
     while time.time() < end:

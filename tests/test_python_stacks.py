@@ -297,7 +297,8 @@ class PythonStacks(TraceTest):
         log = os.path.join(self.dir, 'attach.jsonl')
         target = subprocess.Popen([python, CASES, log, data, 'attach'])
         try:
-            wait_for(lambda: os.path.exists(os.path.join(data, 'ready')))
+            self.assertTrue(wait_for(lambda: os.path.exists(os.path.join(data, 'ready'))),
+                            'the Python process did not get ready')
             check = subprocess.Popen([CHECK, '--pid', str(target.pid)],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
@@ -551,7 +552,8 @@ class DltracePythonStacks(PythonStacks):
         self.trace = os.path.join(self.dir, 'trace.json')
         target = subprocess.Popen([python, CASES, log, data, 'attach'])
         try:
-            wait_for(lambda: os.path.exists(os.path.join(data, 'ready')))
+            self.assertTrue(wait_for(lambda: os.path.exists(os.path.join(data, 'ready'))),
+                            'the Python process did not get ready')
             tracer = Tracer(['--python-stacks=full', '--pid', str(target.pid)],
                             self.trace).wait_ready()
             open(os.path.join(data, 'go'), 'w').close()
@@ -578,7 +580,8 @@ class DltracePythonStacks(PythonStacks):
         target = start_in_cgroup(child, [python, CASES, log, data, 'attach'])
         tracer = None
         try:
-            wait_for(lambda: os.path.exists(os.path.join(data, 'ready')))
+            self.assertTrue(wait_for(lambda: os.path.exists(os.path.join(data, 'ready'))),
+                            'the Python process did not get ready')
             tracer = Tracer(['--python-stacks=full', '--cgroup', cg], self.trace).wait_ready()
             open(os.path.join(data, 'go'), 'w').close()
             self.assertEqual(target.wait(timeout=60), 0)
@@ -670,7 +673,8 @@ class DaemonPythonStacks(TraceTest):
         before = start_in_cgroup(task, [python, CASES, log, data, 'attach'])
         daemon = after = None
         try:
-            wait_for(lambda: os.path.exists(os.path.join(data, 'ready')))
+            self.assertTrue(wait_for(lambda: os.path.exists(os.path.join(data, 'ready'))),
+                            'the Python process did not get ready')
             daemon = Daemon(self, python_stacks='full')
             self.assertTrue(wait_for(lambda: any(j['job'] == '1004'
                                                  for j in daemon.status()['jobs'])),

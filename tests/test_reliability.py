@@ -4,11 +4,10 @@ import json
 import os
 import signal
 import subprocess
-import time
 import unittest
 
-from dltrace_harness import (Tracer, TraceTest, cgroup2_root, io_events, load_trace, summary,
-                             wait_for, workload)
+from dltrace_harness import (Tracer, TraceTest, cgroup2_root, in_syscall, io_events, load_trace,
+                             summary, wait_for, workload)
 
 
 def loaded_programs():
@@ -165,8 +164,10 @@ class ProcessStormTest(TraceTest):
         os.mkfifo(fifo)
         victim = subprocess.Popen(['cat', fifo])
         tracer = Tracer(['--pid', str(victim.pid)], self.path('t.json')).wait_ready()
-        # cat blocks opening the FIFO; kill it there
-        time.sleep(0.3)
+        # cat blocks opening the FIFO (no writer); kill it there, inside openat (257)
+        self.assertTrue(wait_for(lambda: in_syscall(victim.pid) == 257),
+                        'cat is not in openat: /proc/%d/syscall says %s' %
+                        (victim.pid, in_syscall(victim.pid)))
         victim.kill()
         victim.wait()
         self.assertEqual(tracer.wait(), 0, tracer.stderr)
