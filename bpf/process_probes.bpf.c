@@ -247,6 +247,28 @@ int dl_cgroup_attach(void *ctx __attribute__((unused)))
 }
 
 /*
+ * Live consumers (the daemon's metrics, --live, dltrace top): a task that
+ * goes to sleep sends its gathered data records, so that an idle thread's
+ * last calls are seen now, not at its next file syscall.  Only a voluntary
+ * sleep: a preempted task may be inside one of these programs, filling its
+ * batch; a sleeping one cannot be (they never sleep).  Loaded only for
+ * live consumers: it runs at every context switch of the node.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(live_flush_on_sleep, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct dl_task *t;
+
+	if (preempt || !prev_state)
+		return 0;
+	t = bpf_task_storage_get(&tasks, prev, 0, 0);
+	if (t && t->nbatch)
+		dl_flush(t);
+	return 0;
+}
+
+/*
  * End of tracing: send every task's gathered data records.  User space runs
  * this iterator once the programs are idle (no task belongs to a job).
  */

@@ -170,6 +170,23 @@ class MetricsTest(DaemonCase):
             pattern = json.load(f)['pattern']
         self.assertEqual((pattern['reads'], pattern['bytes_read']), (10000, 40960000))
 
+    def test_a_sleeping_threads_last_calls_are_counted(self):
+        """A job's thread that makes 3 reads (fewer than a batch of records) and then
+        sleeps: /metrics counts the 3 reads while it sleeps, not at its next file call."""
+        d = self.daemon
+        job = d.job_cgroup(JOB + 2)
+        reader = d.run_in(job, [READER, self.make_file('s.bin', 4096), '3', '4096', '0', '-1'],
+                          'nobody')
+        try:
+            line = 'dltrace_job_operations_total{job="%d",cgroup="%s",host="%s",op="read"} 3\n' % (
+                JOB + 2, job[len(cgroup2_root()):], HOST)
+            self.assertTrue(wait_for(lambda: line in d.metrics()[1], timeout=30),
+                            d.metrics()[1])
+        finally:
+            reader.terminate()
+            reader.wait(60)
+            d.remove_job(job)
+
     def test_node_metrics(self):
         """Without a job: the node's series; counters never go down across a job."""
         d = self.daemon

@@ -799,6 +799,7 @@ int daemon_main(int argc, char **argv)
 	po.ring_bytes = d->cfg.ring_bytes;
 	po.layers = d->cfg.layers;
 	po.cgroup_events = true;
+	po.live = true; /* /metrics and the job summaries count as calls are made */
 	if (d->cfg.python_stacks != DAEMON_PYTHON_OFF) {
 		py_rules_init(&d->py_rules);
 		if (py_probe_options(&po, py_probe_default_kinds(), err, sizeof(err)))

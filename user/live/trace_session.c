@@ -581,6 +581,7 @@ int trace_run(const struct trace_options *o)
 
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	wall0 = clock_ns(CLOCK_REALTIME);
+	po.live = s->live != NULL;
 	if (probes_load(&s->probes, &po, ring_record, s, s->err, sizeof(s->err)) ||
 	    (po.python_stacks &&
 	     py_probe_init(&s->py, &s->probes, py_warn, s, s->err, sizeof(s->err))) ||

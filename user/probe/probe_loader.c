@@ -131,6 +131,10 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 			bpf_program__set_autoload(prog, o->cgroup_events);
 			continue;
 		}
+		if (!strncmp(bpf_program__name(prog), "live_", 5)) {
+			bpf_program__set_autoload(prog, o->live);
+			continue;
+		}
 		if (!strncmp(bpf_program__name(prog), "py_", 3)) {
 			bpf_program__set_autoload(prog, o->python_stacks);
 			continue;

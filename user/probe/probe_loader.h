@@ -25,6 +25,7 @@ struct probe_options {
 	bool verbose;	     /* show libbpf's own messages */
 	unsigned layers;     /* wanted layers (bit set of enum layer) */
 	bool cgroup_events;  /* daemon: report cgroup v2 mkdir/rmdir */
+	bool live;	     /* live consumers: a task's gathered records go out when it sleeps */
 	enum vfs_attach vfs_attach;
 	/* python stacks (probe/python_probe.h): walk CPython frames at these syscall kinds */
 	bool python_stacks;
