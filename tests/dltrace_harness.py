@@ -125,6 +125,18 @@ def scratch_dir():
     return d
 
 
+# build/tests/scratch: on the checkout's disk (/tmp is a tmpfs on many machines)
+SCRATCH_PARENT = os.path.join(BUILD, 'tests', 'scratch')
+
+
+def disk_scratch_dir(prefix='dltrace-test-'):
+    """A new directory on a disk: for files whose reads must reach a device."""
+    os.makedirs(SCRATCH_PARENT, exist_ok=True)
+    d = tempfile.mkdtemp(prefix=prefix, dir=SCRATCH_PARENT)
+    os.chmod(d, 0o755)
+    return d
+
+
 class TraceTest(unittest.TestCase):
     """A test with its own scratch directory."""
 

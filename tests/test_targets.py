@@ -6,12 +6,18 @@ import time
 import unittest
 
 from dltrace_harness import (DLTRACE, Tracer, TraceTest, cgroup2_root, io_events, load_trace,
-                             remove_cgroup, start_in_cgroup, summary, workload)
+                             remove_cgroup, start_in_cgroup, summary, wait_for, workload)
 
 
 def write_file(path, size):
     with open(path, 'wb') as f:
         f.write(b'p' * size)
+
+
+def read_syscalls(pid):
+    """The read syscalls (read, pread64, ...) a process has made: /proc/PID/io's syscr."""
+    with open('/proc/%d/io' % pid) as f:
+        return next(int(l.split()[1]) for l in f if l.startswith('syscr:'))
 
 
 class PidTargetTest(TraceTest):
@@ -61,7 +67,11 @@ class PidTargetTest(TraceTest):
                                 stdout=subprocess.PIPE)
         try:
             tracer = Tracer(['--pid', str(busy.pid)], self.path('t.json.gz')).wait_ready()
-            time.sleep(1.0)
+            # stop once the reader has made 1,000 more reads, all after the attach
+            start = read_syscalls(busy.pid)
+            self.assertTrue(wait_for(lambda: read_syscalls(busy.pid) > start + 1000,
+                                     timeout=60), 'setup failed: busy_reader made no 1,000 '
+                            'reads in 60 s')
             self.assertEqual(tracer.stop(signal.SIGINT), 0, tracer.stderr)
         finally:
             busy.kill()

@@ -7,7 +7,7 @@ pkgs=""
 for group in "$@"; do
 	case "$group" in
 	build) pkgs="$pkgs make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libjson-c-dev pkg-config systemtap-sdt-dev" ;;
-	test) pkgs="$pkgs python3 tmux prometheus protobuf-compiler liburing-dev fio chromium valgrind libclang-rt-14-dev procps util-linux openmpi-bin python3-mpi4py python3-numpy python3-h5py strace attr tar coreutils" ;;
+	test) pkgs="$pkgs python3 tmux prometheus protobuf-compiler liburing-dev fio chromium valgrind libclang-rt-14-dev procps util-linux mount e2fsprogs openmpi-bin python3-mpi4py python3-numpy python3-h5py strace attr tar coreutils" ;;
 	demo) pkgs="$pkgs python3 python3-numpy python3-h5py python3-torch" ;;
 	bench) pkgs="$pkgs strace bpftrace linux-perf python3" ;;
 	vm) pkgs="$pkgs qemu-system-x86 busybox-static cpio" ;;

@@ -19,8 +19,11 @@
  *   reread-epochs IN    read IN (32 MiB) three times, a new open each time
  *   imbalance IN        4 processes read 4, 8, 12 and 16 MiB of IN
  *   sync-heavy OUT      200 times: write 4 KiB, fdatasync
- *   checkpoint OUT      2 times: write 64 MiB, fsync; 1.1 s of "compute" between
- *                       them (two checkpoints: two write bursts, other work between)
+ *   checkpoint OUT      2 times: write 64 MiB with O_DIRECT, fsync; 1.1 s of
+ *                       "compute" between them (two checkpoints: two write
+ *                       bursts, other work between); O_DIRECT: the writes are
+ *                       the process's own requests, which a blkio write
+ *                       throttle delays (the kernel's writeback it does not)
  *   write-read OUT MIB  write MIB MiB to OUT in 4 MiB writes, fsync, then read it
  *                       back in 4 MiB reads (a data file made once: no checkpoint)
  *   enoent DIR          stat 3000 names that do not exist in DIR
@@ -285,7 +288,7 @@ static void checkpoint(const char *out)
 
 		if (i) /* the compute between two checkpoints; none before the first */
 			sleep_ms(1100);
-		fd = open_or_die(out, O_WRONLY | O_CREAT | O_TRUNC);
+		fd = open_or_die(out, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT);
 		write_all(fd, MIB, 64);
 		if (fsync(fd))
 			die("fsync");
@@ -340,9 +343,8 @@ static void single_reader(const char *in)
 	fd = open_or_die(in, O_RDONLY);
 	/*
 	 * An I/O-bound reader: its data comes from the disk, not the page cache,
-	 * and without readahead, so that reading takes longer than the process's
-	 * start-up even on a disk that delivers 64 MiB in 10 ms when read ahead
-	 * (the test checks that it did).
+	 * and without readahead, each read waiting for its own request (the test
+	 * puts IN on a throttled disk, where those requests take a known time).
 	 */
 	if (fdatasync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
 		die("dropping the cached pages");
@@ -362,9 +364,9 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 
-	buf = malloc(4 * MIB);
+	buf = aligned_alloc(4096, 4 * MIB); /* O_DIRECT wants aligned memory */
 	if (!buf)
-		die("malloc");
+		die("aligned_alloc");
 	memset(buf, 'x', 4 * MIB);
 	if (!strcmp(mode, "clean") && argc == 4)
 		clean(argv[2], argv[3]);

@@ -9,13 +9,16 @@ and preads 1000 x (step + 1) bytes itself; each epoch ends with a
 
 starved: the loader sleeps 40 ms before reading each batch, and starts
   only when the loop asks for it in its fetch region: every fetch waits.
-fed: the loop asks for the next batch at the end of each step and the
-  loader serves it at once: the batch is there when the fetch begins.
+fed: the loop asks for the next batch at the start of each step and the
+  loader serves it at once; the step ends only once the batch is there
+  (select), so that it is there when the fetch begins, however long the
+  loader takes to be scheduled.
 
 Prints one JSON line: {"main_pid", "loader_pid"}.
 """
 import json
 import os
+import select
 import sys
 import time
 
@@ -56,6 +59,7 @@ def main():
     n = 0
     if not starved:
         os.write(req_w, n.to_bytes(4, 'little'))
+        select.select([bat_r], [], [])
     for e in range(EPOCHS):
         with dltrace.epoch(e):
             for i in range(STEPS):
@@ -65,10 +69,13 @@ def main():
                     os.read(bat_r, 16)
                 n += 1
                 with dltrace.step(i):
+                    ask = not starved and n < EPOCHS * STEPS
+                    if ask:
+                        os.write(req_w, n.to_bytes(4, 'little'))
                     time.sleep(0.010 if starved else 0.030)
                     os.pread(fd, 1000 * (i + 1), 0)
-                    if not starved and n < EPOCHS * STEPS:
-                        os.write(req_w, n.to_bytes(4, 'little'))
+                    if ask:
+                        select.select([bat_r], [], [])
             with dltrace.region('checkpoint', epoch=e):
                 with open(out, 'wb') as f:
                     f.write(b'c' * 65536)

@@ -3,6 +3,7 @@
 #include "io/progress.h"
 #include "lib/clock_ns.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 
 #define SHOW_AFTER_NS 1000000000ull /* nothing for runs shorter than this */
 #define REDRAW_NS     200000000ull
+/* For tests only (see progress.h): the line's first showing, in ms, instead of the second. */
+#define SHOW_AFTER_ENV "DLTRACE_PROGRESS_AFTER_MS"
 
 struct progress {
 	char what[64];
@@ -19,6 +22,22 @@ struct progress {
 	uint64_t start, next;
 	bool drawn;
 };
+
+/* SHOW_AFTER_ENV's delay when it holds a number of ms (0 to 1 hour), else the second. */
+static uint64_t show_after_ns(void)
+{
+	const char *s = getenv(SHOW_AFTER_ENV);
+	unsigned long ms;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return SHOW_AFTER_NS;
+	errno = 0;
+	ms = strtoul(s, &end, 10);
+	if (errno || *end || ms > 3600000)
+		return SHOW_AFTER_NS;
+	return (uint64_t)ms * 1000000ull;
+}
 
 struct progress *progress__new(const char *what, uint64_t total_bytes)
 {
@@ -33,7 +52,7 @@ struct progress *progress__new(const char *what, uint64_t total_bytes)
 	snprintf(p->what, sizeof(p->what), "%s", what);
 	p->total = total_bytes;
 	p->start = mono_ns();
-	p->next = p->start + SHOW_AFTER_NS;
+	p->next = p->start + show_after_ns();
 	return p;
 }
 

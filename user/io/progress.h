@@ -11,6 +11,10 @@
  *
  * Every call accepts NULL (no progress wanted).  Cheap: one clock read per
  * call, a redraw at most five times a second.
+ *
+ * For tests, not users: DLTRACE_PROGRESS_AFTER_MS=N shows the line after N ms
+ * instead of the second (0: at the first chunk read), so that a test sees the
+ * line whatever the machine's speed.  Unset or not a number: the second.
  */
 #ifndef PROGRESS_H
 #define PROGRESS_H
