@@ -221,7 +221,7 @@ bench: deps-bench
 	$(MAKE) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
 
-bench-build: $(BENCH_BINS) $(BENCH)/replay bench-hooks bench-fdid
+bench-build: $(BENCH_BINS) $(BENCH)/decode_replay bench-hooks bench-fdid
 
 # dltrace with other ways of naming a descriptor's file at each call, for
 # bench/fd_identity_cost.py: none (no file identity on the records), lru (no
@@ -262,8 +262,9 @@ bench-pytorch-stacks: deps-bench
 	$(MAKE) all
 	$(PYTHON) bench/pytorch_stacks.py $(BENCH_ARGS)
 
-# The replay: saved ring records through the decoder and one consumer (bench/replay.c).
-$(BENCH)/replay: bench/replay.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+# The decode replay: saved ring records through the decoder and one consumer
+# (bench/decode_replay.c; "decode": `dltrace replay` is to replay a job's I/O).
+$(BENCH)/decode_replay: bench/decode_replay.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 

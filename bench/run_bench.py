@@ -20,7 +20,7 @@ import hook_options
 import lifecycle
 import measure
 import probe_list
-import replay_cost
+import decode_replay_cost
 import report
 import tracers
 import workloads
@@ -95,26 +95,27 @@ def sustained_test(job, micro2, seconds):
     }
 
 
-def replay_step(job, works, base, log):
-    """Record micro-1t and pytorch once, then count instructions per event in the replay."""
+def decode_replay_step(job, works, base, log):
+    """Record micro-1t and pytorch once, then count instructions per event in the decode
+    replay (bench/decode_replay.c)."""
     records = {}
     for w in works:
         if w.name not in ('micro-1t', 'pytorch'):
             continue
         path = os.path.join(job.out_dir, 'records-%s.bin' % w.name)
-        log('replay: recording %s' % w.name)
-        replay_cost.record(os.path.join(job.build, 'dltrace'), w.argv(False), path,
+        log('decode replay: recording %s' % w.name)
+        decode_replay_cost.record(os.path.join(job.build, 'dltrace'), w.argv(False), path,
                            env=job.env)
         records[w.name] = path
         w.after_run()
-    replays = {'this': os.path.join(job.build, 'bench', 'replay')}
+    replays = {'this': decode_replay_cost.binary(job.build)}
     if base:
-        replays['base'] = os.path.join(base, 'build', 'bench', 'replay')
+        replays['base'] = decode_replay_cost.binary(os.path.join(base, 'build'))
     try:
-        costs = replay_cost.replay_costs(replays, records, log)
+        costs = decode_replay_cost.decode_replay_costs(replays, records, log)
         for work, path in records.items():  # --live against none, wall-clock
-            costs[work]['wall'] = replay_cost.wall_times(replays['this'], path)
-            log('  replay %-8s wall ns/event: %s' % (work, ', '.join(
+            costs[work]['wall'] = decode_replay_cost.wall_times(replays['this'], path)
+            log('  decode replay %-8s wall ns/event: %s' % (work, ', '.join(
                 '%s %.0f' % (m, v['median']) for m, v in costs[work]['wall'].items())))
         return costs
     finally:
@@ -154,11 +155,11 @@ def parse_args():
                     help='skip the start-up and exit times (bench/lifecycle.py)')
     ap.add_argument('--lifecycle-only', action='store_true',
                     help='only the start-up and exit times')
-    ap.add_argument('--no-replay', action='store_true',
-                    help='skip the instruction counts of the replay (callgrind)')
+    ap.add_argument('--no-decode-replay', action='store_true',
+                    help='skip the instruction counts of the decode replay (callgrind)')
     ap.add_argument('--base', metavar='CHECKOUT',
                     help='another built checkout of dltrace to compare with: adds the '
-                    'conditions base-json and base-gz and its replay')
+                    'conditions base-json and base-gz and its decode replay')
     ap.add_argument('--out', default=os.path.join(ROOT, 'bench', 'out'))
     ap.add_argument('--results', default=os.path.join(ROOT, 'bench', 'results.json'))
     return ap.parse_args()
@@ -258,8 +259,8 @@ def run(args, results):
             log('lifecycle: start-up and exit')
             results['lifecycle'] = lifecycle.measure_all(ROOT, args.out, max(5, sizes['reps']),
                                                          log, base)
-        if not args.no_replay:
-            results['replay'] = replay_step(job, works, base, log)
+        if not args.no_decode_replay:
+            results['decode_replay'] = decode_replay_step(job, works, base, log)
         if not args.no_report_scale:
             results['report_scale'] = report_scale(sizes)
         if not args.no_daemon_metrics:
@@ -307,8 +308,8 @@ def main():
         print(hook_options.table(results['hooks']))
     if results.get('lifecycle'):
         print(lifecycle.table(results['lifecycle']))
-    if results.get('replay'):
-        print(report.replay_table(results['replay']))
+    if results.get('decode_replay'):
+        print(report.decode_replay_table(results['decode_replay']))
     if 'sustained_error' in results:
         print('\nsustained test failed: %s' % results['sustained_error'])
     if results.get('report_scale'):

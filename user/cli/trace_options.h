@@ -31,7 +31,7 @@ struct trace_options {
 	double duration; /* seconds; 0 = until the target ends or a signal */
 	uint64_t ring_bytes;
 	int gzip_level;		  /* 0: the format's default */
-	const char *save_records; /* --save-records: raw ring records (bench replay) */
+	const char *save_records; /* --save-records: raw ring records (bench decode replay) */
 	unsigned layers;	  /* bit set of enum layer */
 	char *libs[MAX_LIBS];	  /* --lib, real paths (malloc'd) */
 	size_t nlibs;
