@@ -211,8 +211,8 @@ fuzz: $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
 		-artifact_prefix=$(BUILD)/fuzz/crashes/config- -print_final_stats=1 \
 		$(BUILD)/fuzz/config_corpus tests/fuzz/config_corpus
 
-# The overhead benchmark (bench/, several minutes; not part of `make test`).
-# BENCH_QUICK=1: fewer repetitions and smaller sizes, for a smoke run.
+# The overhead benchmark (bench/, several minutes; not part of `make test`), into
+# bench/results/.  BENCH_QUICK=1: fewer repetitions and smaller sizes, for a smoke run.
 .PHONY: deps-bench bench bench-build
 BENCH := $(BUILD)/bench
 BENCH_BINS := $(patsubst bench/workloads/%.c,$(BENCH)/%,$(wildcard bench/workloads/*.c)) \
@@ -220,6 +220,13 @@ BENCH_BINS := $(patsubst bench/workloads/%.c,$(BENCH)/%,$(wildcard bench/workloa
 bench: deps-bench
 	$(MAKE) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
+	$(MAKE) docs-table
+
+# The one table of measured results in docs/performance.md, made from the
+# latest bench/results/*.json (tests/test_docs.py checks that it is current).
+.PHONY: docs-table
+docs-table:
+	$(PYTHON) bench/results_table.py docs/performance.md
 
 bench-build: $(BENCH_BINS) $(BENCH)/decode_replay bench-hooks bench-fdid
 

@@ -4,7 +4,9 @@
 Usage (as root, after `make all bench-build`):
   run_bench.py [--quick] [--reps N] [--workloads a,b] [--conditions a,b]
                [--no-sustained] [--no-bpf-stats] [--no-hooks] [--keep-traces]
-Prints the tables and writes bench/results.json.  See README.md, Performance.
+Prints the tables and writes bench/results/bench.json (--lifecycle-only:
+bench/results/lifecycle.json), the machine and every run; `make docs-table`
+puts them in docs/performance.md.  See docs/performance.md.
 """
 import argparse
 import json
@@ -15,11 +17,11 @@ import sys
 import time
 
 import daemon_metrics_cost
-import machine
 import hook_options
 import lifecycle
 import measure
 import probe_list
+import results_store
 import decode_replay_cost
 import report
 import tracers
@@ -161,8 +163,12 @@ def parse_args():
                     help='another built checkout of dltrace to compare with: adds the '
                     'conditions base-json and base-gz and its decode replay')
     ap.add_argument('--out', default=os.path.join(ROOT, 'bench', 'out'))
-    ap.add_argument('--results', default=os.path.join(ROOT, 'bench', 'results.json'))
-    return ap.parse_args()
+    ap.add_argument('--results', help='where to write the results (default: '
+                    'bench/results/bench.json, or lifecycle.json with --lifecycle-only)')
+    args = ap.parse_args()
+    if not args.results:
+        args.results = results_store.path('lifecycle' if args.lifecycle_only else 'bench')
+    return args
 
 
 def check_setup(lifecycle_only):
@@ -284,18 +290,15 @@ def main():
     check_setup(args.lifecycle_only)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit('run_bench.py: terminated'))
     start = time.monotonic()
-    results = {'machine': machine.describe(os.path.join(ROOT, 'build', 'dltrace'), ROOT),
-               'runs': [], 'bpf_runs': [], 'complete': False}
+    results = {'machine': results_store.describe_machine(), 'runs': [], 'bpf_runs': [],
+               'complete': False}
     try:
         works = run(args, results)
         results['complete'] = True
     finally:
         results['runtime_s'] = round(time.monotonic() - start, 1)
         results['machine']['loadavg_at_end'] = os.getloadavg()
-        # paths relative to the checkout: the file is meant to be shared
-        text = json.dumps(results, indent=1).replace(json.dumps(ROOT + '/')[1:-1], '')
-        with open(args.results, 'w') as f:
-            f.write(text + '\n')
+        results_store.write(results, args.results)
     if args.lifecycle_only:
         print(lifecycle.table(results['lifecycle']))
         return
