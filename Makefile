@@ -22,7 +22,7 @@ BPF_CFLAGS += $(BPF_DEFS)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 BPF_HDRS := $(wildcard bpf/*.h)
-# user/ is grouped by stage (README "How it works"); objects mirror its folders
+# user/ is grouped by stage (docs/developer-guide.md "Folders"); objects mirror its folders
 # under build/obj, so files of the same name in two folders cannot collide.
 USER_SRCS := $(shell find user -name '*.c' | sort)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
@@ -310,7 +310,7 @@ check-build: deps-test
 	sh -n tests/valgrind_trace.sh
 
 # The test suite again inside a QEMU VM running Debian's stock kernel
-# (tests/vm/, README "Testing on another kernel").  VM_TESTS: the test
+# (tests/vm/, docs/testing.md "Another kernel: make vm-test").  VM_TESTS: the test
 # modules whose results depend most on the kernel (VM_TESTS= runs all).
 # The root is read-only there: the layer tests' scratch directory in the
 # checkout gets a writable one on the VM's disk.

@@ -19,7 +19,7 @@ enum python_stacks {
 	PY_STACKS_ON,	/* each syscall of a CPython thread: its application frame ("py") */
 	PY_STACKS_FULL, /* and every frame walked ("py_stack") */
 };
-/* Off by default: see README "Python stacks" for the measured cost that decided it. */
+/* Off by default: docs/performance.md "What the measurements decided". */
 #define PY_STACKS_DEFAULT PY_STACKS_OFF
 
 struct trace_options {
