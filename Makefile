@@ -22,7 +22,7 @@ BPF_CFLAGS += $(BPF_DEFS)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 BPF_HDRS := $(wildcard bpf/*.h)
-# user/ is grouped by stage (README "How it works"); objects mirror its folders
+# user/ is grouped by stage (docs/developer-guide.md "Folders"); objects mirror its folders
 # under build/obj, so files of the same name in two folders cannot collide.
 USER_SRCS := $(shell find user -name '*.c' | sort)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
@@ -211,8 +211,8 @@ fuzz: $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
 		-artifact_prefix=$(BUILD)/fuzz/crashes/config- -print_final_stats=1 \
 		$(BUILD)/fuzz/config_corpus tests/fuzz/config_corpus
 
-# The overhead benchmark (bench/, several minutes; not part of `make test`).
-# BENCH_QUICK=1: fewer repetitions and smaller sizes, for a smoke run.
+# The overhead benchmark (bench/, several minutes; not part of `make test`), into
+# bench/results/.  BENCH_QUICK=1: fewer repetitions and smaller sizes, for a smoke run.
 .PHONY: deps-bench bench bench-build
 BENCH := $(BUILD)/bench
 BENCH_BINS := $(patsubst bench/workloads/%.c,$(BENCH)/%,$(wildcard bench/workloads/*.c)) \
@@ -220,8 +220,15 @@ BENCH_BINS := $(patsubst bench/workloads/%.c,$(BENCH)/%,$(wildcard bench/workloa
 bench: deps-bench
 	$(MAKE) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
+	$(MAKE) docs-table
 
-bench-build: $(BENCH_BINS) $(BENCH)/replay bench-hooks bench-fdid
+# The one table of measured results in docs/performance.md, made from the
+# latest bench/results/*.json (tests/test_docs.py checks that it is current).
+.PHONY: docs-table
+docs-table:
+	$(PYTHON) bench/results_table.py docs/performance.md
+
+bench-build: $(BENCH_BINS) $(BENCH)/decode_replay bench-hooks bench-fdid
 
 # dltrace with other ways of naming a descriptor's file at each call, for
 # bench/fd_identity_cost.py: none (no file identity on the records), lru (no
@@ -262,8 +269,9 @@ bench-pytorch-stacks: deps-bench
 	$(MAKE) all
 	$(PYTHON) bench/pytorch_stacks.py $(BENCH_ARGS)
 
-# The replay: saved ring records through the decoder and one consumer (bench/replay.c).
-$(BENCH)/replay: bench/replay.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+# The decode replay: saved ring records through the decoder and one consumer
+# (bench/decode_replay.c; "decode": `dltrace replay` is to replay a job's I/O).
+$(BENCH)/decode_replay: bench/decode_replay.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -302,7 +310,7 @@ check-build: deps-test
 	sh -n tests/valgrind_trace.sh
 
 # The test suite again inside a QEMU VM running Debian's stock kernel
-# (tests/vm/, README "Testing on another kernel").  VM_TESTS: the test
+# (tests/vm/, docs/testing.md "Another kernel: make vm-test").  VM_TESTS: the test
 # modules whose results depend most on the kernel (VM_TESTS= runs all).
 # The root is read-only there: the layer tests' scratch directory in the
 # checkout gets a writable one on the VM's disk.

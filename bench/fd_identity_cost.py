@@ -1,5 +1,5 @@
-"""What naming a descriptor's file at each call costs (README "How descriptors
-are named").
+"""What naming a descriptor's file at each call costs (docs/user-guide.md,
+"How descriptors are named"; docs/performance.md).
 
 Variants, each a build of the same sources (`make bench-fdid`):
   untraced  the workload alone
@@ -17,6 +17,7 @@ run-time statistics on (bpf(BPF_ENABLE_STATS)): the run time of dltrace's
 programs per call, which the machine's other load does not blur as much.
 
 Usage: fd_identity_cost.py [--reps N] [--calls N] [--json OUT] [--build DIR]
+The results go to bench/results/fd-identity.json unless --json says otherwise.
 """
 import argparse
 import json
@@ -27,6 +28,7 @@ import sys
 import tempfile
 
 import measure
+import results_store
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, 'build')
@@ -83,7 +85,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--reps', type=int, default=5)
     ap.add_argument('--calls', type=int, default=400000)
-    ap.add_argument('--json')
+    ap.add_argument('--json', default=results_store.path('fd-identity'),
+                    help='where to write the results (default bench/results/fd-identity.json)')
     ap.add_argument('--build', help='the build directory (default: build/)')
     args = ap.parse_args()
     global BUILD
@@ -112,7 +115,8 @@ def main():
                         bpf[(w, v)].append(bpf_ns(binary, argv))
                 print('bpf rep %d/%d done' % (rep + 1, args.reps), file=sys.stderr)
     load = os.getloadavg()
-    out = {'reps': args.reps, 'calls': args.calls, 'loadavg': load}
+    out = {'machine': results_store.describe_machine(), 'reps': args.reps, 'calls': args.calls,
+           'loadavg': load}
     out['cpu_ns_per_call'] = table(
         'CPU ns per call, median (min..max) of %d interleaved runs, %d calls each; '
         'load average %.1f %.1f %.1f' % ((args.reps, args.calls) + load), got, workloads,
@@ -120,9 +124,7 @@ def main():
     out['bpf_ns_per_call'] = table(
         'BPF run time per call (ns), median (min..max) of %d interleaved runs' % args.reps,
         bpf, workloads, [v for v, _ in traced])
-    if args.json:
-        with open(args.json, 'w') as f:
-            json.dump(out, f, indent=1)
+    results_store.write(out, args.json)
 
 
 if __name__ == '__main__':

@@ -1,4 +1,4 @@
-"""Ways to hook the metadata, hint and sync syscalls, compared (README, "Performance").
+"""Ways to hook the metadata, hint and sync syscalls, compared (docs/performance.md).
 
 dltrace serves the 52 syscalls of bpf/meta_syscall_probes.bpf.c with two
 programs, each attached to all their sys_enter_*/sys_exit_* tracepoints with
@@ -219,7 +219,7 @@ def measure_all(root, meta, other, reps, log, base=None):
 
 
 def table(h):
-    """The README's table: medians, [min-max]."""
+    """The table printed at the end of make bench: medians, [min-max]."""
     if not h:
         return ''
     r = h['results']

@@ -1,4 +1,4 @@
-"""dltrace's start-up and exit (issue 12: start <= 0.3 s, nothing attached 1 s after exit).
+"""dltrace's start-up and exit (goals: start <= 0.3 s, nothing attached 1 s after exit).
 
   start   `dltrace -o OUT -- first_instruction`: seconds from spawning dltrace to
           the command's first line (bench/workloads/first_instruction.c prints
@@ -106,7 +106,7 @@ def measure_all(root, out_dir, reps, log, base=None):
 
 
 def table(lc):
-    """The README's table: medians [min-max]."""
+    """The table printed at the end of make bench: medians [min-max]."""
     if not lc:
         return ''
     r = lc['results']

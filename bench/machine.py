@@ -2,6 +2,7 @@
 import os
 import platform
 import subprocess
+import time
 
 
 def _first_line(argv):
@@ -47,6 +48,7 @@ def describe(dltrace, root):
     with open('/proc/meminfo') as f:
         mem_kib = int(f.readline().split()[1])
     return {
+        'date_utc': time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime()),
         'cpu': _cpuinfo('model name'),
         'cpus': os.cpu_count(),
         'ram_gib': round(mem_kib / 2**20, 1),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What Python stacks cost per traced syscall (README, issue 11).
+"""What Python stacks cost per traced syscall (docs/user-guide.md, "Python stacks").
 
 The workload is bench/workloads/py_pread.py: 1,000,000 cached 4 KiB
 os.pread calls from a Python loop (its frame stack: one module frame).  It
@@ -13,13 +13,14 @@ every condition, in an order rotated per repetition.
   run_cnt of dl_enter_pread64 and dl_exit_pread64, the programs one pread
   runs; the walk is in the exit program.
 
-Prints medians and [min-max]; `added` is on minus off, and the target of
-issue 11 is added <= 30% of off (enter + exit).  The same for a process that
+Prints medians and [min-max]; `added` is on minus off, and the goal is
+added <= 30% of off (enter + exit).  The same for a process that
 is no Python (bench/workloads/micro_pread.c, one thread): what the walk's
 presence costs everyone else.
 
 Usage (root): bench/python_stacks.py [--python PY]... [--reps N] [--calls N] [--json FILE]
-(make bench-build first: build/bench/micro_pread)
+(make bench-build first: build/bench/micro_pread).  The results go to
+bench/results/python-stacks.json unless --json says otherwise.
 """
 import argparse
 import json
@@ -32,8 +33,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-import machine  # noqa: E402
 import measure  # noqa: E402
+import results_store  # noqa: E402
 
 CHECK = os.path.join(ROOT, 'build', 'tools', 'pystack_check')
 WORKLOAD = os.path.join(HERE, 'workloads', 'py_pread.py')
@@ -107,7 +108,9 @@ def main():
                     'default /usr/bin/python3)')
     ap.add_argument('--reps', type=int, default=5)
     ap.add_argument('--calls', type=int, default=1000000)
-    ap.add_argument('--json', help='write the results there')
+    ap.add_argument('--json', default=results_store.path('python-stacks'),
+                    help='where to write the results (default '
+                    'bench/results/python-stacks.json)')
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit('python_stacks: run as root (BPF programs, bpf_stats)')
@@ -131,10 +134,8 @@ def main():
             print('  BPF ns/pread    off %s  on %s  added %.0f ns = %.0f%% (target <= 30%%)' %
                   (fmt(r['bpf_ns_per_pread']['off']), fmt(r['bpf_ns_per_pread']['on']),
                    r['added_ns'], 100 * r['added_share']))
-    if args.json:
-        with open(args.json, 'w') as f:
-            json.dump({'machine': machine.describe(os.path.join(ROOT, 'build', 'dltrace'), ROOT),
-                       'loadavg_at_end': os.getloadavg(), 'results': results}, f, indent=1)
+    results_store.write({'machine': results_store.describe_machine(),
+                         'loadavg_at_end': os.getloadavg(), 'results': results}, args.json)
 
 
 if __name__ == '__main__':

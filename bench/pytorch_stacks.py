@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The PyTorch example's epoch time with Python stacks on vs off (issue 11).
+"""The PyTorch example's epoch time with Python stacks on vs off.
 
 examples/pytorch/train.py, one epoch, 4 DataLoader workers, on the dataset of
 examples/pytorch/make_dataset.py (made once in the scratch directory):

@@ -149,10 +149,10 @@ def table(machine, config, summary, titles, labels, bpf, sustained, unavailable)
     return '\n'.join(lines)
 
 
-def replay_table(replay):
-    """Instructions per event of the replay, by workload, build and consumer."""
-    lines = ['', 'user-space instructions per event (replay of recorded ring records under '
-             'callgrind: decoder + consumer, no kernel)',
+def decode_replay_table(replay):
+    """Instructions per event of the decode replay, by workload, build and consumer."""
+    lines = ['', 'user-space instructions per event (decode replay of recorded ring records '
+             'under callgrind: decoder + consumer, no kernel)',
              '%-10s %-6s %10s %10s %10s %10s %10s %10s %10s %10s' % (
                  'workload', 'build', 'json', 'json.gz', 'pftrace', 'pftrace.gz', 'report',
                  'summary', 'live', 'live-only')]
@@ -166,7 +166,8 @@ def replay_table(replay):
                           'live-only')))
     walls = [(w, b['wall']) for w, b in replay.items() if 'wall' in b]
     if walls:
-        lines += ['', 'wall-clock ns per event of the replay (modes interleaved), median [min-max]']
+        lines += ['', 'wall-clock ns per event of the decode replay (modes interleaved), '
+                  'median [min-max]']
         for work, wall in walls:
             lines.append('%-10s ' % work + '   '.join(
                 '%s %.0f [%.0f-%.0f]' % (m, v['median'], v['min'], v['max'])

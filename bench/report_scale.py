@@ -6,7 +6,7 @@ DataLoader-like workers reading 200,000 sample files over several epochs
 with open/stat/lseek/read/close, a main thread writing checkpoints, Python
 imports and failed probes), then runs `dltrace report` on it and measures
 the wall time, the CPU time and the peak resident memory of that process.
-The goal (issue 4): 10 million events in at most 60 s and 2 GiB.
+The goal: 10 million events in at most 60 s and 2 GiB.
 
 Usage: report_scale.py [--events N] [--plain] [--json] [--keep DIR] [--dltrace PATH]
   --plain   write the trace uncompressed (default: .json.gz, gzip level 1)

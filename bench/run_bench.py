@@ -4,7 +4,9 @@
 Usage (as root, after `make all bench-build`):
   run_bench.py [--quick] [--reps N] [--workloads a,b] [--conditions a,b]
                [--no-sustained] [--no-bpf-stats] [--no-hooks] [--keep-traces]
-Prints the tables and writes bench/results.json.  See README.md, Performance.
+Prints the tables and writes bench/results/bench.json (--lifecycle-only:
+bench/results/lifecycle.json), the machine and every run; `make docs-table`
+puts them in docs/performance.md.  See docs/performance.md.
 """
 import argparse
 import json
@@ -15,12 +17,12 @@ import sys
 import time
 
 import daemon_metrics_cost
-import machine
 import hook_options
 import lifecycle
 import measure
 import probe_list
-import replay_cost
+import results_store
+import decode_replay_cost
 import report
 import tracers
 import workloads
@@ -95,26 +97,27 @@ def sustained_test(job, micro2, seconds):
     }
 
 
-def replay_step(job, works, base, log):
-    """Record micro-1t and pytorch once, then count instructions per event in the replay."""
+def decode_replay_step(job, works, base, log):
+    """Record micro-1t and pytorch once, then count instructions per event in the decode
+    replay (bench/decode_replay.c)."""
     records = {}
     for w in works:
         if w.name not in ('micro-1t', 'pytorch'):
             continue
         path = os.path.join(job.out_dir, 'records-%s.bin' % w.name)
-        log('replay: recording %s' % w.name)
-        replay_cost.record(os.path.join(job.build, 'dltrace'), w.argv(False), path,
+        log('decode replay: recording %s' % w.name)
+        decode_replay_cost.record(os.path.join(job.build, 'dltrace'), w.argv(False), path,
                            env=job.env)
         records[w.name] = path
         w.after_run()
-    replays = {'this': os.path.join(job.build, 'bench', 'replay')}
+    replays = {'this': decode_replay_cost.binary(job.build)}
     if base:
-        replays['base'] = os.path.join(base, 'build', 'bench', 'replay')
+        replays['base'] = decode_replay_cost.binary(os.path.join(base, 'build'))
     try:
-        costs = replay_cost.replay_costs(replays, records, log)
+        costs = decode_replay_cost.decode_replay_costs(replays, records, log)
         for work, path in records.items():  # --live against none, wall-clock
-            costs[work]['wall'] = replay_cost.wall_times(replays['this'], path)
-            log('  replay %-8s wall ns/event: %s' % (work, ', '.join(
+            costs[work]['wall'] = decode_replay_cost.wall_times(replays['this'], path)
+            log('  decode replay %-8s wall ns/event: %s' % (work, ', '.join(
                 '%s %.0f' % (m, v['median']) for m, v in costs[work]['wall'].items())))
         return costs
     finally:
@@ -154,14 +157,18 @@ def parse_args():
                     help='skip the start-up and exit times (bench/lifecycle.py)')
     ap.add_argument('--lifecycle-only', action='store_true',
                     help='only the start-up and exit times')
-    ap.add_argument('--no-replay', action='store_true',
-                    help='skip the instruction counts of the replay (callgrind)')
+    ap.add_argument('--no-decode-replay', action='store_true',
+                    help='skip the instruction counts of the decode replay (callgrind)')
     ap.add_argument('--base', metavar='CHECKOUT',
                     help='another built checkout of dltrace to compare with: adds the '
-                    'conditions base-json and base-gz and its replay')
+                    'conditions base-json and base-gz and its decode replay')
     ap.add_argument('--out', default=os.path.join(ROOT, 'bench', 'out'))
-    ap.add_argument('--results', default=os.path.join(ROOT, 'bench', 'results.json'))
-    return ap.parse_args()
+    ap.add_argument('--results', help='where to write the results (default: '
+                    'bench/results/bench.json, or lifecycle.json with --lifecycle-only)')
+    args = ap.parse_args()
+    if not args.results:
+        args.results = results_store.path('lifecycle' if args.lifecycle_only else 'bench')
+    return args
 
 
 def check_setup(lifecycle_only):
@@ -258,8 +265,8 @@ def run(args, results):
             log('lifecycle: start-up and exit')
             results['lifecycle'] = lifecycle.measure_all(ROOT, args.out, max(5, sizes['reps']),
                                                          log, base)
-        if not args.no_replay:
-            results['replay'] = replay_step(job, works, base, log)
+        if not args.no_decode_replay:
+            results['decode_replay'] = decode_replay_step(job, works, base, log)
         if not args.no_report_scale:
             results['report_scale'] = report_scale(sizes)
         if not args.no_daemon_metrics:
@@ -283,18 +290,15 @@ def main():
     check_setup(args.lifecycle_only)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit('run_bench.py: terminated'))
     start = time.monotonic()
-    results = {'machine': machine.describe(os.path.join(ROOT, 'build', 'dltrace'), ROOT),
-               'runs': [], 'bpf_runs': [], 'complete': False}
+    results = {'machine': results_store.describe_machine(), 'runs': [], 'bpf_runs': [],
+               'complete': False}
     try:
         works = run(args, results)
         results['complete'] = True
     finally:
         results['runtime_s'] = round(time.monotonic() - start, 1)
         results['machine']['loadavg_at_end'] = os.getloadavg()
-        # paths relative to the checkout: the file is meant to be shared
-        text = json.dumps(results, indent=1).replace(json.dumps(ROOT + '/')[1:-1], '')
-        with open(args.results, 'w') as f:
-            f.write(text + '\n')
+        results_store.write(results, args.results)
     if args.lifecycle_only:
         print(lifecycle.table(results['lifecycle']))
         return
@@ -307,8 +311,8 @@ def main():
         print(hook_options.table(results['hooks']))
     if results.get('lifecycle'):
         print(lifecycle.table(results['lifecycle']))
-    if results.get('replay'):
-        print(report.replay_table(results['replay']))
+    if results.get('decode_replay'):
+        print(report.decode_replay_table(results['decode_replay']))
     if 'sustained_error' in results:
         print('\nsustained test failed: %s' % results['sustained_error'])
     if results.get('report_scale'):

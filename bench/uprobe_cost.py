@@ -1,5 +1,5 @@
 """What library probes (uprobes) cost traced and untraced processes, to
-choose how dltrace attaches them (README, "Library layers: cost").
+choose how dltrace attaches them (docs/user-guide.md "Levels").
 
 Usage (as root, after `make bench-build`):
   uprobe_cost.py [--reps N] [--out FILE] [--only a,b]

@@ -75,7 +75,7 @@ enum dl_kind {
 	DL_SYS_SENDFILE,
 	DL_SYS_COPY_FILE_RANGE,
 	/*
-	 * Metadata, hint and sync syscalls (issue 18), handled by the shared
+	 * Metadata, hint and sync syscalls, handled by the shared
 	 * programs of meta_syscall_probes.bpf.c.
 	 */
 	DL_SYS_ACCESS,
@@ -132,7 +132,7 @@ enum dl_kind {
 	DL_SYS_SYNCFS,
 	/*
 	 * Pipe transfers (splice, vmsplice, tee), native AIO and io_uring's own
-	 * calls (issue 14), also on the shared programs.
+	 * calls, also on the shared programs.
 	 */
 	DL_SYS_SPLICE,
 	DL_SYS_VMSPLICE,

@@ -24,8 +24,8 @@
  * for the file position anyway), two loads, and a compare with the task's
  * cache (struct dl_fcache, DL_FCACHE entries by fd); a miss looks in the
  * dl_files LRU map (key: the struct file pointer), and only a file not found
- * there is walked and sent.  README "How descriptors are named" has the
- * measured costs.
+ * there is walked and sent.  bench/fd_identity_cost.py measures the costs
+ * (docs/performance.md "Results").
  *
  * Self-contained: include it, call dl_fd_cookie() (or dl_file_cookie() with
  * a struct file) where the scratch buffer is free, put the cookie in the

@@ -12,7 +12,7 @@
  * kernel about 10 ms here (verification and JIT), attaching one to a
  * tracepoint well under 1 ms: two programs instead of 104 keep dltrace's
  * start-up where it was, and unlike raw_syscalls these programs run only
- * for the syscalls they report (README, "Performance").  bench/ builds the
+ * for the syscalls they report (docs/performance.md "Results").  bench/ builds the
  * two alternatives from this file for that comparison (DL_HOOKS_*).
  *
  * A program attached to several tracepoints may read from its context only

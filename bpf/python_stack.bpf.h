@@ -219,7 +219,7 @@ __noinline int dl_py_step(struct dl_py_walk *w)
 	 * frame on the C stack, whose previous is NULL: the walk ends here
 	 * without reading it (about 100 ns of 3.13's walk).  Only a generator
 	 * resumed from C on a thread without any Python frame, which then calls
-	 * C that calls Python, would have its frame there (README).
+	 * C that calls Python, would have its frame there (docs/limits.md "Python stacks").
 	 */
 	if (L->owner_cstack != DL_PY_NONE && w->stack_lo && f == w->stack_lo + 8 &&
 	    (prev < w->stack_lo || prev >= w->stack_hi)) {

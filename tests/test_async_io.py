@@ -1,4 +1,4 @@
-"""Asynchronous and mapped I/O counted as I/O (issue 14, issue 19 section 3).
+"""Asynchronous and mapped I/O counted as I/O.
 
 io_uring and native AIO requests, page faults on file mappings and splice
 are folded into the report's figures (reads, writes, syncs, bytes, per file,

@@ -1,5 +1,5 @@
 """A call on a descriptor names the file the descriptor referred to at the
-call, however the descriptor was made (README "How descriptors are named").
+call, however the descriptor was made (docs/user-guide.md "How descriptors are named").
 
 Each case runs ROUNDS times in one trace (tests/workloads/fd_kinds.c): the
 rounds linger differently, so a name that depended on when the records were

@@ -18,7 +18,7 @@ echo "demo: training a small CNN for 2 epochs under dltrace (4 DataLoader worker
 # The levels the example has: its markers (epochs, steps, batch fetches,
 # checkpoints; on by default) and its HDF5 reads.  The hdf5 layer is opt-in
 # because its uprobes make every HDF5 call on the machine trap, traced or
-# not (README "Levels"); the demo owns the machine, so it turns it on.
+# not (docs/user-guide.md "Levels"); the demo owns the machine, so it turns it on.
 echo "demo: layers: the defaults and +hdf5 (the example reads its samples with h5py)"
 "$dltrace" -o "$out/train.json.gz" --layers +hdf5 -- "$python" "$here/train.py" "$data" "$out/checkpoints" --epochs 2 --workers 4
 echo

@@ -78,7 +78,7 @@ void trace_usage(FILE *out)
 		"                         drops the defaults: the standard library,\n"
 		"                         site-packages, dist-packages, <frozen ...>)\n"
 		"      --save-records FILE  also save the kernel's raw records to FILE\n"
-		"                         (input of the benchmark's replay; developers)\n"
+		"                         (input of the benchmark's decode replay; developers)\n"
 		"      --list-syscalls    print the syscalls dltrace traces (name, category,\n"
 		"                         tracepoint, program, whether this kernel has it)\n"
 		"  -q, --quiet            print nothing but errors\n"

@@ -19,7 +19,7 @@ enum python_stacks {
 	PY_STACKS_ON,	/* each syscall of a CPython thread: its application frame ("py") */
 	PY_STACKS_FULL, /* and every frame walked ("py_stack") */
 };
-/* Off by default: see README "Python stacks" for the measured cost that decided it. */
+/* Off by default: docs/performance.md "What the measurements decided". */
 #define PY_STACKS_DEFAULT PY_STACKS_OFF
 
 struct trace_options {
@@ -31,7 +31,7 @@ struct trace_options {
 	double duration; /* seconds; 0 = until the target ends or a signal */
 	uint64_t ring_bytes;
 	int gzip_level;		  /* 0: the format's default */
-	const char *save_records; /* --save-records: raw ring records (bench replay) */
+	const char *save_records; /* --save-records: raw ring records (bench decode replay) */
 	unsigned layers;	  /* bit set of enum layer */
 	char *libs[MAX_LIBS];	  /* --lib, real paths (malloc'd) */
 	size_t nlibs;

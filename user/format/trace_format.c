@@ -41,7 +41,7 @@ int trace_format_gzip_level(enum trace_format f)
 {
 	/*
 	 * JSON: level 1, the cheapest (level 5 saves 12% for 1.7x the CPU).
-	 * .pftrace: level 5 (README "Performance": on the micro workload and
+	 * .pftrace: level 5 (measured: on the micro workload and
 	 * the PyTorch example it costs less CPU than level 1 does on the JSON,
 	 * for 15-17% less than level 1 of the same .pftrace).
 	 */

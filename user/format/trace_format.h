@@ -31,7 +31,10 @@ enum trace_format {
 enum trace_format trace_format_of_name(const char *path);
 /* "json", "pftrace" */
 const char *trace_format_name(enum trace_format f);
-/* The gzip level a .gz of the format gets unless told (measured: README "Performance"). */
+/*
+ * The gzip level a .gz of the format gets unless told (docs/performance.md
+ * "What the measurements decided").
+ */
 int trace_format_gzip_level(enum trace_format f);
 
 /* ---- writing ---- */

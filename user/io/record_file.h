@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The kernel's raw ring-buffer records, saved as they arrive
- * (`dltrace --save-records FILE`) and read back by the benchmark's replay,
+ * (`dltrace --save-records FILE`) and read back by the benchmark's decode replay,
  * which feeds them through the decoder and the consumers with no kernel
  * involved.
  *

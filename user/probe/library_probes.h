@@ -19,7 +19,7 @@
  * per process, made when dltrace learns of it (a traced fork, --pid, the
  * command, a process's first record) and dropped at its exit; calls a
  * process makes before that are not recorded.
- * README "Library layers" has the measured costs behind these choices.
+ * docs/user-guide.md "Levels" explains these choices; bench/uprobe_cost.py measures them.
  */
 #ifndef LIBRARY_PROBES_H
 #define LIBRARY_PROBES_H

@@ -38,7 +38,7 @@ enum layer {
 /*
  * The layers on unless --layers says otherwise: those that cost processes
  * dltrace does not trace nothing measurable.  stdio, hdf5 and mpiio make
- * every call of the probed functions trap (README, "Library layers").
+ * every call of the probed functions trap (docs/user-guide.md "Levels").
  */
 #define LAYERS_DEFAULT                                                                             \
 	(LAYERS_ALL & ~((1u << LAYER_STDIO) | (1u << LAYER_HDF5) | (1u << LAYER_MPIIO)))

@@ -157,7 +157,7 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 /*
  * The programs the second opening of the object loads (load_objects()):
  * the per-syscall exit programs, about half of the kernel's verifying at
- * start-up (README "Start-up and exit"); the first opening loads the rest,
+ * start-up (docs/kernel-notes.md "Choices the kernels forced"); the first opening loads the rest,
  * and everything that user space names (iterators, Python and library
  * probes).
  */
@@ -443,8 +443,8 @@ static void *attach_worker(void *arg)
  * rest are made from ATTACH_THREADS threads at once: they queue together,
  * get in together, and then hold the tracepoints the helper has not let go
  * yet, whose release waits for nothing.  (Threads from the first
- * attachment on cost a start without such a wait 16 to 60 ms: README
- * "Start-up and exit".)
+ * attachment on cost a start without such a wait 16 to 60 ms: measured with
+ * bench/lifecycle.py.)
  */
 #define ATTACH_THREADS	 16
 #define ATTACH_WAITED_NS (5 * 1000000ULL)

@@ -3,7 +3,7 @@
  * Findings: rules over the report's figures.  Each has a level, the rule
  * with its threshold, the evidence (numbers, top files and processes) and a
  * concrete recommendation.  The rules and thresholds are listed in
- * report_findings.c and in the README.
+ * report_findings.c and in docs/report.md "Findings".
  */
 #ifndef REPORT_FINDINGS_H
 #define REPORT_FINDINGS_H

@@ -85,7 +85,7 @@
  *                bytes_read_per_step{},bytes_read,bytes_written,worst_step{},
  *                epoch_list[],step_list[] (first --top),slowest[]{...,files[]},
  *                stall_chart{steps_per_bar,iteration_ns[],stall_ns[]},outside_steps{}},
- *                unowned{} (see README "JSON keys")
+ *                unowned{} (see docs/report.md "JSON keys")
  *   errors[]     errno, count, application, environment, other
  *   findings[]   id, level, title, rule, evidence[], metrics{}, recommendation,
  *                with --python-stacks python_by and python_locations[]{location, calls,

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The benchmark's replay: ring-buffer records saved by `dltrace
+ * The benchmark's decode replay: ring-buffer records saved by `dltrace
  * --save-records` go through the decoder and one consumer, with no kernel
  * involved, so that user-space cost per event can be counted exactly
- * (valgrind --tool=callgrind counts the instructions of replay_records()).
+ * (valgrind --tool=callgrind counts the instructions of
+ * decode_replay_records()).  "Decode": `dltrace replay` is to replay a job's I/O.
  *
- * Usage: replay json|gz|pftrace|pftrace.gz|report|summary|live|live-only RECORDS [MAX_RECORDS]
- * The trace goes to /dev/null, or to $REPLAY_OUT when it is set.
+ * Usage: decode_replay MODE RECORDS [MAX_RECORDS]
+ * MODE: json|gz|pftrace|pftrace.gz|report|summary|live|live-only.
+ * The trace goes to /dev/null, or to $DECODE_REPLAY_OUT when it is set.
  *   json        decode, write the Chrome JSON trace (to /dev/null)
  *   gz          the same, gzip-compressed (level 1, dltrace's default)
  *   pftrace     decode, write the .pftrace
@@ -15,7 +17,7 @@
  *   summary     decode and feed the report, no trace (the `--summary-only` path)
  *   live        decode, the JSON trace and the live view's statistics (`--live`); a
  *               snapshot and a screen (to /dev/null) every LIVE_EVERY events
- *               ($REPLAY_LIVE_EVERY); prints the CPU time a screen took
+ *               ($DECODE_REPLAY_LIVE_EVERY); prints the CPU time a screen took
  *   live-only   decode and the live view, no trace file (`dltrace top` without -o)
  * Prints: records, events, seconds, ns per event.
  */
@@ -44,7 +46,7 @@ struct live_side {
 	struct top_view *view;
 	FILE *null;
 	uint64_t next;	  /* events at the next screen */
-	uint64_t every;	  /* LIVE_EVERY, or $REPLAY_LIVE_EVERY */
+	uint64_t every;	  /* LIVE_EVERY, or $DECODE_REPLAY_LIVE_EVERY */
 	unsigned screens; /* taken, and the time they took */
 	double screen_s;
 };
@@ -79,11 +81,11 @@ static double now(void)
 }
 
 /* The measured part: every record through the decoder, then the trace's end. */
-__attribute__((noinline)) void replay_records(struct job_trace *jt, const char *buf, size_t len,
-					      uint64_t max, uint64_t *records,
-					      struct live_side *live)
+__attribute__((noinline)) void decode_replay_records(struct job_trace *jt, const char *buf,
+						     size_t len, uint64_t max, uint64_t *records,
+						     struct live_side *live)
 {
-	struct trace_summary sum = {.stop_reason = "replay"};
+	struct trace_summary sum = {.stop_reason = "decode replay"};
 
 	size_t off = 0;
 
@@ -107,8 +109,11 @@ __attribute__((noinline)) void replay_records(struct job_trace *jt, const char *
 
 int main(int argc, char **argv)
 {
-	struct trace_meta m = {.version = "replay", .kernel = "replay", .hostname = "replay",
-			       .target = "replay", .layers = "syscall"};
+	struct trace_meta m = {.version = "decode replay",
+			       .kernel = "decode replay",
+			       .hostname = "decode replay",
+			       .target = "decode replay",
+			       .layers = "syscall"};
 	struct report_session *rs = NULL;
 	struct live_side live = {0};
 	bool live_mode;
@@ -127,19 +132,20 @@ int main(int argc, char **argv)
 	for (size_t i = 0; argc >= 3 && i < sizeof(modes) / sizeof(modes[0]); i++)
 		known |= !strcmp(argv[1], modes[i]);
 	if (!known) {
-		fprintf(stderr, "usage: replay json|gz|pftrace|pftrace.gz|report|summary|live|"
-				"live-only RECORDS [MAX_RECORDS]\n");
+		fprintf(stderr,
+			"usage: decode_replay json|gz|pftrace|pftrace.gz|report|summary|live|"
+			"live-only RECORDS [MAX_RECORDS]\n");
 		return 2;
 	}
 	live_mode = !strncmp(argv[1], "live", 4);
 	if (record_file_load(argv[2], &buf, &len, err, sizeof(err))) {
-		fprintf(stderr, "replay: %s\n", err);
+		fprintf(stderr, "decode_replay: %s\n", err);
 		return 1;
 	}
 	if (len >= 4 + 8) /* the trace starts at the first record's time */
 		memcpy(&m.start_mono_ns, buf + 4, 8);
 	if (strcmp(argv[1], "summary") && strcmp(argv[1], "live-only")) {
-		fd = open(getenv("REPLAY_OUT") ? getenv("REPLAY_OUT") : "/dev/null",
+		fd = open(getenv("DECODE_REPLAY_OUT") ? getenv("DECODE_REPLAY_OUT") : "/dev/null",
 			  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		out.fd = fd;
 		out.format =
@@ -156,18 +162,18 @@ int main(int argc, char **argv)
 		if (!live.stats || !live.view || !live.null)
 			return 1;
 		job_trace_add_consumer(&jt, live_stats__consumer(live.stats));
-		live.every = getenv("REPLAY_LIVE_EVERY")
-				 ? strtoull(getenv("REPLAY_LIVE_EVERY"), NULL, 10)
+		live.every = getenv("DECODE_REPLAY_LIVE_EVERY")
+				 ? strtoull(getenv("DECODE_REPLAY_LIVE_EVERY"), NULL, 10)
 				 : LIVE_EVERY;
 		live.next = live.every;
 	}
 	if (!strcmp(argv[1], "report") || !strcmp(argv[1], "summary")) {
 		rs = report_session__new();
-		job_trace_add_consumer(&jt, report_session__begin_trace(rs, "replay"));
+		job_trace_add_consumer(&jt, report_session__begin_trace(rs, "decode replay"));
 	}
 	job_trace_begin(&jt, &m);
 	t = now();
-	replay_records(&jt, buf, len, max, &records, &live);
+	decode_replay_records(&jt, buf, len, max, &records, &live);
 	if (rs) {
 		FILE *null = fopen("/dev/null", "we");
 

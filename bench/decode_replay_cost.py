@@ -1,10 +1,11 @@
-"""The replay: user-space cost per event, counted in instructions.
+"""The decode replay: user-space cost per event, counted in instructions.
 
 For a workload, dltrace traces it once with --save-records (the kernel's raw
-ring records); build/bench/replay then feeds those records through the
+ring records); build/bench/decode_replay then feeds those records through the
 decoder and one consumer, with no kernel involved, under
 `valgrind --tool=callgrind`, which counts the instructions of
-replay_records() the same on a loaded or an idle machine.  Modes: json (the
+decode_replay_records() the same on a loaded or an idle machine.  ("Decode"
+replay: `dltrace replay` is to replay a job's I/O.)  Modes: json (the
 Chrome writer), gz (the same, gzip level 1), pftrace and pftrace.gz (the
 .pftrace writer; gzip level 5), report (the report's accumulators beside
 the JSON writer, as `--report` runs them), summary (the accumulators
@@ -13,10 +14,10 @@ beside the JSON writer, as `--live` runs them, with a snapshot and a screen
 every 131,072 events) and live-only (the live view without a trace file:
 `dltrace top` without -o).
 
-Wall-clock: the same replay without valgrind, the modes interleaved, REPS
+Wall-clock: the same decode replay without valgrind, the modes interleaved, REPS
 times each; medians and ranges of ns per event.
 
-Standalone: replay_cost.py [--reps N] [--modes a,b] RECORDS...  (records saved
+Standalone: decode_replay_cost.py [--reps N] [--modes a,b] RECORDS...  (records saved
 with `dltrace --save-records FILE -- ...`).
 """
 import argparse
@@ -33,7 +34,7 @@ WALL_MODES = ('json', 'live', 'live-only')
 
 def record(dltrace, argv, records, env=None):
     """Trace argv once, saving the kernel's records; returns the trace's event count."""
-    with tempfile.TemporaryDirectory(prefix='dltrace-replay-') as tmp:
+    with tempfile.TemporaryDirectory(prefix='dltrace-decode-replay-') as tmp:
         trace = os.path.join(tmp, 't.json')
         res = subprocess.run([dltrace, '-q', '-o', trace, '--save-records', records, '--'] +
                              argv, capture_output=True, text=True, env=env)
@@ -45,11 +46,27 @@ def record(dltrace, argv, records, env=None):
         return int(m.group(1)) if m else None
 
 
+def measured_function(replay):
+    """The function callgrind counts: builds before the rename call the binary
+    `replay` and the function replay_records()."""
+    return 'replay_records' if os.path.basename(replay) == 'replay' else 'decode_replay_records'
+
+
+def binary(build_dir):
+    """The decode replay binary of a build directory (an older build's `replay` too)."""
+    for name in ('decode_replay', 'replay'):
+        path = os.path.join(build_dir, 'bench', name)
+        if os.path.exists(path):
+            return path
+    return os.path.join(build_dir, 'bench', 'decode_replay')
+
+
 def instructions(replay, mode, records):
-    """Instructions of replay_records() per event, and the events, for one mode."""
+    """Instructions of the measured function per event, and the events, for one mode."""
     with tempfile.TemporaryDirectory(prefix='dltrace-callgrind-') as tmp:
         out = os.path.join(tmp, 'callgrind.out')
-        res = subprocess.run(['valgrind', '--tool=callgrind', '--toggle-collect=replay_records',
+        res = subprocess.run(['valgrind', '--tool=callgrind',
+                              '--toggle-collect=' + measured_function(replay),
                               '--callgrind-out-file=' + out, replay, mode, records],
                              capture_output=True, text=True)
         if res.returncode != 0:
@@ -60,8 +77,8 @@ def instructions(replay, mode, records):
     return {'events': events, 'instructions': total, 'per_event': total / events}
 
 
-def replay_costs(replays, records_by_workload, log):
-    """{workload: {build: {mode: {...}}}} for each replay binary (build name -> path)."""
+def decode_replay_costs(replays, records_by_workload, log):
+    """{workload: {build: {mode: {...}}}} for each decode replay binary (build name -> path)."""
     out = {}
     for work, records in records_by_workload.items():
         out[work] = {}
@@ -71,10 +88,11 @@ def replay_costs(replays, records_by_workload, log):
                 try:
                     r = instructions(replay, mode, records)
                 except RuntimeError as e:  # a base build without the mode
-                    log('  replay %-8s %-8s %-10s not measured: %s' % (work, build, mode, e))
+                    log('  decode replay %-8s %-8s %-10s not measured: %s' %
+                        (work, build, mode, e))
                     continue
                 out[work][build][mode] = r
-                log('  replay %-8s %-8s %-10s %8.0f instructions/event (%d events)' %
+                log('  decode replay %-8s %-8s %-10s %8.0f instructions/event (%d events)' %
                     (work, build, mode, r['per_event'], r['events']))
     return out
 
@@ -93,9 +111,10 @@ def wall_times(replay, records, modes=WALL_MODES, reps=7):
 
 
 def main():
-    ap = argparse.ArgumentParser(description='instructions and wall-clock per event of the replay')
-    ap.add_argument('--replay', default=os.path.join(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))), 'build', 'bench', 'replay'))
+    ap = argparse.ArgumentParser(
+        description='instructions and wall-clock per event of the decode replay')
+    ap.add_argument('--decode-replay', default=binary(os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), 'build')), help='the decode replay binary')
     ap.add_argument('--reps', type=int, default=7)
     ap.add_argument('--modes', default='json,live,live-only')
     ap.add_argument('records', nargs='+')
@@ -104,10 +123,10 @@ def main():
     for records in args.records:
         print('%s (load average %.1f)' % (os.path.basename(records), os.getloadavg()[0]))
         for mode in modes:
-            r = instructions(args.replay, mode, records)
+            r = instructions(args.decode_replay, mode, records)
             print('  %-9s %8.0f instructions/event (%d events)' % (mode, r['per_event'],
                                                                  r['events']))
-        for mode, w in wall_times(args.replay, records, modes, args.reps).items():
+        for mode, w in wall_times(args.decode_replay, records, modes, args.reps).items():
             print('  %-9s %8.1f ns/event wall, median of %d (%.1f-%.1f)' % (
                 mode, w['median'], args.reps, w['min'], w['max']))
         sys.stdout.flush()
