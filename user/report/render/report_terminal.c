@@ -671,20 +671,124 @@ static void layers(const struct term *t, const struct report_view *v)
 static void level_amplification(const struct term *t, const char *what,
 				const struct rs_level_dir *d)
 {
-	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], e[HUMAN_MAX], r[64] = "";
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], e[HUMAN_MAX], g[HUMAN_MAX], r[64] = "",
+	    ask[2 * HUMAN_MAX + 16] = "";
 	bool known = d->calls && d->requested_calls == d->calls;
 
 	if (!d->calls)
 		return;
 	if (known && d->requested)
-		snprintf(r, sizeof(r), " (%.2fx the bytes asked)",
-			 (double)d->sys_bytes / (double)d->requested);
-	fprintf(t->f, "    %s: %s calls%s%s%s -> %s %s syscalls (%.2f per call) that %s %s%s\n",
-		what, human_count(a, d->calls), known ? " asking " : "",
-		known ? human_bytes(b, d->requested) : "", known ? "" : " (bytes asked not known)",
+		snprintf(r, sizeof(r), " (%s the bytes asked)",
+			 human_ratio(g, (double)d->sys_bytes / (double)d->requested));
+	if (known) /* exact bytes: what a program's own count can be checked against */
+		snprintf(ask, sizeof(ask), " asking %s bytes (%s)", human_count(g, d->requested),
+			 human_bytes(b, d->requested));
+	fprintf(t->f, "    %s: %s calls%s%s -> %s %s syscalls (%.2f per call) that %s %s%s\n",
+		what, human_count(a, d->calls), ask, known ? "" : " (bytes asked not known)",
 		human_count(c, d->syscalls), strcmp(what, "reads") ? "write" : "read",
 		(double)d->syscalls / (double)d->calls, strcmp(what, "reads") ? "wrote" : "read",
 		human_bytes(e, d->sys_bytes), r);
+}
+
+/* Bytes asked on one side of an object (exact), "unknown" unless every call's is known. */
+static const char *asked(char *buf, const struct rs_level_side *sd)
+{
+	if (sd->asked_calls != sd->calls)
+		return strcpy(buf, "unknown");
+	return human_count(buf, sd->asked);
+}
+
+/* A side's selection kinds and most common sizes asked, on one line. */
+static void obj_detail(const struct term *t, const struct rs_level_side *o)
+{
+	char line[512], a[HUMAN_MAX], b[HUMAN_MAX];
+	uint32_t top[4], n = rs_level_top_sizes(o, top, 4);
+	size_t k = 0;
+
+	for (int i = 0; i < LV_SEL_COUNT; i++)
+		if (o->sel_calls[i])
+			k += snprintf(line + k, sizeof(line) - k, "%s%s %s (%s)",
+				      k ? ", " : "selections: ", rs_sel_names[i],
+				      human_count(a, o->sel_calls[i]),
+				      human_bytes(b, o->sel_bytes[i]));
+	for (uint32_t i = 0; i < n && k < sizeof(line); i++)
+		k += snprintf(line + k, sizeof(line) - k, "%s%s x %s",
+			      i ? ", " : k ? "; sizes asked: " : "sizes asked: ",
+			      human_bytes(a, o->sizes[top[i]].key),
+			      human_count(b, o->sizes[top[i]].count));
+	if (o->sizes_other && k < sizeof(line))
+		snprintf(line + k, sizeof(line) - k, ", %s calls of other sizes",
+			 human_count(a, o->sizes_other));
+	if (k)
+		fprintf(t->f, "      %s%s%s\n", DIM(t), line, RESET(t));
+}
+
+/*
+ * Per HDF5 dataset and per file: the bytes asked against what the
+ * syscalls the calls enclosed read, and what storage gave the page cache.
+ */
+static void level_objects(const struct term *t, const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	const struct rs_levels *lv = &st->levels;
+	uint32_t *order = rs_sorted(lv->nobjs, key_level_obj, st), shown_n = 0, writes = 0;
+	char name[1024], nm[80], a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX],
+	    e[HUMAN_MAX], g[HUMAN_MAX];
+
+	if (!order)
+		return;
+	fprintf(t->f, "    %sreads per dataset and file: bytes asked, bytes the read syscalls they "
+		      "enclose read, bytes storage gave the page cache%s\n",
+		DIM(t), RESET(t));
+	fprintf(t->f, "    %s%-6s %-40s %8s %7s %13s %13s %10s %10s%s\n", DIM(t), "level",
+		"dataset or file", "reads", "opens", "bytes asked", "bytes read", "x asked",
+		"storage", RESET(t));
+	/* datasets and stdio/MPI-IO files first, then the HDF5 files' rows (their sums) */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t k = 0; k < lv->nobjs && shown_n < v->top; k++) {
+			const struct rs_level_obj *o = &lv->objs[order[k]];
+
+			if ((o->level == LV_HDF5 && o->object == NONE32) != (pass == 1))
+				continue;
+			writes += o->wr.calls > 0;
+			if (!o->rd.calls)
+				continue;
+			rs_level_obj_name(st, o, name, sizeof(name));
+			fprintf(t->f, "    %-6s %-40s %8s %7s %13s %13s %10s %10s\n",
+				rs_level_names[o->level],
+				display_text(nm, sizeof(nm), name, strlen(name), 40),
+				human_count(a, o->rd.calls), human_count(b, o->opens),
+				asked(c, &o->rd), human_count(d, o->rd.sys_bytes),
+				human_ratio(e, rs_level_ratio(&o->rd)),
+				o->rd.cache_reads ? human_bytes(g, o->rd.cache_miss) : "unknown");
+			obj_detail(t, &o->rd);
+			shown_n++;
+		}
+	if (writes) {
+		fprintf(t->f, "    %swrites per dataset and file: bytes asked, bytes the write "
+			      "syscalls of the writes, flushes and closes wrote%s\n",
+			DIM(t), RESET(t));
+		fprintf(t->f, "    %s%-6s %-40s %8s %7s %13s %13s %10s%s\n", DIM(t), "level",
+			"dataset or file", "writes", "", "bytes asked", "written", "x asked",
+			RESET(t));
+		shown_n = 0;
+		for (uint32_t k = 0; k < lv->nobjs && shown_n < v->top; k++) {
+			const struct rs_level_obj *o = &lv->objs[order[k]];
+
+			if (!o->wr.calls)
+				continue;
+			rs_level_obj_name(st, o, name, sizeof(name));
+			fprintf(t->f, "    %-6s %-40s %8s %7s %13s %13s %10s\n",
+				rs_level_names[o->level],
+				display_text(nm, sizeof(nm), name, strlen(name), 40),
+				human_count(a, o->wr.calls), "", asked(c, &o->wr),
+				human_count(d, o->wr.sys_bytes),
+				human_ratio(e, rs_level_ratio(&o->wr)));
+			obj_detail(t, &o->wr);
+			shown_n++;
+		}
+	}
+	free(order);
 }
 
 static void levels(const struct term *t, const struct report_view *v)
@@ -728,6 +832,7 @@ static void levels(const struct term *t, const struct report_view *v)
 		level_amplification(t, "reads", &rd);
 		level_amplification(t, "writes", &wr);
 	}
+	level_objects(t, v);
 }
 
 static const char *step_name(const struct report_stats *st, const struct rs_step *s, char *buf,
