@@ -942,6 +942,56 @@ static void python_locations(FILE *f, const struct report_view *v)
 	fprintf(f, "</tbody></table></div></section>\n");
 }
 
+/* Per HDF5 dataset and per file: the bytes asked against what the enclosed syscalls read. */
+static void level_objects(FILE *f, const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	uint32_t *order = rs_sorted(st->levels.nobjs, key_level_obj, st);
+	char a[HUMAN_MAX], name[1024];
+
+	if (!order || !st->levels.nobjs) {
+		free(order);
+		return;
+	}
+	fprintf(f, "<h3>Reads per dataset and file</h3><p>The bytes the calls asked for, the "
+		   "bytes the read syscalls they enclose read, and what storage gave the page "
+		   "cache for them.</p><div class=\"scroll\"><table class=\"sortable\"><thead>"
+		   "<tr><th class=\"l\">level</th><th class=\"l\">dataset or file</th>"
+		   "<th>reads</th><th>opens</th><th>bytes asked</th><th>read syscalls</th>"
+		   "<th>bytes read</th><th>x asked</th><th>from storage</th>"
+		   "<th class=\"l\">selections</th></tr></thead><tbody>");
+	for (uint32_t k = 0; k < st->levels.nobjs && k < v->top; k++) {
+		const struct rs_level_obj *o = &st->levels.objs[order[k]];
+		double r = rs_level_ratio(&o->rd);
+		bool first = true;
+
+		if (!o->rd.calls)
+			continue;
+		fprintf(f, "<tr><td class=\"l\">%s</td><td class=\"l\">", rs_level_names[o->level]);
+		esc(f, rs_level_obj_name(st, o, name, sizeof(name)));
+		fprintf(f, "</td>");
+		td_num(f, o->rd.calls, human_count(a, o->rd.calls));
+		td_num(f, o->opens, human_count(a, o->opens));
+		td_num(f, o->rd.asked,
+		       o->rd.asked_calls == o->rd.calls ? human_count(a, o->rd.asked) : "unknown");
+		td_num(f, o->rd.syscalls, human_count(a, o->rd.syscalls));
+		td_num(f, o->rd.sys_bytes, human_count(a, o->rd.sys_bytes));
+		td_num(f, r >= 0 && isfinite(r) ? clamp_u64(r * 100) : 0, human_ratio(a, r));
+		td_num(f, o->rd.cache_miss,
+		       o->rd.cache_reads ? human_bytes(a, o->rd.cache_miss) : "unknown");
+		fprintf(f, "<td class=\"l\">");
+		for (int i = 0; i < LV_SEL_COUNT; i++)
+			if (o->rd.sel_calls[i]) {
+				fprintf(f, "%s%s %s", first ? "" : ", ", rs_sel_names[i],
+					human_count(a, o->rd.sel_calls[i]));
+				first = false;
+			}
+		fprintf(f, "</td></tr>");
+	}
+	free(order);
+	fprintf(f, "</tbody></table></div>");
+}
+
 static void levels(FILE *f, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
@@ -1005,7 +1055,9 @@ static void levels(FILE *f, const struct report_view *v)
 			fprintf(f, "</li>");
 		}
 	}
-	fprintf(f, "</ul></section>\n");
+	fprintf(f, "</ul>");
+	level_objects(f, v);
+	fprintf(f, "</section>\n");
 }
 
 static void step_label(const struct report_stats *st, const struct rs_step *s, char *buf,

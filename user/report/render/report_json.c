@@ -74,7 +74,12 @@
  *                time_ns,latency_ns{p50,p99,max},bytes_requested,syscalls,sys_reads,
  *                sys_read_bytes,sys_writes,sys_write_bytes,partial},read{calls,time_ns,
  *                bytes_requested,syscalls,syscall_bytes,syscalls_per_call,bytes_ratio},
- *                write{...}}, unknown_calls
+ *                write{...}}, unknown_calls, objects[]{level,file,object (null: the
+ *                file's row),opens,open_read_bytes,read{calls,time_ns,bytes_requested,
+ *                syscalls,syscall_bytes,bytes_ratio,excess_bytes,reads_with_cache_info,
+ *                cache_miss_bytes,selections{none,points,hyperslab,all}{calls,bytes},
+ *                sizes[]{bytes,calls},sizes_other_calls},write{...}} (per HDF5 dataset
+ *                and per file, by the bytes read beyond those asked)
  *   python       calls, io_ns, count, locations[]{location ("FILE:LINE FUNCTION"),
  *                calls,failed,reads,read_bytes,writes,write_bytes,io_ns} (syscalls
  *                per innermost application frame, --python-stacks; by io_ns)
@@ -937,8 +942,73 @@ static struct json_object *python(const struct report_view *v)
 	return o;
 }
 
-static struct json_object *levels(const struct report_stats *st)
+/* One side (reads or writes) of a dataset's or file's join. */
+static struct json_object *level_side(const struct rs_level_side *sd, bool reads)
 {
+	struct json_object *o = json_object_new_object(), *sel = json_object_new_object(),
+			   *sizes = json_object_new_array();
+	bool known = sd->asked_calls == sd->calls;
+	double r = rs_level_ratio(sd);
+	uint32_t top[LEVEL_SIZES], n = rs_level_top_sizes(sd, top, LEVEL_SIZES);
+
+	jv_add(o, "calls", j_u64(sd->calls));
+	jv_add(o, "time_ns", j_u64(sd->time_ns));
+	jv_add(o, "bytes_requested", known ? j_u64(sd->asked) : NULL);
+	jv_add(o, "syscalls", j_u64(sd->syscalls));
+	jv_add(o, "syscall_bytes", j_u64(sd->sys_bytes));
+	jv_add(o, "bytes_ratio", r >= 0 && isfinite(r) ? j_num(r) : NULL);
+	jv_add(o, "excess_bytes", known ? j_u64(rs_level_excess(sd)) : NULL);
+	if (reads) {
+		jv_add(o, "reads_with_cache_info", j_u64(sd->cache_reads));
+		jv_add(o, "cache_miss_bytes", sd->cache_reads ? j_u64(sd->cache_miss) : NULL);
+	}
+	for (int k = 0; k < LV_SEL_COUNT; k++) {
+		struct json_object *x = json_object_new_object();
+
+		jv_add(x, "calls", j_u64(sd->sel_calls[k]));
+		jv_add(x, "bytes", j_u64(sd->sel_bytes[k]));
+		jv_add(sel, rs_sel_names[k], x);
+	}
+	jv_add(o, "selections", sel);
+	for (uint32_t k = 0; k < n; k++) {
+		struct json_object *x = json_object_new_object();
+
+		jv_add(x, "bytes", j_u64(sd->sizes[top[k]].key));
+		jv_add(x, "calls", j_u64(sd->sizes[top[k]].count));
+		jv_push(sizes, x);
+	}
+	jv_add(o, "sizes", sizes);
+	jv_add(o, "sizes_other_calls", j_u64(sd->sizes_other));
+	return o;
+}
+
+/* Per HDF5 dataset and per file: bytes asked joined with the syscalls (report_levels.c). */
+static struct json_object *level_objects(const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	struct json_object *list = json_object_new_array();
+	uint32_t *order = rs_sorted(st->levels.nobjs, key_level_obj, st);
+
+	for (uint32_t k = 0; order && k < st->levels.nobjs && k < v->top; k++) {
+		const struct rs_level_obj *o = &st->levels.objs[order[k]];
+		struct json_object *x = json_object_new_object();
+
+		jv_add(x, "level", json_object_new_string(rs_level_names[o->level]));
+		jv_add(x, "file", j_sid(st, o->file));
+		jv_add(x, "object", j_sid(st, o->object));
+		jv_add(x, "opens", j_u64(o->opens));
+		jv_add(x, "open_read_bytes", j_u64(o->open_read_bytes));
+		jv_add(x, "read", level_side(&o->rd, true));
+		jv_add(x, "write", level_side(&o->wr, false));
+		jv_push(list, x);
+	}
+	free(order);
+	return list;
+}
+
+static struct json_object *levels(const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
 	struct json_object *o = json_object_new_object();
 
 	for (int l = LV_STDIO; l < LV_COUNT; l++) {
@@ -976,6 +1046,7 @@ static struct json_object *levels(const struct report_stats *st)
 		jv_add(o, rs_level_names[l], lv);
 	}
 	jv_add(o, "unknown_calls", j_u64(st->levels.unknown));
+	jv_add(o, "objects", level_objects(v));
 	return o;
 }
 
@@ -1257,7 +1328,7 @@ void report_json(FILE *out, const struct report_view *v)
 	js_put(&s, "environment", environment(st));
 	js_put(&s, "other", scope_totals(&st->tot[SCOPE_OTHER]));
 	js_put(&s, "layers", layers(st));
-	js_put(&s, "levels", levels(st));
+	js_put(&s, "levels", levels(v));
 	js_put(&s, "python", python(v));
 	phases(&s, v);
 	js_put(&s, "errors", errors(st));
