@@ -290,6 +290,8 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	if (DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
 		f->opens++;
 		tot->opens++;
+		if (scope == SCOPE_ENV && env == ENV_LIBRARY)
+			rs_level_library(st, th->proc, &s->path.name);
 		if ((s->flags & EVS_IDENTITY) && s->file_size > f->file_size)
 			f->file_size = s->file_size;
 		if (scope == SCOPE_APP)

@@ -1028,7 +1028,7 @@ static void read_amplification(const struct report_stats *st, struct findings *o
 	uint32_t *order = rs_sorted(st->levels.nobjs, key_level_obj, st), n = 0;
 	uint64_t excess = 0, asked = 0, read = 0, worst_excess = 0;
 	double worst_ratio = 0;
-	bool causes[AMP_COUNT] = {false};
+	int cause_level[AMP_COUNT] = {-1, -1, -1}; /* the level of the first entry of a cause */
 	int first_level = LV_HDF5, first_cause = -1;
 	struct finding *f;
 	char rec[2 * FINDING_LINE];
@@ -1055,7 +1055,7 @@ static void read_amplification(const struct report_stats *st, struct findings *o
 	}
 	f = add(out, "read_amplification",
 		(double)excess >= AMPLIFY_HIGH_SHARE * st->tot[SCOPE_APP].bytes_read ? LEVEL_HIGH
-										    : LEVEL_WARN,
+										     : LEVEL_WARN,
 		"Reads that read far more than they asked for");
 	if (!f) {
 		free(order);
@@ -1079,12 +1079,14 @@ static void read_amplification(const struct report_stats *st, struct findings *o
 			worst_excess = rs_level_excess(&o->rd);
 			worst_ratio = o->rd.asked ? (double)o->rd.sys_bytes / o->rd.asked : 0;
 		}
-		causes[c] = true;
+		if (cause_level[c] < 0)
+			cause_level[c] = o->level;
 		if (i >= AMPLIFY_SHOWN)
 			continue;
 		rs_level_obj_name(st, o, name, sizeof(name));
 		if (c == AMP_REOPEN)
-			snprintf(why, sizeof(why), "opened again for each read (%s opens for %s reads)",
+			snprintf(why, sizeof(why),
+				 "opened again for each read (%s opens for %s reads)",
 				 human_count(a, o->opens), human_count(b, o->rd.calls));
 		else if (c == AMP_STRIDED)
 			snprintf(why, sizeof(why), "%.1f read syscalls per call: small pieces",
@@ -1125,12 +1127,9 @@ static void read_amplification(const struct report_stats *st, struct findings *o
 	/* the worst entry's advice first, then the other causes' */
 	k = snprintf(rec, sizeof(rec), "%s", amplify_advice(first_level, first_cause));
 	for (int c = 0; c < AMP_COUNT && k < sizeof(rec); c++)
-		if (causes[c] && c != first_cause)
+		if (cause_level[c] >= 0 && c != first_cause)
 			k += snprintf(rec + k, sizeof(rec) - k, " %s",
-				      amplify_advice(c == AMP_BLOCK || c == AMP_STRIDED
-							 ? first_level
-							 : LV_HDF5,
-						     c));
+				      amplify_advice(cause_level[c], c));
 	recommend(f, rec);
 	free(order);
 }

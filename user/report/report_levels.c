@@ -49,9 +49,9 @@ int rs_level_of(const struct ev_str *cat)
 /* The calls that open what later calls name (their "object", or their "path"). */
 static bool span_name_opens(const struct ev_str *name)
 {
-	static const char *const opens[] = {"fopen",	 "fopen64",  "fdopen",	   "H5Fopen",
-					    "H5Fcreate", "H5Oopen",  "H5Dopen2",   "H5Dcreate2",
-					    "MPI_File_open"};
+	static const char *const opens[] = {"fopen",	"fopen64",    "fdopen",
+					    "H5Fopen",	"H5Fcreate",  "H5Oopen",
+					    "H5Dopen2", "H5Dcreate2", "MPI_File_open"};
 
 	for (size_t i = 0; i < sizeof(opens) / sizeof(opens[0]); i++)
 		if (str_is(name, opens[i]))
@@ -416,4 +416,78 @@ uint32_t rs_level_top_sizes(const struct rs_level_side *o, uint32_t *idx, uint32
 		k = n;
 	memcpy(idx, all, k * sizeof(*idx));
 	return k;
+}
+
+void rs_level_library(struct report_stats *st, uint32_t proc, const struct ev_str *path)
+{
+	const char *slash = memrchr(path->s, '/', path->len);
+	struct ev_str base =
+	    slash ? (struct ev_str){slash + 1, path->len - (slash + 1 - path->s)} : *path;
+	int level = str_starts(&base, "libhdf5")  ? LV_HDF5
+		    : str_starts(&base, "libmpi") ? LV_MPIIO
+						  : LV_SYSCALL;
+	struct rs_proc *p = &st->procs[proc];
+
+	if (level == LV_SYSCALL || (p->libs & 1u << level))
+		return;
+	p->libs |= 1u << level;
+	st->levels.lib_procs[level]++;
+	if (st->levels.lib_path[level] == NONE32)
+		st->levels.lib_path[level] = rs_intern(st, path);
+}
+
+/* Whether the comma-separated list holds word. */
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, word, n) && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* HDF5's file name extensions (netCDF-4 files are HDF5 files too). */
+static bool h5_file(const char *name, size_t len)
+{
+	static const char *const ext[] = {".h5", ".hdf5", ".he5", ".nc4"};
+
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		size_t n = strlen(ext[i]);
+
+		if (len > n && !strcmp(name + len - n, ext[i]))
+			return true;
+	}
+	return false;
+}
+
+bool rs_layer_hint(const struct report_stats *st, int level, struct rs_layer_hint *h)
+{
+	memset(h, 0, sizeof(*h));
+	if ((level != LV_HDF5 && level != LV_MPIIO) || !st->levels.lib_procs[level] ||
+	    st->layers.active == NONE32 ||
+	    has_word(rs_str(st, st->layers.active), rs_level_names[level]))
+		return false;
+	h->layer = rs_level_names[level];
+	h->library = st->levels.lib_path[level];
+	h->procs = st->levels.lib_procs[level];
+	if (level == LV_HDF5) {
+		for (uint32_t i = 0; i < st->nfiles; i++) {
+			const struct rs_file *f = &st->files[i];
+
+			if (f->scope == SCOPE_APP && f->reads &&
+			    h5_file(rs_str(st, f->name), rs_strlen(st, f->name))) {
+				h->files++;
+				h->reads += f->reads;
+				h->bytes += f->bytes_read;
+			}
+		}
+	} else {
+		for (uint32_t i = 0; i < st->nprocs; i++)
+			if (st->procs[i].libs & 1u << LV_MPIIO) {
+				h->reads += st->procs[i].app_reads;
+				h->bytes += st->procs[i].app_bytes_read;
+			}
+	}
+	return true;
 }

@@ -74,6 +74,7 @@ struct rs_proc {
 	uint64_t app_bytes_read, app_bytes_written, app_reads, app_writes;
 	uint64_t app_read_ns, app_write_ns;
 	uint8_t origins; /* 1 << ORG_*: the layers of its application I/O */
+	uint8_t libs;	 /* 1 << LV_*: the libraries of the library layers it loaded */
 };
 
 struct rs_thread {
@@ -291,6 +292,20 @@ struct rs_levels {
 	struct rs_level_obj *objs;
 	uint32_t nobjs, cap_objs;
 	struct u64_index obj_ix; /* file << 34 | level << 32 | object -> index in objs */
+	/* libhdf5, libmpi loaded (opened) by traced processes: the first one's path, how many */
+	uint32_t lib_path[LV_COUNT], lib_procs[LV_COUNT];
+};
+
+/*
+ * A library layer that was off while traced processes loaded its library
+ * (rs_layer_hint): what turning it on would explain.
+ */
+struct rs_layer_hint {
+	const char *layer;     /* "hdf5", "mpiio" */
+	uint32_t library;      /* the first such library's path (string id) */
+	uint32_t procs;	       /* processes that loaded one */
+	uint32_t files;	       /* hdf5: the .h5 files read */
+	uint64_t reads, bytes; /* hdf5: their reads; mpiio: those processes' application reads */
 };
 
 /*
@@ -596,6 +611,8 @@ void rs_level_dirs(const struct report_stats *st, int level, struct rs_level_dir
  * and none were asked.
  */
 double rs_level_ratio(const struct rs_level_side *s);
+/* Whether the trace had level's layer off while processes loaded its library; fills h. */
+bool rs_layer_hint(const struct report_stats *st, int level, struct rs_layer_hint *h);
 /* "FILE:/dataset", or the file's name for a file's row. */
 const char *rs_level_obj_name(const struct report_stats *st, const struct rs_level_obj *o,
 			      char *buf, size_t size);

@@ -73,6 +73,8 @@ void rs_level_span(struct report_stats *st, uint32_t ti, const struct event *ev,
 /* The level of a span category (LV_SYSCALL: none of the library levels). */
 int rs_level_of(const struct ev_str *cat);
 void rs_levels_free(struct report_stats *st);
+/* Process proc opened the library at path (environment): note libhdf5 and libmpi. */
+void rs_level_library(struct report_stats *st, uint32_t proc, const struct ev_str *path);
 /* A syscall event with a Python location (report_python.c). */
 uint32_t rs_python_syscall(struct report_stats *st, const struct ev_syscall *s, bool failed,
 			   uint64_t moved, bool reads, bool writes);

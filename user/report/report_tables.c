@@ -35,6 +35,8 @@ void rs_init(struct report_stats *st)
 		}
 	sketch_init(&st->layers.block_lat);
 	st->layers.active = NONE32;
+	for (int l = 0; l < LV_COUNT; l++)
+		st->levels.lib_path[l] = NONE32;
 	st->tl_width = 1000000; /* 1 ms, doubled as needed */
 	st->training_thread = NONE32;
 	st->cache_thread_key = UINT64_MAX;

@@ -996,12 +996,37 @@ static void levels(FILE *f, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
 	const struct rs_levels *lv = &st->levels;
-	char a[HUMAN_MAX];
+	char a[HUMAN_MAX], b[HUMAN_MAX];
+	struct rs_layer_hint hint[2];
+	bool hints = rs_layer_hint(st, LV_HDF5, &hint[0]) | rs_layer_hint(st, LV_MPIIO, &hint[1]);
 
-	if (!lv->calls[LV_STDIO] && !lv->calls[LV_HDF5] && !lv->calls[LV_MPIIO])
+	if (!lv->calls[LV_STDIO] && !lv->calls[LV_HDF5] && !lv->calls[LV_MPIIO] && !hints)
 		return;
 	fprintf(f, "<section id=\"levels\"><h2>Library calls (the levels above the syscalls)"
-		   "</h2><div class=\"scroll\"><table class=\"sortable\"><thead><tr>"
+		   "</h2>");
+	for (int i = 0; i < 2; i++) {
+		const struct rs_layer_hint *h = &hint[i];
+
+		if (!h->layer)
+			continue;
+		fprintf(f, "<p><b>%s layer off</b>: ", h->layer);
+		esc_id(f, st, h->library);
+		fprintf(
+		    f, " was loaded by %s process%s; <code>--layers +%s</code> would show %s calls",
+		    human_count(a, h->procs), h->procs == 1 ? "" : "es", h->layer,
+		    i == 0 ? "its HDF5" : "their MPI-IO");
+		if (i == 0)
+			fprintf(f, " and explain the %s reads (%s) of .h5 files.</p>",
+				human_count(a, h->reads), human_bytes(b, h->bytes));
+		else
+			fprintf(f, " behind their %s reads (%s) of application files.</p>",
+				human_count(a, h->reads), human_bytes(b, h->bytes));
+	}
+	if (!lv->calls[LV_STDIO] && !lv->calls[LV_HDF5] && !lv->calls[LV_MPIIO]) {
+		fprintf(f, "</section>\n");
+		return;
+	}
+	fprintf(f, "<div class=\"scroll\"><table class=\"sortable\"><thead><tr>"
 		   "<th class=\"l\">level</th><th class=\"l\">function</th><th>calls</th>"
 		   "<th>failed</th><th>time</th><th>p50</th><th>p99</th><th>max</th>"
 		   "<th>bytes asked</th><th>syscalls</th><th>read syscalls</th><th>read</th>"

@@ -79,7 +79,10 @@
  *                syscalls,syscall_bytes,bytes_ratio,excess_bytes,reads_with_cache_info,
  *                cache_miss_bytes,selections{none,points,hyperslab,all}{calls,bytes},
  *                sizes[]{bytes,calls},sizes_other_calls},write{...}} (per HDF5 dataset
- *                and per file, by the bytes read beyond those asked)
+ *                and per file, by the bytes read beyond those asked), layers_off[]{layer,
+ *                library,processes,files,reads,bytes_read} (hdf5, mpiio: off while
+ *                traced processes loaded their library; reads of .h5 files, or of
+ *                those processes' application files)
  *   python       calls, io_ns, count, locations[]{location ("FILE:LINE FUNCTION"),
  *                calls,failed,reads,read_bytes,writes,write_bytes,io_ns} (syscalls
  *                per innermost application frame, --python-stacks; by io_ns)
@@ -1009,7 +1012,7 @@ static struct json_object *level_objects(const struct report_view *v)
 static struct json_object *levels(const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_object_new_object(), *hints = NULL;
 
 	for (int l = LV_STDIO; l < LV_COUNT; l++) {
 		struct json_object *lv = json_object_new_object(), *fns = json_object_new_array();
@@ -1047,6 +1050,24 @@ static struct json_object *levels(const struct report_view *v)
 	}
 	jv_add(o, "unknown_calls", j_u64(st->levels.unknown));
 	jv_add(o, "objects", level_objects(v));
+	for (int l = LV_HDF5; l <= LV_MPIIO; l++) {
+		struct rs_layer_hint h;
+		struct json_object *x;
+
+		if (!rs_layer_hint(st, l, &h))
+			continue;
+		x = json_object_new_object();
+		jv_add(x, "layer", json_object_new_string(h.layer));
+		jv_add(x, "library", j_sid(st, h.library));
+		jv_add(x, "processes", j_u64(h.procs));
+		jv_add(x, "files", l == LV_HDF5 ? j_u64(h.files) : NULL);
+		jv_add(x, "reads", j_u64(h.reads));
+		jv_add(x, "bytes_read", j_u64(h.bytes));
+		if (!hints)
+			hints = json_object_new_array();
+		jv_push(hints, x);
+	}
+	jv_add(o, "layers_off", hints ? hints : json_object_new_array());
 	return o;
 }
 

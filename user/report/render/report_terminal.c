@@ -671,8 +671,8 @@ static void layers(const struct term *t, const struct report_view *v)
 static void level_amplification(const struct term *t, const char *what,
 				const struct rs_level_dir *d)
 {
-	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], e[HUMAN_MAX], g[HUMAN_MAX], r[64] = "",
-	    ask[2 * HUMAN_MAX + 16] = "";
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], e[HUMAN_MAX], g[HUMAN_MAX],
+	    r[64] = "", ask[2 * HUMAN_MAX + 16] = "";
 	bool known = d->calls && d->requested_calls == d->calls;
 
 	if (!d->calls)
@@ -683,8 +683,8 @@ static void level_amplification(const struct term *t, const char *what,
 	if (known) /* exact bytes: what a program's own count can be checked against */
 		snprintf(ask, sizeof(ask), " asking %s bytes (%s)", human_count(g, d->requested),
 			 human_bytes(b, d->requested));
-	fprintf(t->f, "    %s: %s calls%s%s -> %s %s syscalls (%.2f per call) that %s %s%s\n",
-		what, human_count(a, d->calls), ask, known ? "" : " (bytes asked not known)",
+	fprintf(t->f, "    %s: %s calls%s%s -> %s %s syscalls (%.2f per call) that %s %s%s\n", what,
+		human_count(a, d->calls), ask, known ? "" : " (bytes asked not known)",
 		human_count(c, d->syscalls), strcmp(what, "reads") ? "write" : "read",
 		(double)d->syscalls / (double)d->calls, strcmp(what, "reads") ? "wrote" : "read",
 		human_bytes(e, d->sys_bytes), r);
@@ -713,7 +713,9 @@ static void obj_detail(const struct term *t, const struct rs_level_side *o)
 				      human_bytes(b, o->sel_bytes[i]));
 	for (uint32_t i = 0; i < n && k < sizeof(line); i++)
 		k += snprintf(line + k, sizeof(line) - k, "%s%s x %s",
-			      i ? ", " : k ? "; sizes asked: " : "sizes asked: ",
+			      i	  ? ", "
+			      : k ? "; sizes asked: "
+				  : "sizes asked: ",
 			      human_bytes(a, o->sizes[top[i]].key),
 			      human_count(b, o->sizes[top[i]].count));
 	if (o->sizes_other && k < sizeof(line))
@@ -735,10 +737,13 @@ static void level_objects(const struct term *t, const struct report_view *v)
 	char name[1024], nm[80], a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX],
 	    e[HUMAN_MAX], g[HUMAN_MAX];
 
-	if (!order)
+	if (!order || !lv->nobjs) {
+		free(order);
 		return;
-	fprintf(t->f, "    %sreads per dataset and file: bytes asked, bytes the read syscalls they "
-		      "enclose read, bytes storage gave the page cache%s\n",
+	}
+	fprintf(t->f,
+		"    %sreads per dataset and file: bytes asked, bytes the read syscalls they "
+		"enclose read, bytes storage gave the page cache%s\n",
 		DIM(t), RESET(t));
 	fprintf(t->f, "    %s%-6s %-40s %8s %7s %13s %13s %10s %10s%s\n", DIM(t), "level",
 		"dataset or file", "reads", "opens", "bytes asked", "bytes read", "x asked",
@@ -765,8 +770,9 @@ static void level_objects(const struct term *t, const struct report_view *v)
 			shown_n++;
 		}
 	if (writes) {
-		fprintf(t->f, "    %swrites per dataset and file: bytes asked, bytes the write "
-			      "syscalls of the writes, flushes and closes wrote%s\n",
+		fprintf(t->f,
+			"    %swrites per dataset and file: bytes asked, bytes the write "
+			"syscalls of the writes, flushes and closes wrote%s\n",
 			DIM(t), RESET(t));
 		fprintf(t->f, "    %s%-6s %-40s %8s %7s %13s %13s %10s%s\n", DIM(t), "level",
 			"dataset or file", "writes", "", "bytes asked", "written", "x asked",
@@ -798,9 +804,32 @@ static void levels(const struct term *t, const struct report_view *v)
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], g[HUMAN_MAX],
 	    h[HUMAN_MAX], i1[HUMAN_MAX], j[HUMAN_MAX], k1[HUMAN_MAX];
 
-	if (!lv->calls[LV_STDIO] && !lv->calls[LV_HDF5] && !lv->calls[LV_MPIIO])
+	struct rs_layer_hint hint[2];
+	bool hints = rs_layer_hint(st, LV_HDF5, &hint[0]) | rs_layer_hint(st, LV_MPIIO, &hint[1]);
+
+	if (!lv->calls[LV_STDIO] && !lv->calls[LV_HDF5] && !lv->calls[LV_MPIIO] && !hints)
 		return;
 	heading(t, "Library calls (the levels above the syscalls)");
+	for (int i = 0; i < 2; i++) {
+		const struct rs_layer_hint *h = &hint[i];
+		char lib[200];
+
+		if (!h->layer)
+			continue;
+		fprintf(t->f,
+			"  %s%s layer off%s: %s was loaded by %s process%s; --layers +%s would "
+			"show %s calls",
+			BOLD(t), h->layer, RESET(t), shown(st, h->library, lib, sizeof(lib), 80),
+			human_count(a, h->procs), h->procs == 1 ? "" : "es", h->layer,
+			i == 0 ? "its HDF5" : "their MPI-IO");
+		if (i == 0)
+			fprintf(t->f, " and explain the %s reads (%s) of %s .h5 file%s\n",
+				human_count(b, h->reads), human_bytes(c, h->bytes),
+				human_count(d, h->files), h->files == 1 ? "" : "s");
+		else
+			fprintf(t->f, " behind their %s reads (%s) of application files\n",
+				human_count(b, h->reads), human_bytes(c, h->bytes));
+	}
 	for (int l = LV_STDIO; l < LV_COUNT; l++) {
 		struct rs_level_dir rd, wr;
 
