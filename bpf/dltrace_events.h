@@ -465,9 +465,33 @@ struct dl_proc {
 	__u16 file_len;	 /* exec: bytes of the program path in data */
 	__u16 args_len;	 /* exec: bytes of argv after it (NUL separated) */
 	__u32 uid;	 /* fork, exec: the task's uid */
-	__u32 pad;
+	__u32 env_len;	 /* exec: bytes of struct dl_ranks after argv (0: none) */
 	char comm[DL_COMM_LEN];
-	char data[]; /* exec: program path, then argv */
+	char data[]; /* exec: program path, argv, then struct dl_ranks */
+};
+
+/*
+ * exec: the job's ranks, from the variables launchers set in each rank's
+ * environment (torchrun, Slurm, Open MPI, MPICH/PMI); -1: not set, or
+ * not a number of up to 9 digits.  Read from the environment the program
+ * starts with; a forked child keeps its parent's.
+ *
+ *   exec record data:  | program path | argv (NUL separated) | dl_ranks |
+ *                        file_len       args_len               env_len
+ */
+enum dl_rank_var {
+	DL_RANK_RANK,	     /* RANK (torchrun) */
+	DL_RANK_LOCAL_RANK,  /* LOCAL_RANK (torchrun) */
+	DL_RANK_WORLD_SIZE,  /* WORLD_SIZE (torchrun) */
+	DL_RANK_SLURM,	     /* SLURM_PROCID */
+	DL_RANK_OMPI,	     /* OMPI_COMM_WORLD_RANK */
+	DL_RANK_PMI,	     /* PMI_RANK */
+	DL_RANK_COUNT,
+};
+#define DL_ENV_SCAN 256 /* environment variables looked at */
+
+struct dl_ranks {
+	__s32 v[DL_RANK_COUNT];
 };
 
 /*
