@@ -9,6 +9,7 @@
 #include "report/report_stats_internal.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "event/event_args.h"
@@ -88,6 +89,32 @@ static bool is_dup_call(const struct ev_syscall *s)
 	if (s->sys == DL_SYS_FCNTL)
 		return s->arg_lo == 0 /* F_DUPFD */ || s->arg_lo == 1030 /* F_DUPFD_CLOEXEC */;
 	return s->sys == DL_SYS_DUP || s->sys == DL_SYS_DUP2 || s->sys == DL_SYS_DUP3;
+}
+
+/*
+ * A process's command: its name without the rank the tracer put at its end
+ * (" (rank 3)", " (rank 3 of 8)"), so that ranks of one command are peers.
+ */
+static struct ev_str command_of(const struct ev_name *n)
+{
+	char tail[64];
+	int k;
+
+	if (!(n->ranks & EV_RANK))
+		return n->name;
+	for (int w = 0; w < 2; w++) {
+		if (w)
+			k = (n->ranks & EV_WORLD_SIZE)
+				? snprintf(tail, sizeof(tail), " (rank %u of %u)", n->rank,
+					   n->world_size)
+				: -1;
+		else
+			k = snprintf(tail, sizeof(tail), " (rank %u)", n->rank);
+		if (k > 0 && (uint32_t)k < n->name.len &&
+		    !memcmp(n->name.s + n->name.len - k, tail, (size_t)k))
+			return (struct ev_str){n->name.s, n->name.len - (uint32_t)k};
+	}
+	return n->name;
 }
 
 /* path_scope() of a path, remembered for the last one: most events repeat their file. */
@@ -857,8 +884,20 @@ void rs_event(struct report_stats *st, const struct event *ev)
 		if (ev->name.name.len && ev->pid && !is_device(st, ev->pid, &ev->name.name)) {
 			uint32_t p = rs_proc_get(st, ev->pid, (uint64_t)t->offset_ns);
 
-			if (p != NONE32)
-				st->procs[p].name = rs_intern(st, &ev->name.name);
+			if (p != NONE32) {
+				struct rs_proc *pr = &st->procs[p];
+				struct ev_str cmd = command_of(&ev->name);
+
+				pr->name = rs_intern(st, &cmd);
+				if (ev->name.ranks & EV_RANK) {
+					pr->rank = ev->name.rank;
+					pr->rank_from = rs_intern(st, &ev->name.rank_from);
+				}
+				if (ev->name.ranks & EV_LOCAL_RANK)
+					pr->local_rank = ev->name.local_rank;
+				if (ev->name.ranks & EV_WORLD_SIZE)
+					pr->world_size = ev->name.world_size;
+			}
 		}
 		return;
 	case EV_THREAD_NAME:

@@ -170,12 +170,16 @@ static const char *proc_label(const struct report_stats *st, uint32_t pi, char *
 	const struct rs_proc *p = &st->procs[pi];
 	char cmd[96];
 
+	char rank[32] = "";
+
 	display_command(cmd, sizeof(cmd), rs_str(st, p->name), rs_strlen(st, p->name), 40);
+	if (p->rank >= 0) /* the job's own name for it first */
+		snprintf(rank, sizeof(rank), "rank %lld, ", (long long)p->rank);
 	if (st->ntraces > 1)
-		snprintf(buf, size, "pid %u on %s (%s)", p->pid,
+		snprintf(buf, size, "%spid %u on %s (%s)", rank, p->pid,
 			 rs_str(st, st->traces[p->trace].hostname), cmd);
 	else
-		snprintf(buf, size, "pid %u (%s)", p->pid, cmd);
+		snprintf(buf, size, "%spid %u (%s)", rank, p->pid, cmd);
 	return buf;
 }
 

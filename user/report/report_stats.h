@@ -75,6 +75,9 @@ struct rs_proc {
 	uint64_t app_read_ns, app_write_ns;
 	uint8_t origins; /* 1 << ORG_*: the layers of its application I/O */
 	uint8_t libs;	 /* 1 << LV_*: the libraries of the library layers it loaded */
+	/* its rank in the job (launchers' environment variables); -1: unknown */
+	int64_t rank, local_rank, world_size;
+	uint32_t rank_from; /* the variable (string id) */
 };
 
 struct rs_thread {

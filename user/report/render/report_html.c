@@ -755,14 +755,22 @@ static void balance(FILE *f, const struct report_view *v)
 		fprintf(f, "<div class=\"scroll\"><table class=\"sortable\"><thead><tr>"
 			   "<th>parent pid</th><th class=\"l\">command</th><th>members</th>"
 			   "<th>bytes min</th><th>bytes max</th><th>imbalance</th><th>I/O time min"
-			   "</th><th>I/O time max</th><th>time imbalance</th><th>slowest pid</th>"
-			   "</tr></thead><tbody>");
+			   "</th><th>I/O time max</th><th>time imbalance</th><th>slowest</th>"
+			   "<th>most bytes</th></tr></thead><tbody>");
 		for (uint32_t g = 0; g < st->ngroups && g < v->top; g++) {
 			const struct rs_group *x = &st->groups[g];
+			char ranks[128], who[64];
 
+			rank_set(st, st->group_members + x->first, x->members, ranks,
+				 sizeof(ranks));
 			fprintf(f, "<tr><td>%u</td><td class=\"path\">",
 				x->parent != NONE32 ? st->procs[x->parent].pid : 0);
 			esc_id(f, st, x->name);
+			if (ranks[0]) {
+				fprintf(f, " (");
+				esc(f, ranks);
+				fprintf(f, ")");
+			}
 			fprintf(f, "</td><td>%u</td>", x->members);
 			td_num(f, x->spread.bytes_min, human_bytes(a, x->spread.bytes_min));
 			td_num(f, x->spread.bytes_max, human_bytes(a, x->spread.bytes_max));
@@ -772,7 +780,11 @@ static void balance(FILE *f, const struct report_view *v)
 			td_num(f, x->spread.io_max, human_ns(a, x->spread.io_max));
 			td_num(f, clamp_u64(x->spread.time_imbalance * 1e6),
 			       human_pct(b, x->spread.time_imbalance));
-			fprintf(f, "<td>%u</td></tr>", st->procs[x->spread.slowest].pid);
+			fprintf(f, "<td>");
+			esc(f, proc_who(st, x->spread.slowest, ranks[0], who, sizeof(who)));
+			fprintf(f, "</td><td>");
+			esc(f, proc_who(st, x->spread.most, ranks[0], who, sizeof(who)));
+			fprintf(f, "</td></tr>");
 		}
 		fprintf(f, "</tbody></table></div>");
 	}

@@ -17,7 +17,8 @@
  *                training_thread{pid,tid,name,wall_ns,io_ns,data_ns,metadata_ns,
  *                sync_ns,io_share,app_io_ns,env_io_ns,other_io_ns,app_read_ns,
  *                burst_blocked_ns} (or null; other: pipes, sockets),
- *                processes[]{pid,ppid,host,command,threads,wall_ns,io_ns,data_ns,
+ *                processes[]{pid,ppid,host,command,rank,rank_from,local_rank,
+ *                world_size (null: unknown),threads,wall_ns,io_ns,data_ns,
  *                metadata_ns,sync_ns,io_share,app_io_ns,env_io_ns,calls,failed,
  *                app_bytes_read,app_bytes_written,origins[]},
  *                threads[]{pid,tid,name,wall_ns,io_ns,data_ns,metadata_ns,sync_ns,
@@ -51,7 +52,8 @@
  *   filesystems[] dev, fs, mount_prefix, files, bytes_read, bytes_written, io_ns
  *   balance      groups[]{parent_pid,command,members,bytes_min,bytes_max,
  *                bytes_imbalance,io_ns_min,io_ns_max,time_imbalance,most_pid,
- *                least_pid,slowest_pid,fastest_pid}, hosts[]{hostname,bytes,io_ns,
+ *                least_pid,slowest_pid,fastest_pid,ranks[],most_rank,least_rank,
+ *                slowest_rank,fastest_rank}, hosts[]{hostname,ranks[],bytes,io_ns,
  *                processes,traces,threads,bytes_read,bytes_written,calls,failed,
  *                start_ns,wall_ns,events,lost_events} (one per hostname),
  *                across_hosts{hosts,bytes_min,bytes_max,bytes_imbalance,io_ns_min,
@@ -162,6 +164,12 @@ static struct json_object *j_str(const char *s)
 }
 
 /* an interned string, or null */
+/* A rank, or null when unknown. */
+static struct json_object *j_rank(int64_t r)
+{
+	return r >= 0 ? j_u64((uint64_t)r) : NULL;
+}
+
 static struct json_object *j_sid(const struct report_stats *st, uint32_t id)
 {
 	return id == NONE32 ? NULL : jv_string(rs_str(st, id), rs_strlen(st, id));
@@ -316,6 +324,10 @@ static struct json_object *proc_time(const struct report_stats *st, uint32_t i)
 	jv_add(o, "ppid", j_u64(p->ppid));
 	jv_add(o, "host", j_sid(st, st->traces[p->trace].hostname));
 	jv_add(o, "command", j_sid(st, p->name));
+	jv_add(o, "rank", j_rank(p->rank));
+	jv_add(o, "rank_from", j_sid(st, p->rank_from));
+	jv_add(o, "local_rank", j_rank(p->local_rank));
+	jv_add(o, "world_size", j_rank(p->world_size));
 	jv_add(o, "threads", j_u64(p->threads));
 	jv_add(o, "wall_ns", j_u64(wall));
 	jv_add(o, "io_ns", j_u64(io));
@@ -697,6 +709,30 @@ static void add_spread(struct json_object *o, const struct rs_spread *s)
 	jv_add(o, "time_imbalance", j_num(s->time_imbalance));
 }
 
+/* The known ranks of n processes, in order. */
+static struct json_object *j_ranks(const struct report_stats *st, const uint32_t *procs, uint32_t n)
+{
+	struct json_object *a = json_object_new_array();
+	int64_t last = -1;
+
+	/* each rank once, smallest first: n is small (peers, or a node's processes) */
+	for (;;) {
+		int64_t next = -1;
+
+		for (uint32_t i = 0; i < n; i++) {
+			int64_t r = st->procs[procs[i]].rank;
+
+			if (r > last && (next < 0 || r < next))
+				next = r;
+		}
+		if (next < 0)
+			break;
+		jv_push(a, j_u64((uint64_t)next));
+		last = next;
+	}
+	return a;
+}
+
 static struct json_object *group_entry(const struct report_stats *st, const struct rs_group *x)
 {
 	struct json_object *o = json_object_new_object();
@@ -709,12 +745,25 @@ static struct json_object *group_entry(const struct report_stats *st, const stru
 	jv_add(o, "least_pid", j_u64(st->procs[x->spread.least].pid));
 	jv_add(o, "slowest_pid", j_u64(st->procs[x->spread.slowest].pid));
 	jv_add(o, "fastest_pid", j_u64(st->procs[x->spread.fastest].pid));
+	jv_add(o, "ranks", j_ranks(st, st->group_members + x->first, x->members));
+	jv_add(o, "most_rank", j_rank(st->procs[x->spread.most].rank));
+	jv_add(o, "least_rank", j_rank(st->procs[x->spread.least].rank));
+	jv_add(o, "slowest_rank", j_rank(st->procs[x->spread.slowest].rank));
+	jv_add(o, "fastest_rank", j_rank(st->procs[x->spread.fastest].rank));
 	return o;
 }
 
 static struct json_object *host_entry(const struct report_stats *st, const struct rs_host *x)
 {
 	struct json_object *o = json_object_new_object();
+	uint32_t *procs = malloc((st->nprocs ? st->nprocs : 1) * sizeof(*procs)), n = 0;
+	uint32_t h = (uint32_t)(x - st->hosts);
+
+	for (uint32_t i = 0; procs && i < st->nprocs; i++)
+		if (st->host_of_trace[st->procs[i].trace] == h && st->procs[i].threads)
+			procs[n++] = i;
+	jv_add(o, "ranks", procs ? j_ranks(st, procs, n) : json_object_new_array());
+	free(procs);
 
 	jv_add(o, "hostname", j_sid(st, x->hostname));
 	jv_add(o, "bytes", j_u64(x->bytes_read + x->bytes_written));

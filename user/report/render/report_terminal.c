@@ -428,17 +428,28 @@ static void hosts(const struct term *t, const struct report_stats *st)
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], f1[HUMAN_MAX],
 	    name[64], other[64];
 
+	uint32_t *procs = malloc((st->nprocs ? st->nprocs : 1) * sizeof(*procs));
+
 	for (uint32_t h = 0; h < st->nhosts && h < TERM_ROWS; h++) {
 		const struct rs_host *x = &st->hosts[h];
+		char ranks[160] = "";
+		uint32_t n = 0;
 
-		fprintf(
-		    t->f,
-		    "  host %s: read %s, wrote %s, %s in application I/O, wall %s; %u processes, "
-		    "%s calls, %s events, %s lost\n",
-		    shown(st, x->hostname, name, sizeof(name), 30), human_bytes(a, x->bytes_read),
-		    human_bytes(b, x->bytes_written), human_ns(c, x->io_ns),
-		    human_ns(d, x->last_ns - x->first_ns), x->procs, human_count(e, x->calls),
-		    human_count(f1, x->events), human_count(other, x->lost_events));
+		/* the ranks each node ran, where the processes had them */
+		for (uint32_t i = 0; procs && i < st->nprocs; i++)
+			if (st->host_of_trace[st->procs[i].trace] == h && st->procs[i].threads)
+				procs[n++] = i;
+		if (procs && n)
+			rank_set(st, procs, n, ranks, sizeof(ranks));
+		fprintf(t->f,
+			"  host %s%s%s%s: read %s, wrote %s, %s in application I/O, wall %s; %u "
+			"processes, "
+			"%s calls, %s events, %s lost\n",
+			shown(st, x->hostname, name, sizeof(name), 30), ranks[0] ? " (" : "", ranks,
+			ranks[0] ? ")" : "", human_bytes(a, x->bytes_read),
+			human_bytes(b, x->bytes_written), human_ns(c, x->io_ns),
+			human_ns(d, x->last_ns - x->first_ns), x->procs, human_count(e, x->calls),
+			human_count(f1, x->events), human_count(other, x->lost_events));
 	}
 	if (st->nhosts > TERM_ROWS)
 		fprintf(t->f, "  %s... %u more hosts%s\n", DIM(t), st->nhosts - TERM_ROWS,
@@ -452,6 +463,7 @@ static void hosts(const struct term *t, const struct report_stats *st)
 		shown(st, st->hosts[s->slowest].hostname, name, sizeof(name), 30));
 	fprintf(t->f, ", fastest host %s\n",
 		shown(st, st->hosts[s->fastest].hostname, other, sizeof(other), 30));
+	free(procs);
 }
 
 static void balance(const struct term *t, const struct report_view *v)
@@ -468,17 +480,28 @@ static void balance(const struct term *t, const struct report_view *v)
 		heading(t, "Balance across processes (same parent and command)");
 	for (uint32_t g = 0; g < st->ngroups && g < TERM_ROWS; g++) {
 		const struct rs_group *x = &st->groups[g];
+		char ranks[128], w1[64], w2[64];
+		bool ranked;
 
 		display_command(name, sizeof(name), rs_str(st, x->name), rs_strlen(st, x->name),
 				30);
+		rank_set(st, st->group_members + x->first, x->members, ranks, sizeof(ranks));
+		ranked = ranks[0] != '\0';
 		fprintf(t->f,
-			"  %u x %s: bytes %s..%s (%s apart), I/O time %s..%s (%s apart); slowest "
-			"pid %u, fastest pid %u\n",
-			x->members, name, human_bytes(a, x->spread.bytes_min),
-			human_bytes(b, x->spread.bytes_max),
+			"  %u x %s%s%s%s: bytes %s..%s (%s apart), I/O time %s..%s (%s apart); "
+			"slowest %s, fastest %s\n",
+			x->members, name, ranked ? " (" : "", ranks, ranked ? ")" : "",
+			human_bytes(a, x->spread.bytes_min), human_bytes(b, x->spread.bytes_max),
 			human_pct(c, x->spread.bytes_imbalance), human_ns(d, x->spread.io_min),
 			human_ns(e, x->spread.io_max), human_pct(f1, x->spread.time_imbalance),
-			st->procs[x->spread.slowest].pid, st->procs[x->spread.fastest].pid);
+			proc_who(st, x->spread.slowest, ranked, w1, sizeof(w1)),
+			proc_who(st, x->spread.fastest, ranked, w2, sizeof(w2)));
+		if (ranked && x->spread.bytes_min && x->spread.bytes_max > x->spread.bytes_min)
+			fprintf(t->f, "    %s moved %s more bytes than %s\n",
+				proc_who(st, x->spread.most, true, w1, sizeof(w1)),
+				human_pct(a, (double)(x->spread.bytes_max - x->spread.bytes_min) /
+						 (double)x->spread.bytes_min),
+				proc_who(st, x->spread.least, true, w2, sizeof(w2)));
 	}
 }
 
