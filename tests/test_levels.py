@@ -234,7 +234,11 @@ class Hdf5Test(LevelTest):
                           for e in inside(events, s) if e['name'] == 'pread64')
         self.assertEqual((hdf5['read']['calls'], hdf5['read']['syscall_bytes']),
                          (10, pread_bytes))
-        self.assertIsNone(hdf5['read']['bytes_requested'])  # not in H5Dread's arguments
+        # asked: 3 chunks of 8 x 32 x 32 u1 and 2 x 16 i4, in each of the two processes
+        self.assertEqual(hdf5['read']['bytes_requested'], 2 * (3 * 8 * 32 * 32 + 2 * 16 * 4))
+        self.assertEqual([(s['args']['selection'], s['args']['bytes']) for s in calls
+                          if s['name'] == 'H5Dread'],
+                         2 * ([('hyperslab', 8192)] * 3 + [('hyperslab', 64)] * 2))
 
 
 class MpiioTest(LevelTest):
