@@ -310,6 +310,29 @@ static void h5_selection(const struct elf_symbols *e, struct target *t)
 }
 
 /*
+ * DLTRACE_HDF5_FUNCTIONS (for bench/hdf5_layer_cost.py): the hdf5 layer's
+ * functions to probe, comma separated ("H5D__read": the selection probes);
+ * unset: all of them.  What each probe costs is measured with it.
+ */
+static bool hdf5_function_wanted(const char *name)
+{
+	const char *p = getenv("DLTRACE_HDF5_FUNCTIONS");
+	size_t n = strlen(name);
+
+	if (!p)
+		return true;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		if (!p[len])
+			return false;
+		p += len + 1;
+	}
+}
+
+/*
  * Add path as a library of layer (its functions resolved); why says what
  * is wrong when it cannot be used.  0, or -1.
  */
@@ -358,7 +381,11 @@ static int add_target(struct library_probes *lp, const char *path, int layer, ch
 	for (const struct fn_def *f = fns; f->name; f++) {
 		uint64_t off;
 		bool alias = false;
-		int err = elf_function_offset(e, f->name, &off);
+		int err;
+
+		if (layer == LAYER_HDF5 && !hdf5_function_wanted(f->name))
+			continue;
+		err = elf_function_offset(e, f->name, &off);
 
 		if (err) {
 			if (m < sizeof(t->missing))
@@ -373,8 +400,11 @@ static int add_target(struct library_probes *lp, const char *path, int layer, ch
 		t->probes[t->nprobes].off = off;
 		t->probes[t->nprobes++].func = f->func;
 	}
-	if (layer == LAYER_HDF5)
+	if (layer == LAYER_HDF5 && hdf5_function_wanted("H5D__read"))
 		h5_selection(e, t);
+	else if (layer == LAYER_HDF5)
+		snprintf(t->sel_why, sizeof(t->sel_why),
+			 "H5D__read is not in DLTRACE_HDF5_FUNCTIONS");
 	elf_symbols_close(e);
 	if (!t->nprobes) {
 		snprintf(why, whylen, "symbol missing: none of %s... in %s", fns[0].name, path);
