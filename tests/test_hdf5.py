@@ -13,7 +13,7 @@ import json
 import os
 import subprocess
 
-from dltrace_harness import DLTRACE, PYTHON, load_trace
+from dltrace_harness import DLTRACE, PYTHON, Tracer, load_trace, workload
 from test_levels import LevelTest, inside, ldconfig_path, spans
 
 ROWS, COLS = 64, 1024  # float32: 4 KiB a row, 256 KiB in all
@@ -255,6 +255,37 @@ class Hdf5BytesTest(LevelTest):
         self.assertEqual(self.report()['levels']['layers_off'], [])
 
 
+class StdioAmplificationTest(LevelTest):
+    def test_small_freads_after_seeks_refill_the_buffer(self):
+        # 400 x (fseek, fread 8 bytes): each fread reads a whole 4 KiB buffer
+        data = self.path('data.bin')
+        with open(data, 'wb') as f:
+            f.write(os.urandom(1 << 20))
+        blksize = os.stat(data).st_blksize
+        events, _ = self.trace([workload('level_calls'), 'stdio-seeks', data, '400'],
+                               'syscall,stdio')
+        reads = [s for s in spans(events, 'stdio') if s['name'] == 'fread']
+        self.assertEqual(len(reads), 400)
+        self.assertEqual([(e['name'], e['args']['offset'], e['args']['ret'])
+                          for s in reads for e in inside(events, s)],
+                         [('read', (7 * i) % 256 * 4096, blksize) for i in range(400)])
+        report = self.report()
+        rows = [o for o in report['levels']['objects'] if o['level'] == 'stdio' and
+                o['file'] == data]
+        self.assertEqual(len(rows), 1)
+        self.assertEqual((rows[0]['opens'], rows[0]['read']['calls'],
+                          rows[0]['read']['bytes_requested'], rows[0]['read']['syscalls'],
+                          rows[0]['read']['syscall_bytes']),
+                         (1, 400, 3200, 400, 400 * blksize))
+        f = finding(report, 'read_amplification')
+        self.assertEqual((f['metrics']['objects'], f['metrics']['excess_bytes']),
+                         (1, 400 * blksize - 3200))
+        self.assertTrue(f['evidence'][0].startswith(data + ' (stdio): 400 reads asked 3,200 '
+                                                    'bytes (most often 8 B per call)'),
+                        f['evidence'][0])
+        self.assertTrue(f['recommendation'].startswith('Ask the stream for what is read'))
+
+
 class RankTest(LevelTest):
     def names(self, events):
         return {e['pid']: e['args'] for e in events if e.get('name') == 'process_name' and
@@ -304,6 +335,28 @@ class RankTest(LevelTest):
             out = subprocess.run([DLTRACE, 'convert', src, dst], capture_output=True, text=True)
             self.assertEqual(out.returncode, 0, out.stderr)
         self.assertEqual(self.names(load_trace(back)), names)
+
+    def test_process_there_before_the_trace(self):
+        # --pid: no exec to read; its environment at start comes from /proc/PID/environ
+        env = dict(os.environ, OMPI_COMM_WORLD_RANK='5', WORLD_SIZE='6')
+        env.pop('RANK', None)
+        env.pop('SLURM_PROCID', None)
+        proc = subprocess.Popen([PYTHON, '-c', 'import sys; sys.stdin.read(1); '
+                                 'open("/etc/hostname").read()'], stdin=subprocess.PIPE,
+                                env=env)
+        try:
+            tracer = Tracer(['--pid', str(proc.pid)], self.path('trace.json')).wait_ready()
+            proc.stdin.write(b'x')
+            proc.stdin.close()
+            self.assertEqual(proc.wait(60), 0)
+            self.assertEqual(tracer.wait(), 0, tracer.stderr)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        names = self.names(load_trace(self.path('trace.json')))
+        self.assertEqual({k: names[proc.pid].get(k) for k in ('rank', 'rank_from',
+                                                               'world_size')},
+                         {'rank': 5, 'rank_from': 'OMPI_COMM_WORLD_RANK', 'world_size': 6})
 
     def test_peers_compared_by_rank(self):
         # four ranks of one command under one shell, rank r reads (r + 1) x 64 KiB

@@ -239,11 +239,12 @@ static uint32_t target_param(const struct elf_symbols *e, int layer)
  *   H5S_t: extent {sh_loc 40, type, version, nelem 48, rank, size, max},
  *          then select {type 80, offset_changed, offset[32], num_elem 352}
  *
- * Read from the 1.10 and 1.12 sources (src/H5Dpkg.h, H5Tpkg.h, H5Spkg.h,
- * H5Oprivate.h) and measured on Debian's 1.10.8.  1.10.3 is the first
- * release with H5D_shared_t.closing and H5S_extent_t.version in those
- * places; from 1.14 H5D__read takes several datasets in one structure.
- * Other versions: bytes asked unknown.
+ * Read from the sources of the 1.10 releases since 1.10.3 (the first
+ * with the API context, whose H5D__read lost its transfer list argument)
+ * and of 1.12 (src/H5Dpkg.h, H5Tpkg.h, H5Spkg.h, H5Oprivate.h), and
+ * measured on Debian's 1.10.8.  Earlier releases were not checked; from
+ * 1.14 H5D__read takes several datasets in one structure.  Other
+ * versions: bytes asked unknown.
  */
 static const struct h5_layout {
 	unsigned major, minor, from_release;
