@@ -3,8 +3,10 @@
 processes it does not trace (part of `make bench`; alone, as root:
 bench/hdf5_layer_cost.py [--reps N] [--calls N] [--base CHECKOUT]).
 
-Workloads (Debian's h5py; each times its own loop, ns per call), each run
-in a forked child, as a DataLoader worker is:
+Workloads (Debian's h5py; each times its own loop: the CPU time of the
+worker per call, which holds the probes' traps and programs and does not
+grow with the machine's load, and its wall time), each run in a forked
+child, as a DataLoader worker is:
   open-read  f["x"][i]: h5py opens the dataset again for each read
              (H5Oopen, H5Dread, H5D__read per call: the demo's labels)
   read       d[i] on a dataset kept open (H5Dread, H5D__read per call)
@@ -48,22 +50,23 @@ mode, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 def loop():
     if mode == 'no-hdf5':
         fd = os.open(path, os.O_RDONLY)
-        t0 = time.perf_counter_ns()
+        t0, c0 = time.perf_counter_ns(), time.process_time_ns()
         for i in range(n):
             os.pread(fd, 4096, (i % 64) * 4096)
     else:
         import h5py
         f = h5py.File(path, 'r')
         d = f['x']
-        t0 = time.perf_counter_ns()
+        t0, c0 = time.perf_counter_ns(), time.process_time_ns()
         if mode == 'open-read':
             for i in range(n):
                 f['x'][i % 1000]
         else:
             for i in range(n):
                 d[i % 1000]
-    t1 = time.perf_counter_ns()
-    print(json.dumps({'calls': n, 'ns_per_call': (t1 - t0) / n}), flush=True)
+    t1, c1 = time.perf_counter_ns(), time.process_time_ns()
+    print(json.dumps({'calls': n, 'wall_ns_per_call': (t1 - t0) / n,
+                      'ns_per_call': (c1 - c0) / n}), flush=True)
 pid = os.fork()  # a worker forked by the traced process
 if pid == 0:
     loop()
@@ -112,10 +115,11 @@ class Run:
         return [PYTHON, self.script, work, data[work], str(calls)]
 
     def parse(self, out):
+        """(CPU ns, wall ns) per call of the worker's loop."""
         lines = [json.loads(l) for l in out.splitlines() if l.startswith('{')]
         if not lines:
             raise RuntimeError('the workload printed no result: %s' % out[-500:])
-        return lines[-1]['ns_per_call']
+        return lines[-1]['ns_per_call'], lines[-1]['wall_ns_per_call']
 
     def untraced(self, argv, env=None):
         out = subprocess.run(argv, capture_output=True, text=True, timeout=900, env=env)
@@ -174,8 +178,7 @@ def bpf_per_call(r, work, calls, data):
     with measure.bpf_stats():
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
         try:
-            line = p.stdout.readline()
-            r.parse(line)
+            r.parse(p.stdout.readline())
             progs = measure.bpf_programs(p.pid)
         finally:
             with open(hold, 'w'):
@@ -212,6 +215,7 @@ def measure_all(dltrace, reps, calls, log=log, base=None):
         if base:
             conds.append('base+hdf5')
         runs = {w: {c: [] for c in conds} for w in WORKLOADS}
+        wall = {w: {c: [] for c in conds} for w in WORKLOADS}
         for rep in range(reps):
             for w in WORKLOADS:
                 n = calls * 10 if w == 'no-hdf5' else calls
@@ -232,11 +236,16 @@ def measure_all(dltrace, reps, calls, log=log, base=None):
                                       calls=check)
                     else:
                         ns = r.traced(argv, dltrace, True, SETS.get(c), calls=check)
-                    runs[w][c].append(ns)
-                    log('  hdf5 layer  %-9s %-11s rep %d: %9.1f ns/call' % (w, c, rep, ns))
+                    runs[w][c].append(ns[0])
+                    wall[w][c].append(ns[1])
+                    log('  hdf5 layer  %-9s %-11s rep %d: %9.1f CPU ns/call, %9.1f wall'
+                        % (w, c, rep, ns[0], ns[1]))
         bpf = {w: [bpf_per_call(r, w, calls, data) for _ in range(reps)]
                for w in ('open-read', 'read')}
         res = {'reps': reps, 'calls': calls, 'pread_calls': calls * 10,
+               'wall_runs': wall,
+               'wall_ns_per_call': {w: {c: summary(v) for c, v in d.items() if v}
+                                    for w, d in wall.items()},
                'bpf': {w: {p: {k: statistics.median([x[p][k] for x in v])
                                if all(x[p][k] is not None for x in v) else None
                                for k in v[0][p]} for p in v[0]} for w, v in bpf.items()},
@@ -275,20 +284,23 @@ def per_probe(ns):
 
 def table(res):
     conds = list(dict.fromkeys(c for w in res['ns_per_call'].values() for c in w))
-    lines = ['\nhdf5 layer: ns per call, median [min-max] of %d interleaved repetitions'
-             % res['reps'], '%-10s' % 'workload' + ''.join('%24s' % c for c in conds)]
-    for w, d in res['ns_per_call'].items():
-        cells = ''.join('%24s' % ('%.0f [%.0f-%.0f]' % (d[c]['median'], d[c]['min'],
-                                                         d[c]['max']) if c in d else '-')
-                        for c in conds)
-        lines.append('%-10s%s' % (w, cells))
+    lines = []
+    for what, key in (('CPU', 'ns_per_call'), ('wall', 'wall_ns_per_call')):
+        lines += ['\nhdf5 layer: %s ns per call, median [min-max] of %d interleaved '
+                  'repetitions' % (what, res['reps']),
+                  '%-10s' % 'workload' + ''.join('%24s' % c for c in conds)]
+        for w, d in res[key].items():
+            cells = ''.join('%24s' % ('%.0f [%.0f-%.0f]' % (d[c]['median'], d[c]['min'],
+                                                             d[c]['max']) if c in d else '-')
+                            for c in conds)
+            lines.append('%-10s%s' % (w, cells))
     lines.append('BPF run time of the layer\'s programs per h5py call (median of %d runs):'
                  % res['reps'])
     for w, d in res['bpf'].items():
         lines.append('  %-10s %s' % (w, ', '.join(
             '%s %.1f runs x %s ns' % (p, x['runs_per_call'], '-' if x['ns_per_run'] is None
                                       else '%.0f' % x['ns_per_run']) for p, x in d.items())))
-    lines.append('per probe (differences of medians, ns per call):')
+    lines.append('per probe (differences of the CPU medians, ns per call):')
     for w, d in res['per_probe_ns'].items():
         lines.append('  %-10s %s' % (w, ', '.join('%s %s' % (k, '-' if v is None else
                                                              '%.0f' % v) for k, v in d.items())))

@@ -230,9 +230,14 @@ def hdf5_layer_block(r):
     rows = [[w] + [spread(d[c]) if c in d else '-' for c in conds]
             for w, d in h['ns_per_call'].items()]
     out = ['Run: %d interleaved repetitions; %d h5py calls a run (no-hdf5: %d preads), in a '
-           'forked worker; ns per call, median [min-max].' % (h['reps'], h['calls'],
-                                                             h['pread_calls']), '']
+           'forked worker. The worker\'s CPU time per call (its traps and the probes\' '
+           'programs included), ns, median [min-max]:' % (h['reps'], h['calls'],
+                                                          h['pread_calls']), '']
     out += table(['workload'] + conds, rows)
+    out += ['', 'Its wall time per call, ns, median [min-max]:', '']
+    out += table(['workload'] + conds,
+                 [[w] + [spread(d[c]) if c in d else '-' for c in conds]
+                  for w, d in h['wall_ns_per_call'].items()])
     out += ['', 'BPF run time of the layer\'s programs per h5py call (kernel.bpf_stats, median of '
             '%d runs): runs per call x ns per run.' % h['reps'], '']
     progs = ('hdf5_entry', 'hdf5_return', 'hdf5_select')
@@ -240,7 +245,7 @@ def hdf5_layer_block(r):
                  [[w] + ['%.0f x %s' % (d[p]['runs_per_call'], num(d[p]['ns_per_run']))
                          for p in progs] + [num(sum(d[p]['ns_per_call'] for p in progs))]
                   for w, d in h['bpf'].items()])
-    out += ['', 'What each probe adds to a call (differences of the medians, ns):', '']
+    out += ['', 'What each probe adds to a call (differences of the CPU medians, ns):', '']
     keys = list(dict.fromkeys(k for d in h['per_probe_ns'].values() for k in d))
     out += table(['workload'] + keys, [[w] + [num(d.get(k)) for k in keys]
                                        for w, d in h['per_probe_ns'].items()])
