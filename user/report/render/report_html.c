@@ -1059,7 +1059,10 @@ static void levels(FILE *f, const struct report_view *v)
 		       human_ns(a, sketch_quantile(&fn->lat, 0.99)));
 		td_num(f, fn->lat.max, human_ns(a, fn->lat.max));
 		td_num(f, fn->bytes_requested,
-		       fn->requested_calls ? human_bytes(a, fn->bytes_requested) : "-");
+		       fn->dir != LV_DIR_READ && fn->dir != LV_DIR_WRITE && !fn->requested_calls
+			   ? "-"
+		       : fn->requested_calls != fn->calls ? "unknown"
+							  : human_bytes(a, fn->bytes_requested));
 		td_num(f, fn->syscalls, human_count(a, fn->syscalls));
 		td_num(f, fn->sys_reads, human_count(a, fn->sys_reads));
 		td_num(f, fn->sys_read_bytes, human_bytes(a, fn->sys_read_bytes));

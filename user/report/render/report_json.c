@@ -73,7 +73,8 @@
  *                latency_ns{p50,p99,max}}, uring_requests, aio_requests, vfs_events (what the
  *                other capture layers saw; zeros without them)
  *   levels       {stdio,hdf5,mpiio}{calls,time_ns,functions[]{name,calls,failed,
- *                time_ns,latency_ns{p50,p99,max},bytes_requested,syscalls,sys_reads,
+ *                time_ns,latency_ns{p50,p99,max},bytes_requested (null: not known for
+ *                every call),syscalls,sys_reads,
  *                sys_read_bytes,sys_writes,sys_write_bytes,partial},read{calls,time_ns,
  *                bytes_requested,syscalls,syscall_bytes,syscalls_per_call,bytes_ratio},
  *                write{...}}, unknown_calls, objects[]{level,file,object (null: the
@@ -1082,7 +1083,9 @@ static struct json_object *levels(const struct report_view *v)
 			jv_add(x, "time_ns", j_u64(f->time_ns));
 			jv_add(x, "latency_ns", latency(&f->lat));
 			jv_add(x, "bytes_requested",
-			       f->requested_calls ? j_u64(f->bytes_requested) : NULL);
+			       f->requested_calls && f->requested_calls == f->calls
+				   ? j_u64(f->bytes_requested)
+				   : NULL);
 			jv_add(x, "syscalls", j_u64(f->syscalls));
 			jv_add(x, "sys_reads", j_u64(f->sys_reads));
 			jv_add(x, "sys_read_bytes", j_u64(f->sys_read_bytes));

@@ -820,6 +820,16 @@ static void level_objects(const struct term *t, const struct report_view *v)
 	free(order);
 }
 
+/* A function's bytes asked: "-" for calls that ask none, "unknown" unless all are known. */
+static const char *fn_asked(const struct rs_level_fn *f, char *buf)
+{
+	if (f->dir != LV_DIR_READ && f->dir != LV_DIR_WRITE && !f->requested_calls)
+		return "-";
+	if (f->requested_calls != f->calls)
+		return strcpy(buf, "unknown");
+	return human_bytes(buf, f->bytes_requested);
+}
+
 static void levels(const struct term *t, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
@@ -875,8 +885,7 @@ static void levels(const struct term *t, const struct report_view *v)
 				human_count(a, f->calls), human_count(b, f->failed),
 				human_ns(c, f->time_ns), human_ns(d, sketch_quantile(&f->lat, 0.5)),
 				human_ns(e, sketch_quantile(&f->lat, 0.99)),
-				human_ns(g, f->lat.max),
-				f->requested_calls ? human_bytes(h, f->bytes_requested) : "-",
+				human_ns(g, f->lat.max), fn_asked(f, h),
 				human_count(i1, f->syscalls), human_bytes(j, f->sys_read_bytes),
 				human_bytes(k1, f->sys_write_bytes));
 		}
