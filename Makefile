@@ -149,6 +149,26 @@ test-each: deps-test
 	$(MAKE) all workloads
 	$(PYTHON) tests/run_tests.py --each $(TESTS)
 
+# ---- The unit tier (tests/unit): `make check` ----
+# Everything that needs neither root nor BPF: the report on synthetic traces,
+# the event_args/event_parse round trip, the decoder on saved records
+# (tests/unit/golden), the .pftrace codec and damaged inputs, the live view's
+# aggregation, the line-table and BTF-name decoders.  Runs as any user, in
+# seconds once built, with only what builds dltrace: it installs nothing.
+# `make test` runs these same tests in its one run of tests/run_tests.py
+# (both tiers), so CI runs none of them twice.
+UNIT_OBJS := $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+UNIT_BINS := $(BUILD)/dltrace $(PFTRACE_TEST_BINS) \
+	$(BUILD)/tests/live_stats_test $(BUILD)/tests/py_linetable_check \
+	$(BUILD)/tests/btf_names_check
+.PHONY: check
+check: $(UNIT_BINS)
+	$(PYTHON) tests/run_tests.py --unit $(TESTS)
+
+# make test builds them with the workloads
+workloads: $(UNIT_BINS)
+# ---- end of the unit tier ----
+
 # Fuzzing the trace reader of `dltrace report` (libFuzzer, ASan, UBSan), built
 # from dltrace's own sources.  FUZZ_SECONDS=600 by default; new inputs stay in
 # build/fuzz/corpus, the seeds in tests/fuzz/corpus.

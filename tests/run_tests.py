@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Run dltrace's test suite: every tests/test_*.py (or the tests named).
 
-Usage: run_tests.py [--shuffle [SEED]] [--list] [--each] [MODULE[.Class[.test]]...]
+Usage: run_tests.py [--unit] [--shuffle [SEED]] [--list] [--each] [MODULE[.Class[.test]]...]
+
+  --unit            only the unit tier (tests/unit/test_*.py: no root, no BPF;
+                    `make check`).  Without it every test runs, both tiers in
+                    one run (`make test`), so that none runs twice.
 
   --shuffle [SEED]  run the modules, the classes of each module and the tests
                     of each class in a random order drawn from SEED (an
@@ -19,7 +23,8 @@ Usage: run_tests.py [--shuffle [SEED]] [--list] [--each] [MODULE[.Class[.test]].
                     per test, then a summary with the output of the failures.
                     With --shuffle, in the shuffled order.
 
-The tests load real BPF programs: run as root on a kernel with BTF.
+The tests of tests/test_*.py load real BPF programs: run them as root on a
+kernel with BTF.  Those of tests/unit/ run as any user.
 """
 import os
 import random
@@ -29,7 +34,9 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+UNIT = os.path.join(HERE, 'unit')
 sys.path.insert(0, HERE)
+sys.path.insert(0, UNIT)
 
 
 def usage(message):
@@ -39,7 +46,7 @@ def usage(message):
 
 def parse_args(args):
     """(options, names) of the command line, or an error message."""
-    opts = {'shuffle': False, 'seed': None, 'list': False, 'each': False}
+    opts = {'shuffle': False, 'seed': None, 'list': False, 'each': False, 'unit': False}
     names = []
     i = 0
     while i < len(args):
@@ -58,6 +65,8 @@ def parse_args(args):
             opts['list'] = True
         elif a == '--each':
             opts['each'] = True
+        elif a == '--unit':
+            opts['unit'] = True
         elif a.startswith('-'):
             return None, None, 'unknown option %s' % a
         elif a:
@@ -100,13 +109,23 @@ def shuffled(tests, seed):
     return out
 
 
-def run_each(ids, env_note):
+def discover(loader, unit_only):
+    """The unit tier (tests/unit), and unless unit_only the BPF tier (tests/)."""
+    unit = loader.discover(UNIT, pattern='test_*.py', top_level_dir=UNIT)
+    if unit_only:
+        return unit
+    return unittest.TestSuite([unit, loader.discover(HERE, pattern='test_*.py',
+                                                     top_level_dir=HERE)])
+
+
+def run_each(ids, env_note, unit_only):
     """Each id in its own process; returns the exit status."""
     failed = []
     start = time.time()
     for n, tid in enumerate(ids, 1):
         t0 = time.time()
-        res = subprocess.run([sys.executable, os.path.abspath(__file__), tid],
+        res = subprocess.run([sys.executable, os.path.abspath(__file__)] +
+                             (['--unit'] if unit_only else []) + [tid],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         took = time.time() - t0
         out = res.stdout.decode('utf-8', 'replace')
@@ -130,15 +149,22 @@ def main(argv):
     opts, names, error = parse_args(argv[1:])
     if error:
         return usage(error)
-    if os.geteuid() != 0 and not opts['list']:
-        print('run_tests: the tests load BPF programs and need root', file=sys.stderr)
+    if os.geteuid() != 0 and not opts['list'] and not opts['unit']:
+        print('run_tests: the tests load BPF programs and need root '
+              '(--unit, or make check: the tests that do not)', file=sys.stderr)
         return 2
     loader = unittest.TestLoader()
     if names:
         suite = loader.loadTestsFromNames(names)
     else:
-        suite = loader.discover(HERE, pattern='test_*.py', top_level_dir=HERE)
+        suite = discover(loader, opts['unit'])
     tests = list(flatten(suite))
+    if opts['unit']:
+        # a test of the BPF tier named with --unit would fail for want of root
+        other = sorted({test_id(t) for t in tests if not os.path.dirname(
+            os.path.abspath(sys.modules[type(t).__module__].__file__)) == UNIT})
+        if other:
+            return usage('not in the unit tier (tests/unit): %s' % ', '.join(other[:5]))
     seed_note = ''
     if opts['shuffle']:
         if opts['seed'] is None:
@@ -153,7 +179,7 @@ def main(argv):
             print(test_id(t))
         return 0
     if opts['each']:
-        return run_each([test_id(t) for t in tests], seed_note)
+        return run_each([test_id(t) for t in tests], seed_note, opts['unit'])
     start = time.time()
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(
         unittest.TestSuite(tests))
