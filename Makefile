@@ -158,7 +158,7 @@ test-each: deps-test
 # `make test` runs these same tests in its one run of tests/run_tests.py
 # (both tiers), so CI runs none of them twice.
 UNIT_OBJS := $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
-UNIT_BINS := $(BUILD)/dltrace $(PFTRACE_TEST_BINS) \
+UNIT_BINS := $(BUILD)/dltrace $(BUILD)/tests/event_roundtrip $(PFTRACE_TEST_BINS) \
 	$(BUILD)/tests/live_stats_test $(BUILD)/tests/py_linetable_check \
 	$(BUILD)/tests/btf_names_check
 .PHONY: check
@@ -167,6 +167,10 @@ check: $(UNIT_BINS)
 
 # make test builds them with the workloads
 workloads: $(UNIT_BINS)
+
+$(BUILD)/tests/event_roundtrip: tests/unit/event_roundtrip.c $(UNIT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 # ---- end of the unit tier ----
 
 # Fuzzing the trace reader of `dltrace report` (libFuzzer, ASan, UBSan), built
