@@ -327,10 +327,11 @@ check-build: deps-test
 
 # The test suite again inside a QEMU VM running Debian's stock kernel
 # (tests/vm/, README "Testing on another kernel").  VM_TESTS: the test
-# modules whose results depend most on the kernel (VM_TESTS= runs all).
+# modules whose results depend most on the kernel (VM_TESTS= runs all;
+# test_btf_names is of the unit tier, and reads the kernel's own BTF).
 # The root is read-only there: the layer tests' scratch directory in the
 # checkout gets a writable one on the VM's disk.
-VM_TESTS ?= test_layers test_syscall_capture test_targets
+VM_TESTS ?= test_layers test_syscall_capture test_targets test_btf_names
 VM_TIMEOUT ?= 1200
 vm-prepare: deps-vm
 	tests/vm/prepare.sh
