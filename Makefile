@@ -158,7 +158,8 @@ test-each: deps-test
 # `make test` runs these same tests in its one run of tests/run_tests.py
 # (both tiers), so CI runs none of them twice.
 UNIT_OBJS := $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
-UNIT_BINS := $(BUILD)/dltrace $(BUILD)/tests/event_roundtrip $(PFTRACE_TEST_BINS) \
+UNIT_BINS := $(BUILD)/dltrace $(BUILD)/tests/event_roundtrip $(BUILD)/tests/golden_decode \
+	$(PFTRACE_TEST_BINS) \
 	$(BUILD)/tests/live_stats_test $(BUILD)/tests/py_linetable_check \
 	$(BUILD)/tests/btf_names_check
 .PHONY: check
@@ -171,6 +172,19 @@ workloads: $(UNIT_BINS)
 $(BUILD)/tests/event_roundtrip: tests/unit/event_roundtrip.c $(UNIT_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/golden_decode: tests/unit/golden_decode.c $(UNIT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+# The decoder's golden records (tests/unit/golden): ring records saved with
+# --save-records from known workloads, each with the trace it decodes to and
+# the workload's own log.  They change with the record layout
+# (bpf/dltrace_events.h, RECORD_FILE_MAGIC): then regenerate them here, as
+# root (it traces), and review the diff before committing it.
+.PHONY: golden-records
+golden-records: all workloads
+	tests/unit/golden/record.sh $(BUILD)
 # ---- end of the unit tier ----
 
 # Fuzzing the trace reader of `dltrace report` (libFuzzer, ASan, UBSan), built
