@@ -159,7 +159,7 @@ test-each: deps-test
 # (both tiers), so CI runs none of them twice.
 UNIT_OBJS := $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
 UNIT_BINS := $(BUILD)/dltrace $(BUILD)/tests/event_roundtrip $(BUILD)/tests/golden_decode \
-	$(PFTRACE_TEST_BINS) \
+	$(BUILD)/tests/trace_damage $(PFTRACE_TEST_BINS) \
 	$(BUILD)/tests/live_stats_test $(BUILD)/tests/py_linetable_check \
 	$(BUILD)/tests/btf_names_check
 .PHONY: check
@@ -174,6 +174,10 @@ $(BUILD)/tests/event_roundtrip: tests/unit/event_roundtrip.c $(UNIT_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BUILD)/tests/golden_decode: tests/unit/golden_decode.c $(UNIT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/trace_damage: tests/unit/trace_damage.c $(UNIT_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 

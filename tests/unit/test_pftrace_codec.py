@@ -4,14 +4,20 @@ dltrace writes, a file name with every byte 1-255 and text with every
 character 1-255 through JSON -> .pftrace -> JSON, byte for byte (protoc,
 against tests/perfetto/dltrace_trace.proto, decodes what the .pftrace holds);
 a string table cleared and refilled; `dltrace convert`'s usage and bad and
-cut inputs.  The same for real traces of every syscall is in
-tests/test_pftrace.py (BPF)."""
+cut inputs; both readers (JSON and .pftrace, plain and gzip) on a trace cut
+after each of its bytes and with each byte flipped (tests/unit/trace_damage.c):
+a warning or a one-line error, never a crash.  The same for real traces of
+every syscall is in tests/test_pftrace.py (BPF)."""
+import gzip
+import json
 import os
+import re
 import shutil
 import subprocess
 import unittest
 
 from dltrace_harness import BUILD, DLTRACE, load_trace, scratch_dir
+from test_report_synthetic import small_job
 from trace_files import convert, differences, json_lines, pftrace_decode, report_json, same_bytes
 
 ENCODE = os.path.join(BUILD, 'tests', 'pftrace_encode')
@@ -341,6 +347,139 @@ class EveryByteTest(unittest.TestCase):
         # after them: the summary needs no state), plus the 4 sequences'
         # first packets.
         self.assertEqual(text.count('sequence_flags: 1\n'), 4 + 4 * 3)
+
+
+# What the readers may say of a file they cannot read: each a line that says why.
+READ_ERRORS = (r'empty file', r'empty file \(no events\)',
+               r"not a dltrace trace \(it does not start with '\['\)",
+               r'not a dltrace trace \((no dltrace metadata in it|a packet that does not decode|'
+               r'neither JSON nor a Perfetto \.pftrace)\)',
+               r"not a dltrace trace: (a Perfetto trace|a Chrome trace) without dltrace's "
+               r"metadata( event)?",
+               r"not a dltrace trace: events before dltrace's metadata",
+               r"not a dltrace trace: the first line does not hold dltrace's metadata event",
+               r'not a dltrace trace: the first line is not an event \([^)]+\)',
+               r'not a dltrace trace: more than one event on the first line',
+               r"unsupported trace format '[^']*' \(this dltrace reads dltrace-chrome-1\)",
+               r'corrupt gzip data \([^)]+\)', r'truncated gzip file: no data could be read')
+
+
+class DamagedTraceTest(unittest.TestCase):
+    """The small job of test_report_synthetic in each format, damaged every way."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = scratch_dir()
+        cls.json = small_job(os.path.join(cls.tmp, 'job.json'))
+        cls.files = [cls.json]
+        for name in ('job.json.gz', 'job.pftrace', 'job.pftrace.gz'):
+            cls.files.append(os.path.join(cls.tmp, name))
+            convert(cls.json, cls.files[-1])
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def damage(self, path):
+        res = subprocess.run([os.path.join(BUILD, 'tests', 'trace_damage'), path],
+                             capture_output=True, text=True, errors='replace', timeout=300)
+        self.assertEqual((res.returncode, res.stderr), (0, ''), res.stdout[-3000:])
+        lines = res.stdout.splitlines()
+        size = os.path.getsize(path)
+        self.assertEqual(lines[0], 'events 36')
+        m = re.fullmatch(r'prefixes (\d+): (\d+) whole, (\d+) cut, (\d+) errors; read from '
+                         r'(\d+) bytes on', lines[1])
+        self.assertTrue(m, lines[1])
+        prefixes, whole, cut, errors, readable = map(int, m.groups())
+        # every cut from the metadata's end on is read, with a warning; before it, an
+        # error; whole: only plain JSON but for its last newline
+        whole_want = 1 if path.endswith('.json') else 0
+        self.assertEqual((prefixes, whole, cut, errors),
+                         (size, whole_want, size - readable - whole_want, readable))
+        m = re.fullmatch(r'flips (\d+): (\d+) read, (\d+) errors', lines[2])
+        self.assertEqual(int(m.group(1)), size)
+        messages = [re.fullmatch(r'error (\d+): (.*)', l).group(2) for l in lines[3:]]
+        for text in messages:
+            self.assertTrue(any(re.fullmatch(r, text) for r in READ_ERRORS), text)
+        return readable, messages
+
+    def test_json_cut_and_flipped(self):
+        readable, messages = self.damage(self.json)
+        with open(self.json, 'rb') as f:
+            first = f.readline()
+        self.assertEqual(readable, len(first) - 1)  # the metadata line, but for its newline
+        self.assertIn('empty file', messages)
+
+    def test_pftrace_cut_and_flipped(self):
+        readable, messages = self.damage(self.files[2])
+        with open(self.files[2], 'rb') as f:
+            data = f.read()
+        # the packets: key 0x0a, a varint length, the packet; the metadata event is in one
+        at, ends = 0, []
+        while at < len(data):
+            self.assertEqual(data[at], 0x0a)
+            at, n, shift = at + 1, 0, 0
+            while True:
+                n |= (data[at] & 0x7f) << shift
+                shift, at = shift + 7, at + 1
+                if data[at - 1] < 0x80:
+                    break
+            ends.append((at + n, b'dltrace-chrome-1' in data[at:at + n]))
+            at += n
+        self.assertEqual(readable, next(end for end, meta in ends if meta))
+        self.assertIn('not a dltrace trace (no dltrace metadata in it)', messages)
+
+    def test_gzip_cut_and_flipped(self):
+        for path in (self.files[1], self.files[3]):
+            with self.subTest(path):
+                _, messages = self.damage(path)
+                self.assertIn('truncated gzip file: no data could be read', messages)
+                self.assertTrue([t for t in messages if t.startswith('corrupt gzip data')])
+
+    def test_a_foreign_format_is_quoted(self):
+        """The format a trace names is quoted in the error: a newline or an escape
+        sequence in it does not reach the terminal."""
+        with open(self.json, encoding='utf-8') as f:
+            text = f.read()
+        bad = os.path.join(self.tmp, 'format.json')
+        with open(bad, 'w', encoding='utf-8') as f:
+            f.write(text.replace('"format":"dltrace-chrome-1"',
+                                 '"format":"x\\n\\u001b[31m\\u00e9\'\\\\' + 'y' * 40 + '"', 1))
+        res = subprocess.run([DLTRACE, 'report', bad], capture_output=True)
+        self.assertEqual((res.returncode, res.stdout), (1, b''))
+        self.assertEqual(res.stderr.decode(), "dltrace report: %s: unsupported trace format "
+                         "'x\\x0a\\x1b[31m\\xc3\\xa9\\x27\\x5c%s...' (this dltrace reads "
+                         "dltrace-chrome-1)\n" % (bad, 'y' * 29))
+
+    def test_report_of_a_cut_pftrace(self):
+        """dltrace report: a .pftrace cut in a packet, and its gzip cut short."""
+        with open(self.files[2], 'rb') as f:
+            data = f.read()
+        for name, cut, why in (
+                ('cut.pftrace', data[:len(data) // 2], 'the last event is cut'),
+                ('cut.pftrace.gz', gzip.compress(data)[:len(gzip.compress(data)) * 2 // 3],
+                 'the gzip stream ends early')):
+            path = os.path.join(self.tmp, name)
+            with open(path, 'wb') as f:
+                f.write(cut)
+            res = subprocess.run([DLTRACE, 'report', '--json', path], capture_output=True,
+                                 text=True)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertEqual(len(res.stderr.splitlines()), 1, res.stderr)
+            self.assertIn('dltrace report: warning: %s: the trace is incomplete (' % path,
+                          res.stderr)
+            self.assertIn(why, res.stderr)
+            [tr] = json.loads(res.stdout)['traces']
+            self.assertFalse(tr['complete'])
+            self.assertTrue(0 < tr['events'] < 36, tr['events'])
+        # a byte of the metadata packet's length flipped: an error, one line
+        bad = os.path.join(self.tmp, 'bad.pftrace')
+        with open(bad, 'wb') as f:
+            f.write(data[:1] + bytes([data[1] ^ 0x7f]) + data[2:])
+        res = subprocess.run([DLTRACE, 'report', bad], capture_output=True, text=True)
+        self.assertEqual((res.returncode, res.stdout), (1, ''))
+        self.assertEqual(len(res.stderr.splitlines()), 1, res.stderr)
+        self.assertRegex(res.stderr, r'^dltrace report: %s: not a dltrace trace' % re.escape(bad))
 
 
 if __name__ == '__main__':
