@@ -51,6 +51,8 @@ int main(int argc, char **argv)
 	char *buf, err[512];
 	size_t len, off = 0, tail_len;
 	int fd, arg = 1;
+	uint64_t *rec = NULL;
+	uint32_t rec_cap = 0;
 
 	if (argc == 5 && !strcmp(argv[1], "--start")) {
 		start = strtoull(argv[2], NULL, 10);
@@ -88,7 +90,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "golden_decode: %s: the last record is cut\n", argv[arg]);
 			return 1;
 		}
-		decoder_handle(&d, buf + off + 4, n);
+		/* the ring buffer hands the decoder 8-byte aligned records; the file's are not */
+		if (n > rec_cap) {
+			free(rec);
+			rec_cap = n;
+			rec = malloc(((size_t)n + 7) / 8 * 8);
+			if (!rec)
+				return 1;
+		}
+		memcpy(rec, buf + off + 4, n);
+		decoder_handle(&d, rec, n);
 		off += 4 + n;
 		records++;
 	}
@@ -110,5 +121,6 @@ int main(int argc, char **argv)
 	trace_writer__free(w);
 	decoder_free(&d);
 	free(buf);
+	free(rec);
 	return 0;
 }
