@@ -2,7 +2,8 @@
 ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 CC ?= cc
 CLANG ?= clang
-BPFTOOL ?= bpftool
+# Debian installs bpftool in /usr/sbin, not on a user's PATH (make check builds as any user)
+BPFTOOL ?= $(or $(shell command -v bpftool 2>/dev/null),/usr/sbin/bpftool)
 BUILD := build
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
@@ -162,9 +163,16 @@ UNIT_BINS := $(BUILD)/dltrace $(BUILD)/tests/event_roundtrip $(BUILD)/tests/gold
 	$(BUILD)/tests/trace_damage $(PFTRACE_TEST_BINS) \
 	$(BUILD)/tests/live_stats_test $(BUILD)/tests/py_linetable_check \
 	$(BUILD)/tests/btf_names_check
-.PHONY: check
+.PHONY: check check-asan
 check: $(UNIT_BINS)
-	$(PYTHON) tests/run_tests.py --unit $(TESTS)
+	DLTRACE_BUILD=$(abspath $(BUILD)) $(PYTHON) tests/run_tests.py --unit $(TESTS)
+
+# The same with every program it runs (dltrace and the test programs linked
+# from user/) built with AddressSanitizer and UBSan, in $(ASAN_BUILD).
+check-asan:
+	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" EXTRA_LDFLAGS="$(SANITIZE)" \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+		UBSAN_OPTIONS=print_stacktrace=1:exitcode=99 check
 
 # make test builds them with the workloads
 workloads: $(UNIT_BINS)
