@@ -4,10 +4,14 @@ tools/btf_names_check.c) against libbpf's parse and bpftool's dump of
 matters here: `make vm-test` runs it again on Debian's stock kernel."""
 import os
 import re
+import shutil
 import subprocess
 import unittest
 
 from dltrace_harness import BUILD
+
+# Debian's is in /usr/sbin, not on a user's PATH (as in the Makefile)
+BPFTOOL = os.environ.get('BPFTOOL') or shutil.which('bpftool') or '/usr/sbin/bpftool'
 
 
 class BtfNamesTest(unittest.TestCase):
@@ -17,7 +21,7 @@ class BtfNamesTest(unittest.TestCase):
         out = subprocess.run([os.path.join(BUILD, 'tests', 'btf_names_check')],
                              capture_output=True, text=True)
         self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
-        dump = subprocess.run(['bpftool', 'btf', 'dump', 'file', '/sys/kernel/btf/vmlinux'],
+        dump = subprocess.run([BPFTOOL, 'btf', 'dump', 'file', '/sys/kernel/btf/vmlinux'],
                               capture_output=True, text=True, check=True).stdout
         ids = re.findall(r"^\[(\d+)\] (\w+) '([^']*)'", dump, re.M)
         named = sum(1 for _, kind, name in ids if kind in ('FUNC', 'TYPEDEF') and name)
