@@ -170,9 +170,9 @@ def main(argv):
         if opts['seed'] is None:
             opts['seed'] = random.SystemRandom().randrange(1 << 32)
         tests = shuffled(tests, opts['seed'])
-        seed_note = ', shuffled with seed %d (replay: tests/run_tests.py --shuffle %d%s%s)' % (
-            opts['seed'], opts['seed'], ' --each' if opts['each'] else '',
-            ''.join(' ' + n for n in names))
+        seed_note = ', shuffled with seed %d (replay: tests/run_tests.py%s --shuffle %d%s%s)' % (
+            opts['seed'], ' --unit' if opts['unit'] else '', opts['seed'],
+            ' --each' if opts['each'] else '', ''.join(' ' + n for n in names))
         print('run_tests: %s' % seed_note[2:], flush=True)
     if opts['list']:
         for t in tests:
