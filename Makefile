@@ -2,7 +2,8 @@
 ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 CC ?= cc
 CLANG ?= clang
-BPFTOOL ?= bpftool
+# Debian installs bpftool in /usr/sbin, not on a user's PATH (make check builds as any user)
+BPFTOOL ?= $(or $(shell command -v bpftool 2>/dev/null),/usr/sbin/bpftool)
 BUILD := build
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
@@ -148,6 +149,55 @@ test-shuffle: deps-test
 test-each: deps-test
 	$(MAKE) all workloads
 	$(PYTHON) tests/run_tests.py --each $(TESTS)
+
+# ---- The unit tier (tests/unit): `make check` ----
+# Everything that needs neither root nor BPF: the report on synthetic traces,
+# the event_args/event_parse round trip, the decoder on saved records
+# (tests/unit/golden), the .pftrace codec and damaged inputs, the live view's
+# aggregation, the line-table and BTF-name decoders.  Runs as any user, in
+# seconds once built, with only what builds dltrace: it installs nothing.
+# `make test` runs these same tests in its one run of tests/run_tests.py
+# (both tiers), so CI runs none of them twice.
+UNIT_OBJS := $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+UNIT_BINS := $(BUILD)/dltrace $(BUILD)/tests/event_roundtrip $(BUILD)/tests/golden_decode \
+	$(BUILD)/tests/trace_damage $(PFTRACE_TEST_BINS) \
+	$(BUILD)/tests/live_stats_test $(BUILD)/tests/py_linetable_check \
+	$(BUILD)/tests/btf_names_check
+.PHONY: check check-asan
+check: $(UNIT_BINS)
+	DLTRACE_BUILD=$(abspath $(BUILD)) $(PYTHON) tests/run_tests.py --unit $(TESTS)
+
+# The same with every program it runs (dltrace and the test programs linked
+# from user/) built with AddressSanitizer and UBSan, in $(ASAN_BUILD).
+check-asan:
+	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" EXTRA_LDFLAGS="$(SANITIZE)" \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+		UBSAN_OPTIONS=print_stacktrace=1:exitcode=99 check
+
+# make test builds them with the workloads
+workloads: $(UNIT_BINS)
+
+$(BUILD)/tests/event_roundtrip: tests/unit/event_roundtrip.c $(UNIT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/golden_decode: tests/unit/golden_decode.c $(UNIT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/trace_damage: tests/unit/trace_damage.c $(UNIT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+# The decoder's golden records (tests/unit/golden): ring records saved with
+# --save-records from known workloads, each with the trace it decodes to and
+# the workload's own log.  They change with the record layout
+# (bpf/dltrace_events.h, RECORD_FILE_MAGIC): then regenerate them here, as
+# root (it traces), and review the diff before committing it.
+.PHONY: golden-records
+golden-records: all workloads
+	tests/unit/golden/record.sh $(BUILD)
+# ---- end of the unit tier ----
 
 # Fuzzing the trace reader of `dltrace report` (libFuzzer, ASan, UBSan), built
 # from dltrace's own sources.  FUZZ_SECONDS=600 by default; new inputs stay in
@@ -311,10 +361,11 @@ check-build: deps-test
 
 # The test suite again inside a QEMU VM running Debian's stock kernel
 # (tests/vm/, docs/testing.md "Another kernel: make vm-test").  VM_TESTS: the test
-# modules whose results depend most on the kernel (VM_TESTS= runs all).
+# modules whose results depend most on the kernel (VM_TESTS= runs all;
+# test_btf_names is of the unit tier, and reads the kernel's own BTF).
 # The root is read-only there: the layer tests' scratch directory in the
 # checkout gets a writable one on the VM's disk.
-VM_TESTS ?= test_layers test_syscall_capture test_targets
+VM_TESTS ?= test_layers test_syscall_capture test_targets test_btf_names
 VM_TIMEOUT ?= 1200
 vm-prepare: deps-vm
 	tests/vm/prepare.sh

@@ -14,7 +14,8 @@ import unittest
 import trace_validator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BUILD = os.path.join(ROOT, 'build')
+# make check BUILD=DIR points this at another build (make check-asan: a sanitized one)
+BUILD = os.environ.get('DLTRACE_BUILD', os.path.join(ROOT, 'build'))
 # make test-asan points this at a sanitizer build
 DLTRACE = os.environ.get('DLTRACE_BIN', os.path.join(BUILD, 'dltrace'))
 WORKLOADS = os.path.join(BUILD, 'tests')

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Run dltrace's test suite: every tests/test_*.py (or the tests named).
 
-Usage: run_tests.py [--strict] [--shuffle [SEED]] [--list] [--each] [MODULE[.Class[.test]]...]
+Usage: run_tests.py [--unit] [--strict] [--shuffle [SEED]] [--list] [--each]
+                    [MODULE[.Class[.test]]...]
 
+  --unit            only the unit tier (tests/unit/test_*.py: no root, no BPF;
+                    `make check`).  Without it every test runs, both tiers in
+                    one run (`make test`), so that none runs twice.
   --strict          a skipped test fails the run (CI: every case must run
                     there).  Without it, skips are listed at the end, each
                     with why it did not run.
@@ -23,7 +27,8 @@ Usage: run_tests.py [--strict] [--shuffle [SEED]] [--list] [--each] [MODULE[.Cla
                     per test, then a summary with the output of the failures.
                     With --shuffle, in the shuffled order.
 
-The tests load real BPF programs: run as root on a kernel with BTF.
+The tests of tests/test_*.py load real BPF programs: run them as root on a
+kernel with BTF.  Those of tests/unit/ run as any user.
 """
 import os
 import random
@@ -33,7 +38,9 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+UNIT = os.path.join(HERE, 'unit')
 sys.path.insert(0, HERE)
+sys.path.insert(0, UNIT)
 
 
 def usage(message):
@@ -43,7 +50,8 @@ def usage(message):
 
 def parse_args(args):
     """(options, names) of the command line, or an error message."""
-    opts = {'shuffle': False, 'seed': None, 'list': False, 'each': False, 'strict': False}
+    opts = {'shuffle': False, 'seed': None, 'list': False, 'each': False, 'unit': False,
+            'strict': False}
     names = []
     i = 0
     while i < len(args):
@@ -62,6 +70,8 @@ def parse_args(args):
             opts['list'] = True
         elif a == '--each':
             opts['each'] = True
+        elif a == '--unit':
+            opts['unit'] = True
         elif a == '--strict':
             opts['strict'] = True
         elif a.startswith('-'):
@@ -106,13 +116,23 @@ def shuffled(tests, seed):
     return out
 
 
-def run_each(ids, env_note, strict):
+def discover(loader, unit_only):
+    """The unit tier (tests/unit), and unless unit_only the BPF tier (tests/)."""
+    unit = loader.discover(UNIT, pattern='test_*.py', top_level_dir=UNIT)
+    if unit_only:
+        return unit
+    return unittest.TestSuite([unit, loader.discover(HERE, pattern='test_*.py',
+                                                     top_level_dir=HERE)])
+
+
+def run_each(ids, env_note, unit_only, strict):
     """Each id in its own process; returns the exit status."""
     failed = []
     start = time.time()
     for n, tid in enumerate(ids, 1):
         t0 = time.time()
-        res = subprocess.run([sys.executable, os.path.abspath(__file__), tid],
+        res = subprocess.run([sys.executable, os.path.abspath(__file__)] +
+                             (['--unit'] if unit_only else []) + [tid],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         took = time.time() - t0
         out = res.stdout.decode('utf-8', 'replace')
@@ -148,30 +168,37 @@ def main(argv):
     opts, names, error = parse_args(argv[1:])
     if error:
         return usage(error)
-    if os.geteuid() != 0 and not opts['list']:
-        print('run_tests: the tests load BPF programs and need root', file=sys.stderr)
+    if os.geteuid() != 0 and not opts['list'] and not opts['unit']:
+        print('run_tests: the tests load BPF programs and need root '
+              '(--unit, or make check: the tests that do not)', file=sys.stderr)
         return 2
     loader = unittest.TestLoader()
     if names:
         suite = loader.loadTestsFromNames(names)
     else:
-        suite = loader.discover(HERE, pattern='test_*.py', top_level_dir=HERE)
+        suite = discover(loader, opts['unit'])
     tests = list(flatten(suite))
+    if opts['unit']:
+        # a test of the BPF tier named with --unit would fail for want of root
+        other = sorted({test_id(t) for t in tests if not os.path.dirname(
+            os.path.abspath(sys.modules[type(t).__module__].__file__)) == UNIT})
+        if other:
+            return usage('not in the unit tier (tests/unit): %s' % ', '.join(other[:5]))
     seed_note = ''
     if opts['shuffle']:
         if opts['seed'] is None:
             opts['seed'] = random.SystemRandom().randrange(1 << 32)
         tests = shuffled(tests, opts['seed'])
-        seed_note = ', shuffled with seed %d (replay: tests/run_tests.py --shuffle %d%s%s)' % (
-            opts['seed'], opts['seed'], ' --each' if opts['each'] else '',
-            ''.join(' ' + n for n in names))
+        seed_note = ', shuffled with seed %d (replay: tests/run_tests.py%s --shuffle %d%s%s)' % (
+            opts['seed'], ' --unit' if opts['unit'] else '', opts['seed'],
+            ' --each' if opts['each'] else '', ''.join(' ' + n for n in names))
         print('run_tests: %s' % seed_note[2:], flush=True)
     if opts['list']:
         for t in tests:
             print(test_id(t))
         return 0
     if opts['each']:
-        return run_each([test_id(t) for t in tests], seed_note, opts['strict'])
+        return run_each([test_id(t) for t in tests], seed_note, opts['unit'], opts['strict'])
     start = time.time()
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(
         unittest.TestSuite(tests))

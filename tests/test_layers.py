@@ -7,7 +7,6 @@ work in build/tests/scratch, inside the checkout.
 """
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -182,20 +181,6 @@ class LayerTest(unittest.TestCase):
         self.check_vfs('auto', 'fentry' if f['fentry'] else 'kprobe' if f['kprobe'] else None)
         self.check_vfs('kprobe', 'kprobe' if f['kprobe'] else None)
         self.check_vfs('fentry', 'fentry' if f['fentry'] else None)
-
-    def test_kernel_type_names(self):
-        """Start-up's one-pass index of the kernel's BTF (lib/btf_names) finds every function
-        and typedef at the id libbpf gives, and counts what bpftool's dump lists."""
-        out = subprocess.run([os.path.join(BUILD, 'tests', 'btf_names_check')],
-                             capture_output=True, text=True)
-        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
-        dump = subprocess.run(['bpftool', 'btf', 'dump', 'file', '/sys/kernel/btf/vmlinux'],
-                              capture_output=True, text=True, check=True).stdout
-        ids = re.findall(r"^\[(\d+)\] (\w+) '([^']*)'", dump, re.M)
-        named = sum(1 for _, kind, name in ids if kind in ('FUNC', 'TYPEDEF') and name)
-        self.assertEqual(out.stdout.strip(), '%s types, %d FUNC/TYPEDEF names (%d distinct): 0 wrong'
-                         % (ids[-1][0], named,
-                            len({(k, n) for _, k, n in ids if k in ('FUNC', 'TYPEDEF') and n})))
 
     def test_layer_selection(self):
         report, events, stderr = self.trace('cache', self.make_file(), args=['--layers',

@@ -31,9 +31,7 @@ from dltrace_harness import (BUILD, DLTRACE, ROOT, Tracer, TraceTest, cgroup2_ro
                              metadata, remove_cgroup, start_in_cgroup, wait_for)
 
 CHECK = os.path.join(BUILD, 'tools', 'pystack_check')
-LINES = os.path.join(BUILD, 'tests', 'py_linetable_check')
 CASES = os.path.join(ROOT, 'tests', 'workloads', 'py_stack_cases.py')
-DUMP = os.path.join(ROOT, 'tests', 'workloads', 'py_linetable_dump.py')
 DEBIAN_PYTHON = '/usr/bin/python3'
 WALK_FRAMES = 16  # DL_PY_FRAMES
 # syscalls whose records carry no stack (py_probe_default_kinds)
@@ -381,21 +379,6 @@ class PythonStacks(TraceTest):
         self.unsupported(python, version)
         self.unsupported_short(python, version)
 
-    def test_line_tables(self):
-        """The line-table decoder agrees with co_lines() on every instruction."""
-        pythons = [self.debian_python()] + [p for p in map(pyenv_python, (10, 11, 12, 13)) if p]
-        missing = [minor for minor in (10, 11, 12, 13) if not pyenv_python(minor)]
-        for python in pythons:
-            dump = subprocess.run([python, DUMP, 'zipfile', 'json.decoder', 'dataclasses',
-                                   'asyncio.base_events'], capture_output=True, timeout=120)
-            self.assertEqual(dump.returncode, 0, dump.stderr)
-            out = subprocess.run([LINES], input=dump.stdout, capture_output=True, timeout=60)
-            self.assertEqual(out.returncode, 0, '%s: %s' % (python, out.stdout.decode()))
-            self.assertRegex(out.stdout.decode(), r'checked [1-9]\d{3,} mismatches 0')
-        if missing:  # the others were checked: say which were not
-            self.pyenv_missing('pyenv CPython %s not installed' %
-                               ', '.join('3.%d' % m for m in missing))
-
 
 def trace_to_events(events):
     """The syscall slices of a dltrace trace in parse_output()'s form (ts and dur in ns,
@@ -649,7 +632,6 @@ class DltracePythonStacks(PythonStacks):
 
     # pystack_check's own: not dltrace's options
     test_kernel_follows_exec_debian = test_kernel_follows_exec_pyenv = None
-    test_line_tables = None
     test_pyenv_311 = test_pyenv_312 = test_pyenv_313 = None
 
 

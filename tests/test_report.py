@@ -1,13 +1,13 @@
 """dltrace report: exact Darshan-style counters of known workloads, each finding
 on a workload made to trigger it (and none on a clean, large, sequential one),
---json, the HTML page in headless Chromium, --report, and damaged input.
+--json, the HTML page in headless Chromium, --report.  Damaged input and
+usage need no kernel: tests/unit/test_report_inputs.py.
 
 Expected numbers come from the workloads themselves: io_sequence logs every
 call it makes, report_patterns does a fixed number of accesses of fixed
 sizes (see its header), and the Darshan definitions are applied to those
 calls here, independently of the C code.
 """
-import gzip
 import json
 import math
 import os
@@ -610,96 +610,6 @@ class FindingsTest(unittest.TestCase):
                          layers['block']['other'], len(blocks))
 
 
-class DamagedInputTest(unittest.TestCase):
-    """What a crash leaves is summarized with a warning; what is not a trace is an error."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.trace = pattern_trace('small-reads')
-        with open(cls.trace, 'rb') as f:
-            cls.text = f.read()
-        cls.dir = tempfile.mkdtemp(prefix='dltrace-report-')
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.dir, ignore_errors=True)
-
-    def write(self, name, data):
-        path = os.path.join(self.dir, name)
-        with open(path, 'wb') as f:
-            f.write(data)
-        return path
-
-    def expect_error(self, path, message):
-        res = run_report([path], check=False)
-        self.assertEqual(res.returncode, 1, res.stderr)
-        err = res.stderr.decode()
-        self.assertEqual(len(err.splitlines()), 1, err)
-        self.assertIn(message, err)
-        self.assertEqual(res.stdout, b'')
-
-    def expect_truncated(self, path, why):
-        res = run_report(['--json', path], check=False)
-        self.assertEqual(res.returncode, 0, res.stderr)
-        self.assertIn('warning: ', res.stderr.decode())
-        self.assertIn(why, res.stderr.decode())
-        rep = json.loads(res.stdout)
-        self.assertFalse(rep['traces'][0]['complete'])
-        self.assertTrue(any(why in w for w in rep['traces'][0]['warnings']))
-        return rep
-
-    def test_missing_closing_bracket(self):
-        text = self.text[:self.text.rindex(b'\n]')]
-        rep = self.expect_truncated(self.write('no-bracket.json', text), "no closing ']'")
-        full = report_json(self.trace)
-        self.assertEqual(rep['pattern'], full['pattern'])
-
-    def test_cut_in_the_middle_of_an_event(self):
-        cut = self.text.index(b'\n,{"name":"read"', len(self.text) // 2) + 40
-        rep = self.expect_truncated(self.write('cut.json', self.text[:cut]),
-                                    'the last event is cut')
-        whole_lines = self.text[:cut].count(b'\n')  # the header line and complete events
-        self.assertEqual(rep['traces'][0]['events'], whole_lines)
-
-    def test_cut_gzip_stream(self):
-        gz = gzip.compress(self.text)
-        rep = self.expect_truncated(self.write('cut.json.gz', gz[:len(gz) // 2]),
-                                    'the gzip stream ends early')
-        self.assertGreater(rep['pattern']['reads'], 0)
-
-    def test_empty_file(self):
-        self.expect_error(self.write('empty.json', b''), 'empty file')
-
-    def test_garbage(self):
-        self.expect_error(self.write('garbage.json', b'\x00' + os.urandom(8191)),
-                          'not a dltrace trace')
-        self.expect_error(self.write('text.json', b'hello world\n' * 100),
-                          'not a dltrace trace')
-
-    def test_other_chrome_traces(self):
-        other = [{'name': 'step', 'ph': 'X', 'ts': 1, 'dur': 2, 'pid': 1, 'tid': 1}]
-        self.expect_error(self.write('array.json', json.dumps(other).encode()),
-                          "without dltrace's metadata event")
-        self.expect_error(self.write('object.json', json.dumps({'traceEvents': other}).encode()),
-                          'a JSON object')
-
-    def test_corrupt_gzip(self):
-        gz = bytearray(gzip.compress(self.text))
-        for i in range(len(gz) // 3, len(gz) // 3 + 64):
-            gz[i] ^= 0x5a
-        self.expect_error(self.write('corrupt.json.gz', bytes(gz)), 'corrupt gzip data')
-
-    def test_missing_file(self):
-        self.expect_error(os.path.join(self.dir, 'nope.json'), 'cannot open')
-
-    def test_gzip_input_gives_the_same_report(self):
-        gz = self.write('t.json.gz', gzip.compress(self.text))
-        a, b = report_json(self.trace), report_json(gz)
-        for rep in (a, b):
-            rep['traces'][0].pop('file')
-        self.assertEqual(a, b)
-
-
 class HtmlReportTest(unittest.TestCase):
     """The page is self-contained, opens in Chromium without errors, and draws its charts."""
 
@@ -833,14 +743,6 @@ class CommandLineTest(unittest.TestCase):
         self.assertIn(b'\x1b[', on_tty(env))
         self.assertNotIn(b'\x1b[', on_tty(dict(env, NO_COLOR='1')))
         self.assertNotIn(b'\x1b[', run_report([trace], env=env).stdout)
-
-    def test_usage(self):
-        res = run_report(['--help'])
-        self.assertIn(b'Usage: dltrace report', res.stdout)
-        for args in ([], ['--bogus', 'x.json'], ['--top', '0', 'x.json'], ['--html']):
-            res = run_report(args, check=False)
-            self.assertEqual(res.returncode, 2, args)
-            self.assertIn(b'dltrace report: ', res.stderr)
 
     def test_several_traces_are_combined(self):
         """Two nodes: the second trace is the first one renamed to another host."""

@@ -319,7 +319,8 @@ static struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h
 
 	if (!p) {
 		/* first sight of a process (e.g. traced by cgroup): name it from /proc */
-		seed_process(d, h->tgid, false);
+		if (!d->offline)
+			seed_process(d, h->tgid, false);
 		p = proc_ensure(&d->procs, h->tgid);
 	}
 	p->job = h->job;
@@ -328,7 +329,7 @@ static struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h
 		char file[64];
 
 		snprintf(file, sizeof(file), "task/%u/comm", h->tid);
-		if (proc_read(h->tgid, file, t->comm, sizeof(t->comm)) > 0)
+		if (!d->offline && proc_read(h->tgid, file, t->comm, sizeof(t->comm)) > 0)
 			t->comm[strcspn(t->comm, "\n")] = '\0';
 		p->threads++;
 	}
@@ -839,7 +840,8 @@ static void handle_fault(struct record_decoder *d, const struct dl_fault *f)
 	e.fault.address = f->address;
 	e.fault.ino = f->ino;
 	e.fault.dev = f->dev;
-	e.fault.path = ev_path(inode_paths_get(&d->inodes, f->dev, f->ino, f->h.tgid));
+	e.fault.path =
+	    ev_path(inode_paths_get(&d->inodes, f->dev, f->ino, d->offline ? 0 : f->h.tgid));
 	emit(d, &e);
 }
 
@@ -897,7 +899,8 @@ static void handle_vfs(struct record_decoder *d, const struct dl_vfs *v)
 	e.vfs.ino = v->ino;
 	e.vfs.dev = v->dev;
 	e.vfs.fs_magic = v->fs_magic;
-	e.vfs.path = ev_path(inode_paths_get(&d->inodes, v->dev, v->ino, v->h.tgid));
+	e.vfs.path =
+	    ev_path(inode_paths_get(&d->inodes, v->dev, v->ino, d->offline ? 0 : v->h.tgid));
 	emit(d, &e);
 }
 
