@@ -273,7 +273,7 @@ bench: deps-bench
 	$(MAKE) docs-table
 
 # The one table of measured results in docs/performance.md, made from the
-# latest bench/results/*.json (tests/test_docs.py checks that it is current).
+# latest bench/results/*.json (tests/unit/test_docs.py checks that it is current).
 .PHONY: docs-table
 docs-table:
 	$(PYTHON) bench/results_table.py docs/performance.md

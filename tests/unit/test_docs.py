@@ -21,7 +21,7 @@ import subprocess
 import sys
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DLTRACE = os.environ.get('DLTRACE_BIN', os.path.join(ROOT, 'build', 'dltrace'))
 MAN = os.path.join(ROOT, 'man', 'dltrace.8')
 MARKDOWN = [os.path.join(ROOT, 'README.md')] + sorted(glob.glob(os.path.join(ROOT, 'docs',
