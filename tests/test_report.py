@@ -861,5 +861,89 @@ class CommandLineTest(unittest.TestCase):
         self.assertAlmostEqual(f['metrics']['host_imbalance'], across['bytes_imbalance'])
         self.assertIn('hosts: %s moved ' % names[most], '\n'.join(f['evidence']))
 
+
+class StagedInShmTest(unittest.TestCase):
+    """A dataset staged in /dev/shm is application I/O; the shared-memory segments beside it
+    (one named as PyTorch names its own, one of no known name made as shm_open(3) makes them)
+    stay out of the application's figures, whatever their calls and page faults."""
+
+    def setUp(self):
+        self.dir = scratch_dir()
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
+        stage = tempfile.mkdtemp(prefix='dltrace-stage-', dir='/dev/shm')
+        self.addCleanup(shutil.rmtree, stage, ignore_errors=True)
+        self.shard = os.path.join(stage, 'shard0.bin')
+        write_file(self.shard, 4 * MIB)
+        fd, self.top = tempfile.mkstemp(prefix='dltrace-top-', suffix='.bin', dir='/dev/shm')
+        os.close(fd)
+        self.addCleanup(os.unlink, self.top)
+        write_file(self.top, MIB)
+        tag = '%d_%d' % (os.getpid(), int.from_bytes(os.urandom(4), 'little'))
+        self.seg = '/dev/shm/dltrace-seg-' + tag
+        self.torch = '/dev/shm/torch_' + tag
+        for path in (self.seg, self.torch):  # the workload unlinks them; a failed run may not
+            self.addCleanup(lambda p=path: os.path.exists(p) and os.unlink(p))
+
+    def test_staged_files_are_application_io_segments_are_not(self):
+        out = os.path.join(self.dir, 'shm.json')
+        _, events = trace_command([PATTERNS, 'shm-stage', self.shard, self.top,
+                                   self.seg[len('/dev/shm'):], self.torch], out)
+        calls = [e for e in events if e.get('ph') == 'X' and 'path' in e.get('args', {})]
+
+        def on(path):
+            return [e for e in calls if e['args']['path'] == path]
+
+        # the workload did what the report is asked about: two segments, made two ways
+        seg_opens = [e['args']['flags'] for e in on(self.seg) if e['name'] == 'openat']
+        torch_opens = [e['args']['flags'] for e in on(self.torch) if e['name'] == 'openat']
+        self.assertEqual(seg_opens, ['O_RDWR|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC'])
+        self.assertEqual(torch_opens, ['O_RDWR|O_CREAT|O_EXCL'])  # only its name tells
+        made = ['close', 'ftruncate', 'mmap', 'munmap', 'openat', 'unlink']
+        self.assertEqual(sorted(e['name'] for e in on(self.seg)), made)
+        self.assertEqual(sorted(e['name'] for e in on(self.torch)), sorted(made + ['write']))
+        self.assertEqual(sorted((e['name'], e['args']['ret']) for e in on(self.shard)),
+                         [('close', 0), ('openat', 3)] + [('pread64', 64 << 10)] * 64)
+
+        rep = report_json(out)
+        p = rep['pattern']
+        self.assertEqual((p['reads'], p['bytes_read'], p['writes'], p['bytes_written'],
+                          p['opens'], p['mmaps']), (64 + 17, 5 * MIB, 0, 0, 2, 0))
+        self.assertEqual(p['by_origin']['mmap'], {'reads': 0, 'writes': 0, 'syncs': 0,
+                                                  'bytes_read': 0, 'bytes_written': 0})
+        files = {f['path']: f for f in rep['files']['list']}
+        self.assertEqual(sorted(x for x in files if x.startswith('/dev/shm/')),
+                         sorted([self.shard, self.top]))
+        self.assertEqual((files[self.shard]['reads'], files[self.shard]['bytes_read'],
+                          files[self.shard]['opens']), (64, 4 * MIB, 1))
+        self.assertEqual((files[self.top]['reads'], files[self.top]['bytes_read'],
+                          files[self.top]['opens']), (17, MIB, 1))
+        app_calls = {c['name']: c for c in rep['syscalls']['application']}
+        self.assertEqual((app_calls['pread64']['calls'], app_calls['pread64']['bytes']),
+                         (64, 4 * MIB))
+        self.assertEqual((app_calls['read']['calls'], app_calls['read']['bytes']), (17, MIB))
+        for name in ('ftruncate', 'mmap', 'munmap', 'unlink', 'write'):
+            self.assertNotIn(name, app_calls)
+        # the segments' calls are shared memory, apart; /dev keeps only what is below /dev
+        segment_calls = on(self.seg) + on(self.torch)
+        self.assertEqual(rep['other']['shared_memory'],
+                         {'calls': len(segment_calls), 'failed': 0, 'bytes_read': 0,
+                          'bytes_written': 1,
+                          'io_ns': rep['other']['shared_memory']['io_ns']})
+        dev = [k for k in rep['environment']['kinds'] if k['kind'] == 'dev']
+        below_dev = [e for e in calls if e['args']['path'].startswith('/dev/') and
+                     not e['args']['path'].startswith('/dev/shm/')]
+        self.assertEqual(dev[0]['calls'] if dev else 0, len(below_dev))
+        # the pages filled through the segments' mappings are no application I/O either
+        faults = [e for e in events if e['name'] == 'page_fault']
+        self.assertEqual(len([e for e in faults if e['args']['path'] in
+                              (self.seg, self.torch)]), 2 * 256)  # one per page written
+        self.assertEqual(rep['layers']['page_faults']['application'],
+                         len([e for e in faults if e['args'].get('path') in files]))
+        text = run_report([out]).stdout.decode()
+        self.assertIn('reads  81, 5.00 MiB', text)
+        self.assertIn('of them shared memory (segments in /dev/shm, SysV, memfd): %d calls, '
+                      '0 B read, 1 B written' % len(segment_calls), text)
+
+
 if __name__ == '__main__':
     unittest.main()

@@ -846,7 +846,7 @@ static void environment(FILE *f, const struct report_view *v)
 		td_num(f, e->io_ns, human_ns(a, e->io_ns));
 		fprintf(f, "</tr>");
 	}
-	fprintf(f, "<tr><td class=\"l\">pipes, sockets, unnamed</td>");
+	fprintf(f, "<tr><td class=\"l\">pipes, sockets, unnamed, shared memory</td>");
 	td_num(f, o->calls, human_count(a, o->calls));
 	td_num(f, o->failed, human_count(a, o->failed));
 	fprintf(f, "<td>-</td>");
@@ -854,7 +854,19 @@ static void environment(FILE *f, const struct report_view *v)
 	td_num(f, o->bytes_written, human_bytes(a, o->bytes_written));
 	td_num(f, o->io_ns[0] + o->io_ns[1] + o->io_ns[2],
 	       human_ns(a, o->io_ns[0] + o->io_ns[1] + o->io_ns[2]));
-	fprintf(f, "</tr></tbody></table>");
+	fprintf(f, "</tr>");
+	if (st->shm.calls) {
+		fprintf(f, "<tr><td class=\"l\">of them shared memory (segments in /dev/shm, SysV, "
+			   "memfd)</td>");
+		td_num(f, st->shm.calls, human_count(a, st->shm.calls));
+		td_num(f, st->shm.failed, human_count(a, st->shm.failed));
+		fprintf(f, "<td>-</td>");
+		td_num(f, st->shm.bytes_read, human_bytes(a, st->shm.bytes_read));
+		td_num(f, st->shm.bytes_written, human_bytes(a, st->shm.bytes_written));
+		td_num(f, st->shm.io_ns, human_ns(a, st->shm.io_ns));
+		fprintf(f, "</tr>");
+	}
+	fprintf(f, "</tbody></table>");
 	if (st->nerrnos) {
 		fprintf(f, "<h3>Errors</h3><table class=\"sortable\"><thead><tr><th class=\"l\">"
 			   "errno</th><th>application</th><th>environment</th><th>other</th></tr>"

@@ -62,7 +62,10 @@
  *                blocked_ns,ops,path,training_thread}
  *   environment  calls, failed, bytes_read, bytes_written, io_ns, files,
  *                kinds[]{kind,calls,failed,bytes_read,bytes_written,io_ns,files}
- *   other        calls, failed, bytes_read, bytes_written, io_ns
+ *   other        calls, failed, bytes_read, bytes_written, io_ns (pipes, sockets,
+ *                unnamed, shared memory), shared_memory{calls,failed,bytes_read,
+ *                bytes_written,io_ns} (of them: segments in /dev/shm named by a
+ *                runtime or used as one, SysV, memfd; never application I/O)
  *   layers       active, page_faults{application,environment,other},
  *                reads_with_cache_info, cache_miss_bytes{application,environment,
  *                other}, cache_hit_ratio{application,environment,other} (share of
@@ -840,6 +843,21 @@ static struct json_object *environment(const struct report_stats *st)
 	return o;
 }
 
+/* Pipes, sockets, unnamed and shared memory; the latter also on its own. */
+static struct json_object *other(const struct report_stats *st)
+{
+	struct json_object *o = scope_totals(&st->tot[SCOPE_OTHER]),
+			   *shm = json_object_new_object();
+
+	jv_add(shm, "calls", j_u64(st->shm.calls));
+	jv_add(shm, "failed", j_u64(st->shm.failed));
+	jv_add(shm, "bytes_read", j_u64(st->shm.bytes_read));
+	jv_add(shm, "bytes_written", j_u64(st->shm.bytes_written));
+	jv_add(shm, "io_ns", j_u64(st->shm.io_ns));
+	jv_add(o, "shared_memory", shm);
+	return o;
+}
+
 /* {application, environment, other} of per-scope counts */
 static struct json_object *by_scope(const uint64_t v[SCOPE_COUNT])
 {
@@ -1255,7 +1273,7 @@ void report_json(FILE *out, const struct report_view *v)
 	js_put(&s, "timeline", timeline(st));
 	js_put(&s, "bursts", bursts(st));
 	js_put(&s, "environment", environment(st));
-	js_put(&s, "other", scope_totals(&st->tot[SCOPE_OTHER]));
+	js_put(&s, "other", other(st));
 	js_put(&s, "layers", layers(st));
 	js_put(&s, "levels", levels(st));
 	js_put(&s, "python", python(v));
