@@ -37,6 +37,9 @@
  *                       unlinked; reads SHARD (4 MiB, in a directory) in 64
  *                       preads of 64 KiB and TOP (1 MiB, directly in /dev/shm)
  *                       in 64 KiB reads to its end (17 reads)
+ *   preads-wait IN N    N preads of 4 KiB at offset 0 of IN, then wait until
+ *                       standard input ends and print "end_wall_ns <ns>"
+ *                       (CLOCK_REALTIME then): a job that outlives its tracer
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -413,6 +416,22 @@ static void shm_stage(const char *shard, const char *top, const char *seg, const
 	close(fd);
 }
 
+static void preads_wait(const char *in, long n)
+{
+	int fd = open_or_die(in, O_RDONLY);
+	struct timespec now;
+	char c;
+
+	for (long i = 0; i < n; i++)
+		if (pread(fd, buf, 4096, 0) != 4096)
+			die("pread");
+	close(fd);
+	while (read(0, &c, 1) > 0)
+		;
+	clock_gettime(CLOCK_REALTIME, &now);
+	printf("end_wall_ns %lld\n", (long long)now.tv_sec * 1000000000 + now.tv_nsec);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -453,6 +472,8 @@ int main(int argc, char **argv)
 		single_reader(argv[2]);
 	else if (!strcmp(mode, "shm-stage") && argc == 6)
 		shm_stage(argv[2], argv[3], argv[4], argv[5]);
+	else if (!strcmp(mode, "preads-wait") && argc == 4)
+		preads_wait(argv[2], atol(argv[3]));
 	else {
 		fprintf(stderr, "usage: report_patterns MODE ARGS... (see the source)\n");
 		return 2;

@@ -899,6 +899,11 @@ void rs_event(struct report_stats *st, const struct event *ev)
 		t->lost_bytes = ev->end.lost_bytes;
 		t->duration_ns = ev->end.duration_ns >> 60 ? 1ull << 60 : ev->end.duration_ns;
 		t->stop_reason = rs_intern(st, &ev->end.stop_reason);
+		t->truncated = ev->end.truncated;
+		t->write_error =
+		    ev->end.write_error.len ? rs_intern(st, &ev->end.write_error) : NONE32;
+		t->capped_events = ev->end.capped_events;
+		t->end_wall_ns = ev->end.end_wall_ns;
 		return;
 	case EV_SYSCALL:
 		syscall_event(st, ev);

@@ -58,7 +58,12 @@ struct rs_trace {
 	uint64_t events;   /* events read */
 	bool has_summary;
 	uint64_t summary_events, lost_events, lost_bytes, duration_ns;
-	uint64_t end_ns; /* latest ts + dur seen */
+	/* the summary: the file stopped taking events on a write error, or at its size cap */
+	bool truncated;
+	uint32_t write_error; /* its text (string id or NONE32) */
+	uint64_t capped_events;
+	int64_t end_wall_ns; /* CLOCK_REALTIME when tracing stopped (0: not said) */
+	uint64_t end_ns;     /* latest ts + dur seen */
 	struct trace_read_status status;
 };
 

@@ -122,6 +122,7 @@ int rs_begin_trace(struct report_stats *st, const char *file)
 	memset(t, 0, sizeof(*t));
 	t->file = file;
 	t->hostname = t->kernel = t->target = t->version = t->start_wall = t->stop_reason = NONE32;
+	t->write_error = NONE32;
 	st->cur = st->ntraces++;
 	st->cache_thread_key = UINT64_MAX;
 	return 0;

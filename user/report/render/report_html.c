@@ -147,7 +147,18 @@ static void summary(FILE *f, const struct report_view *v)
 		io += st->tot[s].io_ns[0] + st->tot[s].io_ns[1] + st->tot[s].io_ns[2];
 	for (uint32_t t = 0; t < st->ntraces; t++)
 		lost += st->traces[t].lost_events;
-	fprintf(f, "<section id=\"job\"><h2>Job</h2><div class=\"cards\">");
+	fprintf(f, "<section id=\"job\"><h2>Job</h2>");
+	/* first: a trace cut short or damaged changes how every figure below reads */
+	for (uint32_t t = 0; t < st->ntraces; t++) {
+		int n = report_trace_warnings(st, t, lines);
+
+		for (int k = 0; k < n; k++) {
+			fprintf(f, "<p class=\"warnline\">Warning: ");
+			esc(f, lines[k]);
+			fprintf(f, "</p>");
+		}
+	}
+	fprintf(f, "<div class=\"cards\">");
 	card(f, human_ns(b, st->wall_ns), "wall time");
 	card(f, human_count(b, st->events), "events");
 	card(f, human_count(b, lost), "events lost");
@@ -183,15 +194,6 @@ static void summary(FILE *f, const struct report_view *v)
 			(unsigned long long)tr->lost_events);
 	}
 	fprintf(f, "</tbody></table></div>");
-	for (uint32_t t = 0; t < st->ntraces; t++) {
-		int n = report_trace_warnings(st, t, lines);
-
-		for (int k = 0; k < n; k++) {
-			fprintf(f, "<p class=\"warnline\">Warning: ");
-			esc(f, lines[k]);
-			fprintf(f, "</p>");
-		}
-	}
 	fprintf(f, "</section>\n");
 }
 
