@@ -134,7 +134,8 @@ class FullDiskTest(TraceTest):
         self.assertTrue(res.stdout.startswith(b'count '))
         events = load_trace(out)
         s = events[-1]['args']
-        self.assertEqual((s['stop_reason'], s['truncated']), ('output write error', True))
+        self.assertEqual((s['stop_reason'], s['truncated'], s['write_error']),
+                         ('output write error', True, 'No space left on device'))
         reads = [e for e in events if e.get('name') == 'pread64']
         self.assertGreater(len(reads), 1000)
         return events

@@ -56,6 +56,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "event/lost_counts.h"
 
@@ -70,6 +71,12 @@ struct ev_str {
 };
 
 #define EV_STR(lit) ((struct ev_str){(lit), sizeof(lit) - 1})
+
+/* A C string (NULL: none) as an ev_str. */
+static inline struct ev_str ev_str_of(const char *s)
+{
+	return (struct ev_str){s, s ? (uint32_t)strlen(s) : 0};
+}
 
 struct path_ref; /* lib/path_table.h */
 
@@ -138,9 +145,10 @@ struct ev_trace_end {
 	uint64_t duration_ns;
 	int64_t end_wall_ns;
 	struct ev_str stop_reason;
-	uint64_t capped_events; /* not written: the trace reached its size cap */
-	uint64_t paths_unknown; /* calls whose file cannot be known (EVS_PATH_UNKNOWN) */
-	bool truncated;		/* the trace was cut short by a write error */
+	uint64_t capped_events;	   /* not written: the trace reached its size cap */
+	uint64_t paths_unknown;	   /* calls whose file cannot be known (EVS_PATH_UNKNOWN) */
+	bool truncated;		   /* the trace was cut short by a write error */
+	struct ev_str write_error; /* that error's text ("No space left on device"; len 0: none) */
 };
 
 /* ev_syscall.flags */

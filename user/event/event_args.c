@@ -629,6 +629,8 @@ static void end_args(struct args_out *o, const struct ev_trace_end *s)
 		ADD_U64(o, "paths_unknown", s->paths_unknown);
 	if (s->truncated)
 		add(o, KEYLEN("truncated"), EV_ARG_BOOL)->b = true;
+	if (s->write_error.len)
+		ADD_STR(o, "write_error", s->write_error);
 }
 
 static void vfs_args(struct args_out *o, const struct ev_vfs *v)

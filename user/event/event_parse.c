@@ -113,6 +113,7 @@
 	X(CAPPED, "capped_events")                                                                 \
 	X(PATHS_UNKNOWN, "paths_unknown")                                                          \
 	X(TRUNCATED, "truncated")                                                                  \
+	X(WRITE_ERROR, "write_error")                                                              \
 	X(PY, "py")                                                                                \
 	X(PY_STACK, "py_stack")
 
@@ -710,6 +711,7 @@ static void end_event(struct event_parse *p, const struct found *f, struct event
 	end->capped_events = u64_of(arg(f, K_CAPPED));
 	end->paths_unknown = u64_of(arg(f, K_PATHS_UNKNOWN));
 	end->truncated = u64_of(arg(f, K_TRUNCATED)) != 0;
+	end->write_error = str_of(arg(f, K_WRITE_ERROR));
 	if (kinds && kinds->type == EV_ARG_LOST_KINDS && kinds->lost) {
 		p->lost = *kinds->lost;
 		p->lost.events = end->lost_events;
