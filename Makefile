@@ -8,6 +8,9 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -std=gnu11 -I$(BUILD) -Ibpf -Iuser -I. -DDLTRACE_VERSION=\"$(VERSION)\" $(EXTRA_CFLAGS)
+# Each object (user/ and bpf/) writes the headers it includes into its .d (included at the
+# end): a header's change rebuilds the objects that include it, not all of them.
+DEPFLAGS := -MMD -MP
 LDFLAGS += $(EXTRA_LDFLAGS)
 LDLIBS += -lbpf -lelf -lz -lm -lpthread -ljson-c
 # BPF_PROG/BPF_KPROBE declare the traced function's whole signature: unused parameters are normal there.
@@ -27,6 +30,14 @@ BPF_HDRS := $(wildcard bpf/*.h)
 USER_SRCS := $(shell find user -name '*.c' | sort)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
 USER_HDRS := $(shell find user -name '*.h')
+# The sources that include the BPF skeleton.
+SKEL_SRCS := $(shell grep -rl --include='*.c' 'dltrace\.skel\.h' user | sort)
+SKEL_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(SKEL_SRCS))
+# Sub-makes build in parallel: in the jobserver of a `make -jN` above them when there is
+# one, else with -j$(NPROC) of their own (`make test` as the README gives it).  Expanded
+# in a recipe, where MAKEFLAGS holds the -j of the command line.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+PARALLEL = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 
 .PHONY: all clean install vmlinux test test-shuffle test-each check-build stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
 all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so $(BUILD)/span_check $(BUILD)/trace_rewrite
@@ -48,15 +59,15 @@ deps-test:
 
 # Longer than a minute: overload (two threads at full speed for 20 s, twice).
 stress: deps-test
-	$(MAKE) all workloads
+	$(MAKE) $(PARALLEL) all workloads
 	$(PYTHON) tests/run_tests.py stress_overload
 
 # The whole suite against a dltrace built with AddressSanitizer and UBSan.
 ASAN_BUILD := build-asan
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 test-asan: deps-test
-	$(MAKE) all workloads
-	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" EXTRA_LDFLAGS="$(SANITIZE)" \
+	$(MAKE) $(PARALLEL) all workloads
+	$(MAKE) $(PARALLEL) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" EXTRA_LDFLAGS="$(SANITIZE)" \
 		$(ASAN_BUILD)/dltrace
 	# the marker library next to that dltrace is the one the tests' jobs load
 	ln -sf ../$(BUILD)/libdltrace_markers.so $(ASAN_BUILD)/libdltrace_markers.so
@@ -82,7 +93,7 @@ deps-vm:
 # The README's first command: trace the PyTorch example end to end.
 DEMO_OUT ?= examples/out
 demo: deps-demo
-	$(MAKE) all
+	$(MAKE) $(PARALLEL) all
 	examples/pytorch/run_demo.sh $(BUILD)/dltrace $(PYTHON) $(DEMO_OUT)
 
 # The Perfetto writer's byte-exact tests and its driver (tests/perfetto/).
@@ -135,18 +146,18 @@ $(BUILD)/tests/btf_names_check: tools/btf_names_check.c user/lib/btf_names.c use
 
 # The README's test command: installs what it needs, builds, runs every test.
 test: deps-test
-	$(MAKE) all workloads
+	$(MAKE) $(PARALLEL) all workloads
 	$(PYTHON) tests/run_tests.py $(TESTS)
 
 # The suite in a random order (modules, classes, tests); SEED replays one,
 # without it a random seed is drawn and printed.
 test-shuffle: deps-test
-	$(MAKE) all workloads
+	$(MAKE) $(PARALLEL) all workloads
 	$(PYTHON) tests/run_tests.py --shuffle $(SEED) $(TESTS)
 
 # Every test alone, each in a process of its own.
 test-each: deps-test
-	$(MAKE) all workloads
+	$(MAKE) $(PARALLEL) all workloads
 	$(PYTHON) tests/run_tests.py --each $(TESTS)
 
 # Fuzzing the trace reader of `dltrace report` (libFuzzer, ASan, UBSan), built
@@ -218,7 +229,7 @@ BENCH := $(BUILD)/bench
 BENCH_BINS := $(patsubst bench/workloads/%.c,$(BENCH)/%,$(wildcard bench/workloads/*.c)) \
 	$(BENCH)/floor_loader $(BENCH)/floor_probes.bpf.o $(BENCH)/uprobe_cost
 bench: deps-bench
-	$(MAKE) all bench-build
+	$(MAKE) $(PARALLEL) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
 
 bench-build: $(BENCH_BINS) $(BENCH)/replay bench-hooks bench-fdid
@@ -229,8 +240,8 @@ bench-build: $(BENCH_BINS) $(BENCH)/replay bench-hooks bench-fdid
 FDID := $(BENCH)/fdid
 .PHONY: bench-fdid
 bench-fdid:
-	$(MAKE) BUILD=$(FDID)/none BPF_DEFS=-DDL_FILE_ID_NONE $(FDID)/none/dltrace
-	$(MAKE) BUILD=$(FDID)/lru BPF_DEFS=-DDL_FILE_ID_NOCACHE $(FDID)/lru/dltrace
+	$(MAKE) $(PARALLEL) BUILD=$(FDID)/none BPF_DEFS=-DDL_FILE_ID_NONE $(FDID)/none/dltrace
+	$(MAKE) $(PARALLEL) BUILD=$(FDID)/lru BPF_DEFS=-DDL_FILE_ID_NOCACHE $(FDID)/lru/dltrace
 
 # dltrace with the other ways of hooking the syscalls of meta_syscall_probes.bpf.c, for
 # bench/hook_options.py: none (those syscalls not traced), one program pair per tracepoint
@@ -238,10 +249,10 @@ bench-fdid:
 HOOKS := $(BENCH)/hooks
 .PHONY: bench-hooks
 bench-hooks: $(HOOKS)/raw/syscall_nrs.h
-	$(MAKE) BUILD=$(HOOKS)/none BPF_DEFS=-DDL_HOOKS_NONE $(HOOKS)/none/dltrace
-	$(MAKE) BUILD=$(HOOKS)/per-program BPF_DEFS=-DDL_HOOKS_PER_PROGRAM \
+	$(MAKE) $(PARALLEL) BUILD=$(HOOKS)/none BPF_DEFS=-DDL_HOOKS_NONE $(HOOKS)/none/dltrace
+	$(MAKE) $(PARALLEL) BUILD=$(HOOKS)/per-program BPF_DEFS=-DDL_HOOKS_PER_PROGRAM \
 		$(HOOKS)/per-program/dltrace
-	$(MAKE) BUILD=$(HOOKS)/raw BPF_DEFS="-DDL_HOOKS_RAW_SYSCALLS -I$(CURDIR)/$(HOOKS)/raw" \
+	$(MAKE) $(PARALLEL) BUILD=$(HOOKS)/raw BPF_DEFS="-DDL_HOOKS_RAW_SYSCALLS -I$(CURDIR)/$(HOOKS)/raw" \
 		$(HOOKS)/raw/dltrace
 
 # The raw_syscalls variant dispatches on this machine's syscall numbers.
@@ -253,13 +264,13 @@ $(HOOKS)/raw/syscall_nrs.h:
 # What Python stacks cost per traced pread, on and off (bench/python_stacks.py).
 .PHONY: bench-python-stacks
 bench-python-stacks: deps-bench
-	$(MAKE) all workloads bench-build
+	$(MAKE) $(PARALLEL) all workloads bench-build
 	$(PYTHON) bench/python_stacks.py $(BENCH_ARGS)
 
 # The PyTorch example's epoch time, untraced and under dltrace with Python stacks off and on.
 .PHONY: bench-pytorch-stacks
 bench-pytorch-stacks: deps-bench
-	$(MAKE) all
+	$(MAKE) $(PARALLEL) all
 	$(PYTHON) bench/pytorch_stacks.py $(BENCH_ARGS)
 
 # The replay: saved ring records through the decoder and one consumer (bench/replay.c).
@@ -298,7 +309,7 @@ $(BENCH)/floor_probes.bpf.o: bench/floor_probes.bpf.c $(BENCH)/floor_probe_list.
 # targets, what `make valgrind` runs (dltrace, the workloads; its script is
 # checked for syntax) and the benchmark's programs.
 check-build: deps-test
-	$(MAKE) all workloads $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET) bench-build
+	$(MAKE) $(PARALLEL) all workloads $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET) bench-build
 	sh -n tests/valgrind_trace.sh
 
 # The test suite again inside a QEMU VM running Debian's stock kernel
@@ -312,7 +323,7 @@ vm-prepare: deps-vm
 	tests/vm/prepare.sh
 
 vm-test: vm-prepare
-	$(MAKE) all workloads $(BUILD)/vm/attach_check
+	$(MAKE) $(PARALLEL) all workloads $(BUILD)/vm/attach_check
 	tests/vm/run.sh --timeout $(VM_TIMEOUT) --writable $(BUILD)/tests/scratch -- \
 		sh tests/vm/suite.sh $(VM_TESTS)
 
@@ -330,8 +341,8 @@ $(BUILD)/vm/attach_check: tests/vm/attach_check.c $(BUILD)/vm/attach_check.skel.
 $(BUILD):
 	mkdir -p $@
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # All BPF objects are linked into one, sharing their maps, for one skeleton.
 $(BUILD)/dltrace.bpf.o: $(BPF_OBJS)
@@ -340,9 +351,13 @@ $(BUILD)/dltrace.bpf.o: $(BPF_OBJS)
 $(BUILD)/dltrace.skel.h: $(BUILD)/dltrace.bpf.o
 	$(BPFTOOL) gen skeleton $< name dltrace_bpf > $@
 
-$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BPF_HDRS) $(BUILD)/dltrace.skel.h
+# The skeleton before the objects that include it (a clean build has no .d to say so);
+# the others compile meanwhile.
+$(SKEL_OBJS): $(BUILD)/dltrace.skel.h
+
+$(BUILD)/obj/%.o: user/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/dltrace: $(USER_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
@@ -383,3 +398,6 @@ vmlinux:
 
 clean:
 	rm -rf $(BUILD)
+
+# What each object includes (DEPFLAGS).
+-include $(patsubst %.o,%.d,$(USER_OBJS) $(BPF_OBJS))
