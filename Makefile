@@ -28,11 +28,18 @@ BPF_HDRS := $(wildcard bpf/*.h)
 # user/ is grouped by stage (README "How it works"); objects mirror its folders
 # under build/obj, so files of the same name in two folders cannot collide.
 USER_SRCS := $(shell find user -name '*.c' | sort)
-USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
 USER_HDRS := $(shell find user -name '*.h')
-# The sources that include the BPF skeleton.
+# The sources that include the BPF skeleton: the only objects that differ between
+# builds of other BPF programs (BPF_DEFS, bench/'s variants).
 SKEL_SRCS := $(shell grep -rl --include='*.c' 'dltrace\.skel\.h' user | sort)
 SKEL_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(SKEL_SRCS))
+# BASE_BUILD: where the other objects come from; a variant's build sets it to the main
+# build's directory and compiles only its BPF side and SKEL_OBJS.
+BASE_BUILD ?= $(BUILD)
+USER_OBJS := $(patsubst user/%.c,$(BASE_BUILD)/obj/%.o,$(filter-out $(SKEL_SRCS),$(USER_SRCS))) \
+	$(SKEL_OBJS)
+# What the helpers linked from user/ take: every object but main().
+LIB_OBJS := $(filter-out %/obj/cli/main.o,$(USER_OBJS))
 # Sub-makes build in parallel: in the jobserver of a `make -jN` above them when there is
 # one, else with -j$(NPROC) of their own (`make test` as the README gives it).  Expanded
 # in a recipe, where MAKEFLAGS holds the -j of the command line.
@@ -103,7 +110,7 @@ $(BUILD)/tests/pb_writer_test: tests/perfetto/pb_writer_test.c $(PFTRACE_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@
 $(BUILD)/tests/pftrace_encode: tests/perfetto/pftrace_encode.c \
-		$(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+		$(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -130,7 +137,7 @@ $(BUILD)/tests/%: tests/workloads/%.c
 
 # Python stacks: the BPF walk with its records decoded, one line per syscall
 # (tests/test_python_stacks.py); and the line-table decoder against CPython's own.
-$(BUILD)/tools/pystack_check: tools/pystack_check.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+$(BUILD)/tools/pystack_check: tools/pystack_check.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -234,26 +241,34 @@ bench: deps-bench
 
 bench-build: $(BENCH_BINS) $(BENCH)/replay bench-hooks bench-fdid
 
+# The variants below build only their BPF side (BPF_DEFS) and the objects that include
+# its skeleton (SKEL_OBJS) in their directory; the other objects are the main build's
+# (BASE_BUILD), built here first.
+VARIANT_SHARED_OBJS := $(filter-out $(SKEL_OBJS),$(USER_OBJS))
+
 # dltrace with other ways of naming a descriptor's file at each call, for
 # bench/fd_identity_cost.py: none (no file identity on the records), lru (no
 # per-task cache: the dl_files LRU map at every call).
 FDID := $(BENCH)/fdid
 .PHONY: bench-fdid
-bench-fdid:
-	$(MAKE) $(PARALLEL) BUILD=$(FDID)/none BPF_DEFS=-DDL_FILE_ID_NONE $(FDID)/none/dltrace
-	$(MAKE) $(PARALLEL) BUILD=$(FDID)/lru BPF_DEFS=-DDL_FILE_ID_NOCACHE $(FDID)/lru/dltrace
+bench-fdid: $(VARIANT_SHARED_OBJS)
+	$(MAKE) $(PARALLEL) BUILD=$(FDID)/none BASE_BUILD=$(BUILD) BPF_DEFS=-DDL_FILE_ID_NONE \
+		$(FDID)/none/dltrace
+	$(MAKE) $(PARALLEL) BUILD=$(FDID)/lru BASE_BUILD=$(BUILD) BPF_DEFS=-DDL_FILE_ID_NOCACHE \
+		$(FDID)/lru/dltrace
 
 # dltrace with the other ways of hooking the syscalls of meta_syscall_probes.bpf.c, for
 # bench/hook_options.py: none (those syscalls not traced), one program pair per tracepoint
-# (per-program), raw_syscalls (raw); each a whole build in its own directory.
+# (per-program), raw_syscalls (raw); each in its own directory.
 HOOKS := $(BENCH)/hooks
 .PHONY: bench-hooks
-bench-hooks: $(HOOKS)/raw/syscall_nrs.h
-	$(MAKE) $(PARALLEL) BUILD=$(HOOKS)/none BPF_DEFS=-DDL_HOOKS_NONE $(HOOKS)/none/dltrace
-	$(MAKE) $(PARALLEL) BUILD=$(HOOKS)/per-program BPF_DEFS=-DDL_HOOKS_PER_PROGRAM \
-		$(HOOKS)/per-program/dltrace
-	$(MAKE) $(PARALLEL) BUILD=$(HOOKS)/raw BPF_DEFS="-DDL_HOOKS_RAW_SYSCALLS -I$(CURDIR)/$(HOOKS)/raw" \
-		$(HOOKS)/raw/dltrace
+bench-hooks: $(HOOKS)/raw/syscall_nrs.h $(VARIANT_SHARED_OBJS)
+	$(MAKE) $(PARALLEL) BUILD=$(HOOKS)/none BASE_BUILD=$(BUILD) BPF_DEFS=-DDL_HOOKS_NONE \
+		$(HOOKS)/none/dltrace
+	$(MAKE) $(PARALLEL) BUILD=$(HOOKS)/per-program BASE_BUILD=$(BUILD) \
+		BPF_DEFS=-DDL_HOOKS_PER_PROGRAM $(HOOKS)/per-program/dltrace
+	$(MAKE) $(PARALLEL) BUILD=$(HOOKS)/raw BASE_BUILD=$(BUILD) \
+		BPF_DEFS="-DDL_HOOKS_RAW_SYSCALLS -I$(CURDIR)/$(HOOKS)/raw" $(HOOKS)/raw/dltrace
 
 # The raw_syscalls variant dispatches on this machine's syscall numbers.
 $(HOOKS)/raw/syscall_nrs.h:
@@ -274,7 +289,7 @@ bench-pytorch-stacks: deps-bench
 	$(PYTHON) bench/pytorch_stacks.py $(BENCH_ARGS)
 
 # The replay: saved ring records through the decoder and one consumer (bench/replay.c).
-$(BENCH)/replay: bench/replay.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+$(BENCH)/replay: bench/replay.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -389,7 +404,7 @@ $(BUILD)/span_check: tools/span_check.c $(SPAN_CHECK_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@
 
 # A trace read into events and written again: the reader's round trip (tools/trace_rewrite.c).
-$(BUILD)/trace_rewrite: tools/trace_rewrite.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+$(BUILD)/trace_rewrite: tools/trace_rewrite.c $(LIB_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Regenerate the bundled vmlinux.h from the running kernel's BTF.
@@ -399,5 +414,5 @@ vmlinux:
 clean:
 	rm -rf $(BUILD)
 
-# What each object includes (DEPFLAGS).
--include $(patsubst %.o,%.d,$(USER_OBJS) $(BPF_OBJS))
+# What each object includes (DEPFLAGS); a variant's build (BASE_BUILD) only its own.
+-include $(patsubst %.o,%.d,$(filter $(BUILD)/%,$(USER_OBJS)) $(BPF_OBJS))
