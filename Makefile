@@ -69,17 +69,21 @@ stress: deps-test
 	$(MAKE) $(PARALLEL) all workloads
 	$(PYTHON) tests/run_tests.py stress_overload
 
-# The whole suite against a dltrace built with AddressSanitizer and UBSan.
+# The whole suite against dltrace and its helpers built with AddressSanitizer and UBSan.
 ASAN_BUILD := build-asan
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The helpers linked from user/ that tests run: the same list as HELPERS in
+# tests/dltrace_harness.py.
+USER_HELPERS := trace_rewrite span_check tools/pystack_check tests/pftrace_encode \
+	tests/pb_writer_test tests/live_stats_test tests/btf_names_check tests/py_linetable_check
 test-asan: deps-test
 	$(MAKE) $(PARALLEL) all workloads
 	$(MAKE) $(PARALLEL) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" EXTRA_LDFLAGS="$(SANITIZE)" \
-		$(ASAN_BUILD)/dltrace
+		$(ASAN_BUILD)/dltrace $(addprefix $(ASAN_BUILD)/,$(USER_HELPERS))
 	# the marker library next to that dltrace is the one the tests' jobs load
 	ln -sf ../$(BUILD)/libdltrace_markers.so $(ASAN_BUILD)/libdltrace_markers.so
-	DLTRACE_BIN=$(CURDIR)/$(ASAN_BUILD)/dltrace DLTRACE_SANITIZED=1 \
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+	DLTRACE_BIN=$(CURDIR)/$(ASAN_BUILD)/dltrace DLTRACE_HELPERS=$(CURDIR)/$(ASAN_BUILD) \
+	DLTRACE_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:exitcode=99 \
 		$(PYTHON) tests/run_tests.py $(TESTS)
 

@@ -28,13 +28,13 @@ import subprocess
 import sys
 import unittest
 
-from dltrace_harness import (BUILD, DLTRACE, TESTS, load_trace, parse_log, run_command,
+from dltrace_harness import (DLTRACE, TESTS, helper, load_trace, parse_log, run_command,
                              scratch_dir, traced_syscalls, workload)
 
 sys.path.insert(0, os.path.join(TESTS, 'perfetto'))
 import pftrace_decode  # noqa: E402
 
-ENCODE = os.path.join(BUILD, 'tests', 'pftrace_encode')
+ENCODE = helper('tests/pftrace_encode')
 DATA_CALLS = ('read', 'write', 'pread64', 'pwrite64', 'readv', 'writev', 'preadv', 'pwritev',
               'preadv2', 'pwritev2')
 
@@ -75,7 +75,7 @@ def json_lines(path, events):
 
 class EncoderBytesTest(unittest.TestCase):
     def test_known_messages_byte_for_byte(self):
-        res = subprocess.run([os.path.join(BUILD, 'tests', 'pb_writer_test')],
+        res = subprocess.run([helper('tests/pb_writer_test')],
                              capture_output=True, text=True)
         self.assertEqual(res.returncode, 0, res.stdout)
         self.assertRegex(res.stdout.splitlines()[-1], r'^\d+ passed, 0 failed$')

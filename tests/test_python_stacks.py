@@ -27,11 +27,11 @@ import sys
 import time
 import unittest
 
-from dltrace_harness import (BUILD, DLTRACE, ROOT, Tracer, TraceTest, cgroup2_root, load_trace,
+from dltrace_harness import (DLTRACE, ROOT, Tracer, TraceTest, cgroup2_root, helper, load_trace,
                              metadata, remove_cgroup, start_in_cgroup, wait_for)
 
-CHECK = os.path.join(BUILD, 'tools', 'pystack_check')
-LINES = os.path.join(BUILD, 'tests', 'py_linetable_check')
+CHECK = helper('tools/pystack_check')
+LINES = helper('tests/py_linetable_check')
 CASES = os.path.join(ROOT, 'tests', 'workloads', 'py_stack_cases.py')
 DUMP = os.path.join(ROOT, 'tests', 'workloads', 'py_linetable_dump.py')
 DEBIAN_PYTHON = '/usr/bin/python3'
