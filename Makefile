@@ -69,11 +69,13 @@ stress: deps-test
 	$(MAKE) $(PARALLEL) all workloads
 	$(PYTHON) tests/run_tests.py stress_overload
 
-# The whole suite against dltrace and its helpers built with AddressSanitizer and UBSan.
+# The suite against dltrace and its helpers built with AddressSanitizer and UBSan: every
+# test that runs one of them (run_tests.py --sanitized prints which, and leaves out those
+# marked runs_no_dltrace_code, which run neither).
 ASAN_BUILD := build-asan
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # The helpers linked from user/ that tests run: the same list as HELPERS in
-# tests/dltrace_harness.py.
+# tests/dltrace_harness.py (run_tests.py --sanitized fails when one is not sanitized).
 USER_HELPERS := trace_rewrite span_check tools/pystack_check tests/pftrace_encode \
 	tests/pb_writer_test tests/live_stats_test tests/btf_names_check tests/py_linetable_check
 test-asan: deps-test
@@ -85,7 +87,7 @@ test-asan: deps-test
 	DLTRACE_BIN=$(CURDIR)/$(ASAN_BUILD)/dltrace DLTRACE_HELPERS=$(CURDIR)/$(ASAN_BUILD) \
 	DLTRACE_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:exitcode=99 \
-		$(PYTHON) tests/run_tests.py $(TESTS)
+		$(PYTHON) tests/run_tests.py --sanitized $(TESTS)
 
 # A short trace under valgrind's memcheck: no errors, no leaks.
 valgrind: all workloads

@@ -43,6 +43,15 @@ def helper(name):
     return os.path.join(HELPER_BUILD, name)
 
 
+def runs_no_dltrace_code(test):
+    """Marks a test, or a class of tests, that runs neither dltrace nor a helper built
+    from user/ (only workloads, Python and system tools): the sanitized run
+    (run_tests.py --sanitized, make test-asan) has nothing to check in it and leaves it
+    out.  run_tests.py checks the mark against the programs each test runs."""
+    test.runs_no_dltrace_code = True
+    return test
+
+
 def load_trace(path):
     """Events of a trace file; fails the test when it breaks a Perfetto rule."""
     events, errors = trace_validator.validate_file(path)

@@ -11,7 +11,7 @@ import subprocess
 import unittest
 
 from dltrace_harness import DLTRACE, PYTHON, ROOT, TraceTest, helper, load_trace, metadata, \
-    run_command, tracer_processes, wait_until_detached, workload
+    run_command, runs_no_dltrace_code, tracer_processes, wait_until_detached, workload
 
 MARKERS_PY = os.path.join(ROOT, 'python')
 REWRITE = helper('trace_rewrite')
@@ -365,6 +365,7 @@ class MarkerTest(LevelTest):
         self.assertEqual([(e['epoch'], e['steps'], e['bytes_read']) for e in loop['epoch_list']],
                          [(0, 5, 500), (1, 5, 500)])
 
+    @runs_no_dltrace_code
     def test_markers_cost_nothing_untraced(self):
         """Without a tracer the semaphores are 0 and the module calls no C."""
         # the test before may have traced markers: its detaching helper drops the USDT
