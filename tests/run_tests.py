@@ -241,13 +241,19 @@ class CheckedResult(unittest.TextTestResult):
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         self.fixtures = {}
+        self.durations = []  # (seconds, id): where a run's time goes
 
     def fixture_ran(self, key, programs):
         self.fixtures.setdefault(key, set()).update(programs)
 
     def startTest(self, test):
         self.exec_log.take()  # a tearDown of a fixture before: no test's
+        self.started = time.time()
         super().startTest(test)
+
+    def stopTest(self, test):
+        self.durations.append((time.time() - self.started, test_id(test)))
+        super().stopTest(test)
 
     def problem(self, test):
         cls = type(test)
@@ -374,6 +380,8 @@ def main(argv):
             modules[type(t).__module__] = modules.get(type(t).__module__, 0) + 1
         print('run_tests: the sanitized run ran %s' %
               ', '.join('%s (%d)' % m for m in sorted(modules.items())))
+    print('run_tests: the slowest: %s' % ', '.join(
+        '%s %.0f s' % (tid, took) for took, tid in sorted(result.durations, reverse=True)[:8]))
     print('run_tests: %d tests in %.0f s, %d failures, %d errors, %d skipped%s' %
           (result.testsRun, time.time() - start, len(result.failures), len(result.errors),
            len(result.skipped), seed_note))
