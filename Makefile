@@ -71,7 +71,7 @@ stress: deps-test
 
 # The suite against dltrace and its helpers built with AddressSanitizer and UBSan: every
 # test that runs one of them (run_tests.py --sanitized prints which, and leaves out those
-# marked runs_no_dltrace_code, which run neither).
+# marked runs_no_dltrace_code, which run neither).  SEED, ORDER and TESTS as for `make test`.
 ASAN_BUILD := build-asan
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # The helpers linked from user/ that tests run: the same list as HELPERS in
@@ -87,7 +87,7 @@ test-asan: deps-test
 	DLTRACE_BIN=$(CURDIR)/$(ASAN_BUILD)/dltrace DLTRACE_HELPERS=$(CURDIR)/$(ASAN_BUILD) \
 	DLTRACE_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:exitcode=99 \
-		$(PYTHON) tests/run_tests.py --sanitized $(TESTS)
+		$(PYTHON) tests/run_tests.py --sanitized $(TEST_ORDER) $(TESTS)
 
 # A short trace under valgrind's memcheck: no errors, no leaks.
 valgrind: all workloads
@@ -157,16 +157,19 @@ $(BUILD)/tests/btf_names_check: tools/btf_names_check.c user/lib/btf_names.c use
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) tools/btf_names_check.c user/lib/btf_names.c -o $@ -lbpf
 
-# The README's test command: installs what it needs, builds, runs every test.
+# The README's test command: installs what it needs, builds, runs every test in a random
+# order (of the modules, the classes of each, the tests of each class), drawn from a seed
+# that it prints at the start and at the end:
+#   make test SEED=N        that order again (with the same TESTS)
+#   make test ORDER=fixed   the order of the files and of the tests in them
+#   make test TESTS='test_targets test_report.ReportTest'   those only
+TEST_ORDER = $(if $(filter fixed,$(ORDER)),,--shuffle $(SEED))
 test: deps-test
 	$(MAKE) $(PARALLEL) all workloads
-	$(PYTHON) tests/run_tests.py $(TESTS)
+	$(PYTHON) tests/run_tests.py $(TEST_ORDER) $(TESTS)
 
-# The suite in a random order (modules, classes, tests); SEED replays one,
-# without it a random seed is drawn and printed.
-test-shuffle: deps-test
-	$(MAKE) $(PARALLEL) all workloads
-	$(PYTHON) tests/run_tests.py --shuffle $(SEED) $(TESTS)
+# What `make test` is now (it shuffles), under the name earlier runs printed for a replay.
+test-shuffle: test
 
 # Every test alone, each in a process of its own.
 test-each: deps-test
