@@ -14,7 +14,7 @@ import subprocess
 import unittest
 from collections import defaultdict
 
-from dltrace_harness import (BUILD, errno_name, io_events, parse_log, scratch_dir, summary,
+from dltrace_harness import (errno_name, helper, io_events, parse_log, scratch_dir, summary,
                              trace_command, traced_syscalls, workload)
 
 # trace args compared with the workload's own log when it logged them
@@ -249,7 +249,7 @@ class MetaSyscallTest(unittest.TestCase):
         """Read into typed events and written again: the same trace, byte for byte."""
         again = os.path.join(self.tmp, 'again.json')
         with open(again, 'wb') as out:
-            subprocess.run([os.path.join(BUILD, 'trace_rewrite'), self.trace], stdout=out,
+            subprocess.run([helper('trace_rewrite'), self.trace], stdout=out,
                            check=True)
         with open(self.trace, 'rb') as a, open(again, 'rb') as b:
             self.assertEqual(a.read().splitlines(), b.read().splitlines())

@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 import unittest
 
-from dltrace_harness import WORKLOADS
+from dltrace_harness import helper
 
 # the trace's first and last, the 107 syscall kinds and 14 variants of them
 # (errors, sockets, lost files, fcntl's arguments, ...), 11 process events, 32
@@ -22,7 +22,7 @@ class EventRoundTripTest(unittest.TestCase):
     def test_every_kind_comes_back_the_same(self):
         tmp = tempfile.mkdtemp(prefix='dltrace-roundtrip-')
         try:
-            res = subprocess.run([os.path.join(WORKLOADS, 'event_roundtrip'), tmp],
+            res = subprocess.run([helper('tests/event_roundtrip'), tmp],
                                  capture_output=True, text=True, timeout=60)
             self.assertEqual((res.returncode, res.stderr), (0, ''), res.stdout[-6000:])
             self.assertEqual(res.stdout, '%d events, 4 files: 0 failed\n' % EVENTS)
