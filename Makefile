@@ -21,7 +21,7 @@ BPF_CFLAGS += $(BPF_DEFS)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
-BPF_HDRS := $(wildcard bpf/*.h)
+BPF_HDRS := $(wildcard bpf/*.h) bpf/syscalls.def
 # user/ is grouped by stage (README "How it works"); objects mirror its folders
 # under build/obj, so files of the same name in two folders cannot collide.
 USER_SRCS := $(shell find user -name '*.c' | sort)
@@ -244,10 +244,15 @@ bench-hooks: $(HOOKS)/raw/syscall_nrs.h
 	$(MAKE) BUILD=$(HOOKS)/raw BPF_DEFS="-DDL_HOOKS_RAW_SYSCALLS -I$(CURDIR)/$(HOOKS)/raw" \
 		$(HOOKS)/raw/dltrace
 
-# The raw_syscalls variant dispatches on this machine's syscall numbers.
-$(HOOKS)/raw/syscall_nrs.h:
+# The raw_syscalls variant dispatches on this machine's syscall numbers; a
+# shared syscall newer than its headers gets a number no syscall has.
+$(HOOKS)/raw/syscall_nrs.h: bpf/syscalls.def
 	@mkdir -p $(dir $@)
 	echo '#include <sys/syscall.h>' | $(CC) -E -dM -x c - | grep '^#define __NR_' > $@.tmp
+	printf '#define DL_SYSCALL(k, n, tp, a, c, prog, ...) DL_TP_##prog tp\n#include "syscalls.def"\n' | \
+		$(CC) -E -P -Ibpf -x c - | awk '{ for (i = 1; i < NF; i++) if ($$i == "DL_TP_SHARED") \
+		printf "#ifndef __NR_%s\n#define __NR_%s (-%d)\n#endif\n", $$(i+1), $$(i+1), ++n }' \
+		> $(HOOKS)/raw/syscall_nrs_missing.h
 	mv $@.tmp $@
 
 # What Python stacks cost per traced pread, on and off (bench/python_stacks.py).
