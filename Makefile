@@ -31,6 +31,13 @@ USER_HDRS := $(shell find user -name '*.h')
 .PHONY: all clean install vmlinux test test-shuffle test-each check-build stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
 all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so $(BUILD)/span_check $(BUILD)/trace_rewrite
 
+# The docs' lists of syscalls, from bpf/syscalls.def (tools/syscall_docs.py;
+# tests/test_syscall_docs.py checks them).
+SYSCALL_DOCS := man/dltrace.8 $(shell grep -l 'syscalls: begin (make syscall-docs)' README.md docs/*.md 2>/dev/null)
+.PHONY: syscall-docs
+syscall-docs: $(BUILD)/dltrace
+	$(PYTHON) tools/syscall_docs.py --dltrace $(BUILD)/dltrace $(SYSCALL_DOCS)
+
 # The marker library (markers/): USDT probes with semaphores, for jobs to name
 # their phases; python/dltrace_markers.py loads it with ctypes.
 MARKERS_SONAME := libdltrace_markers.so.1
