@@ -172,10 +172,8 @@ enum dl_second_kind {
 	case DL_SYS_##kind:                                                                        \
 		return DL_ROW(name, tp, args, cls, prog, roles, rec, file, second);
 
-/* The roles of a syscall kind (DL_ROLE_*), 0 for the others. */
-static inline unsigned int dl_kind_roles(unsigned int kind)
-{
-#ifndef DL_ROLE_WORDS /* syscall_def.h defines them for good */
+/* the roles column's words, for the switches below (syscall_def.h defines them for good) */
+#ifndef DL_ROLE_WORDS
 #define READS	 DL_ROLE_READS
 #define WRITES	 DL_ROLE_WRITES
 #define OPENS	 DL_ROLE_OPENS
@@ -185,6 +183,10 @@ static inline unsigned int dl_kind_roles(unsigned int kind)
 #define PY_ARG	 DL_ROLE_PY_ARG
 #define PY_AFTER DL_ROLE_PY_AFTER
 #endif
+
+/* The roles of a syscall kind (DL_ROLE_*), 0 for the others. */
+static inline unsigned int dl_kind_roles(unsigned int kind)
+{
 #define DL_ROW(name, tp, args, cls, prog, roles, ...) (roles)
 	switch (kind) {
 #include "syscalls.def"
@@ -192,6 +194,33 @@ static inline unsigned int dl_kind_roles(unsigned int kind)
 		return 0;
 	}
 #undef DL_ROW
+}
+
+/*
+ * The roles user space asks about for each record, as switches of 0 and 1
+ * (bit tests, where dl_kind_roles() is a table).
+ */
+static inline int dl_kind_py_arg(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, cls, prog, roles, ...) (((roles)&DL_ROLE_PY_ARG) != 0)
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return 0;
+	}
+#undef DL_ROW
+}
+
+static inline int dl_kind_py_after(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, cls, prog, roles, ...) (((roles)&DL_ROLE_PY_AFTER) != 0)
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return 0;
+	}
+#undef DL_ROW
+}
 #ifndef DL_ROLE_WORDS
 #undef READS
 #undef WRITES
@@ -202,7 +231,6 @@ static inline unsigned int dl_kind_roles(unsigned int kind)
 #undef PY_ARG
 #undef PY_AFTER
 #endif
-}
 
 /* The syscall's argument count: the fields of its tracepoint. */
 static inline int dl_kind_nargs(unsigned int kind)
@@ -271,6 +299,19 @@ static inline int dl_kind_second_arg(unsigned int kind)
 #include "syscalls.def"
 	default:
 		return -1;
+	}
+#undef DL_ROW
+}
+
+/* OUT(n): arg's lower half is a second descriptor, the output (sendfile, splice, ...). */
+static inline int dl_kind_out_fd(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, cls, prog, roles, rec, file, second)                                \
+	(DL_SECOND_KIND_##second == DL_SECOND_OUT)
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return 0;
 	}
 #undef DL_ROW
 }
@@ -981,13 +1022,13 @@ struct dl_py_code {
 /* Kinds whose arg has its upper half free for the stack id (and only those). */
 static inline int dl_py_in_arg(unsigned int kind)
 {
-	return (dl_kind_roles(kind) & DL_ROLE_PY_ARG) != 0;
+	return dl_kind_py_arg(kind);
 }
 
 /* Kinds whose stack id goes after the record (struct dl_io_py). */
 static inline int dl_py_after_io(unsigned int kind)
 {
-	return (dl_kind_roles(kind) & DL_ROLE_PY_AFTER) != 0;
+	return dl_kind_py_after(kind);
 }
 
 /* Kinds that may carry a stack id. */

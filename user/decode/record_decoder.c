@@ -385,8 +385,9 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io, size_
 			s->file_size = rec->file_size;
 		}
 	}
-	if (syscall_info(s->sys)->times) {
-		/* utime*: offset (atime's seconds), size (mtime's), arg (their ns) */
+	if (rec && syscall_info(s->sys)->times) {
+		/* utime* (path records): offset (atime's seconds), size (mtime's), arg (their ns)
+		 */
 		/* UTIME_NOW and UTIME_OMIT ignore the seconds: 0, as a trace shows them */
 		s->times.sec[0] = utime_special(s->arg_lo) ? 0 : (int64_t)io->offset;
 		s->times.sec[1] = utime_special(s->arg_hi) ? 0 : (int64_t)io->size;
@@ -621,7 +622,7 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 			path = cookie_file(d, io->file);
 	} else if (io->h.kind != DL_SYS_CLOSE_RANGE) {
 		int out_fd = (int)(io->arg & 0xffffffff);
-		bool pair = syscall_info(io->h.kind)->out_fd; /* sendfile, splice, ... */
+		bool pair = dl_kind_out_fd(io->h.kind); /* sendfile, splice, ... */
 
 		if (cookies) {
 			path = fd_file(d, p, io->h.fd, io->file, io->h.ts);

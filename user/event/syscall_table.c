@@ -113,7 +113,7 @@ enum {
 	    .nshow = SI_SHOWN(shown),                                                              \
 	    .show = {shown},                                                                       \
 	},
-static const struct syscall_info table[DL_SYS_COUNT] = {
+const struct syscall_info syscall_rows[DL_SYS_COUNT] = {
 #include "bpf/syscalls.def"
 };
 #undef DL_SYSCALL
@@ -121,16 +121,13 @@ static const struct syscall_info table[DL_SYS_COUNT] = {
 /* a row that lists more arguments than a syscall_info holds */
 #define DL_SYSCALL(kind, nm, tp, args, cls, prog, roles, rec, file, second, store, shown)          \
 	_Static_assert(SI_SHOWN(shown) <= SYSCALL_SHOW_MAX, #nm ": too many arguments shown");     \
+	_Static_assert(!(STORED_##kind & ST_TIMES) || DL_REC_PATH_##rec,                           \
+		       #nm ": TIMES in a path record (the decoder looks for them there)");         \
 	_Static_assert(((int)DL_SYS_##kind < (int)DL_SYS_SHARED_FIRST) == !SI_SHARED_##prog,       \
 		       #nm ": the rows of program OWN come first");
 #include "bpf/syscalls.def"
 #undef DL_SYSCALL
 #undef DL_ITEMS
-
-const struct syscall_info *syscall_info(unsigned kind)
-{
-	return kind < DL_SYS_COUNT ? &table[kind] : NULL;
-}
 
 const char *record_kind_name(unsigned kind)
 {
@@ -151,7 +148,7 @@ const char *record_kind_name(unsigned kind)
 	};
 
 	if (kind < DL_SYS_COUNT)
-		return table[kind].name;
+		return syscall_rows[kind].name;
 	if (kind >= DL_EV_FORK && kind < DL_KIND_COUNT)
 		return events[kind - DL_EV_FORK];
 	return NULL;

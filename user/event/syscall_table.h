@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpf/dltrace_events.h"
+
 enum io_class {
 	IO_DATA,     /* moves file bytes: read, write, mmap, sendfile, ... */
 	IO_METADATA, /* names, attributes, descriptors: open, stat, close, ... */
@@ -100,8 +102,14 @@ struct syscall_info {
 	struct syscall_show show[SYSCALL_SHOW_MAX]; /* the kind's own arguments, in order */
 };
 
-/* NULL for kinds that are not syscalls. */
-const struct syscall_info *syscall_info(unsigned kind);
+/* The rows, by kind (DL_SYS_*): read through syscall_info(). */
+extern const struct syscall_info syscall_rows[DL_SYS_COUNT];
+
+/* NULL for kinds that are not syscalls; inline: every event reads its row, some several times. */
+static inline const struct syscall_info *syscall_info(unsigned kind)
+{
+	return kind < DL_SYS_COUNT ? &syscall_rows[kind] : NULL;
+}
 /* The syscall's name, or "fork", "page_fault", ... for the other kinds; NULL if unknown. */
 const char *record_kind_name(unsigned kind);
 const char *io_class_name(enum io_class c);
