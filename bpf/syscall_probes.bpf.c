@@ -4,8 +4,9 @@
  * of the hot file syscalls, the rows of program OWN in syscalls.def (the
  * others: meta_syscall_probes.bpf.c).  Entry saves the arguments and the
  * time in the task's storage; exit emits one record, as the row's columns
- * say: each program has a constant kind, so the switches on it fold away.  Every program starts
- * with the membership check so untraced tasks pay one storage lookup.
+ * say: each program has a constant kind, so the switches on it fold away.
+ * Every program starts with the membership check so untraced tasks pay one
+ * storage lookup.
  * A call on a descriptor records which file it was, at entry
  * (file_identity.bpf.h); the rename programs count every rename of the
  * machine first, traced or not.
@@ -87,12 +88,6 @@ static __always_inline int dl_fcntl_is_lock(__u64 cmd)
 	       cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW;
 }
 
-/*
- * A program may only read the context up to its tracepoint's last field
- * (the row's argument count), or the kernel refuses to attach it.
- */
-#define dl_nargs(kind) dl_kind_nargs(kind)
-
 static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum dl_kind kind)
 {
 	struct dl_task *t = dl_traced_task();
@@ -104,17 +99,21 @@ static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum
 		return 0;
 
 	t->flags = 0;
-	/* constant offsets only: the verifier refuses a moved context pointer */
+	/*
+	 * Constant offsets only (the verifier refuses a moved context pointer),
+	 * and up to the tracepoint's last field, the row's argument count: the
+	 * kernel refuses to attach a program that reads beyond.
+	 */
 	t->a[0] = ctx->args[0];
-	if (dl_nargs(kind) > 1)
+	if (dl_kind_nargs(kind) > 1)
 		t->a[1] = ctx->args[1];
-	if (dl_nargs(kind) > 2)
+	if (dl_kind_nargs(kind) > 2)
 		t->a[2] = ctx->args[2];
-	if (dl_nargs(kind) > 3)
+	if (dl_kind_nargs(kind) > 3)
 		t->a[3] = ctx->args[3];
-	if (dl_nargs(kind) > 4)
+	if (dl_kind_nargs(kind) > 4)
 		t->a[4] = ctx->args[4];
-	if (dl_nargs(kind) > 5)
+	if (dl_kind_nargs(kind) > 5)
 		t->a[5] = ctx->args[5];
 
 	if (kind == DL_SYS_FCNTL && dl_fcntl_is_lock(ctx->args[1])) {
