@@ -25,7 +25,7 @@ BPF_CFLAGS += $(BPF_DEFS)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
-BPF_HDRS := $(wildcard bpf/*.h)
+BPF_HDRS := $(wildcard bpf/*.h) bpf/syscalls.def
 # user/ is grouped by stage (docs/developer-guide.md "Folders"); objects mirror its folders
 # under build/obj, so files of the same name in two folders cannot collide.
 USER_SRCS := $(shell find user -name '*.c' | sort)
@@ -49,6 +49,13 @@ PARALLEL = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 
 .PHONY: all clean install vmlinux test test-shuffle test-each check-build stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
 all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so $(BUILD)/span_check $(BUILD)/trace_rewrite
+
+# The docs' lists of syscalls, from bpf/syscalls.def (tools/syscall_docs.py;
+# tests/test_syscall_docs.py checks them).
+SYSCALL_DOCS := man/dltrace.8 $(shell grep -l 'syscalls: begin (make syscall-docs)' README.md docs/*.md 2>/dev/null)
+.PHONY: syscall-docs
+syscall-docs: $(BUILD)/dltrace
+	$(PYTHON) tools/syscall_docs.py --dltrace $(BUILD)/dltrace $(SYSCALL_DOCS)
 
 # The marker library (markers/): USDT probes with semaphores, for jobs to name
 # their phases; python/dltrace_markers.py loads it with ctypes.
@@ -341,10 +348,15 @@ bench-hooks: $(HOOKS)/raw/syscall_nrs.h $(VARIANT_SHARED_OBJS)
 	$(MAKE) $(PARALLEL) BUILD=$(HOOKS)/raw BASE_BUILD=$(BUILD) \
 		BPF_DEFS="-DDL_HOOKS_RAW_SYSCALLS -I$(CURDIR)/$(HOOKS)/raw" $(HOOKS)/raw/dltrace
 
-# The raw_syscalls variant dispatches on this machine's syscall numbers.
-$(HOOKS)/raw/syscall_nrs.h:
+# The raw_syscalls variant dispatches on this machine's syscall numbers; a
+# shared syscall newer than its headers gets a number no syscall has.
+$(HOOKS)/raw/syscall_nrs.h: bpf/syscalls.def
 	@mkdir -p $(dir $@)
 	echo '#include <sys/syscall.h>' | $(CC) -E -dM -x c - | grep '^#define __NR_' > $@.tmp
+	printf '#define DL_SYSCALL(k, n, tp, a, c, prog, ...) DL_TP_##prog tp\n#include "syscalls.def"\n' | \
+		$(CC) -E -P -Ibpf -x c - | awk '{ for (i = 1; i < NF; i++) if ($$i == "DL_TP_SHARED") \
+		printf "#ifndef __NR_%s\n#define __NR_%s (-%d)\n#endif\n", $$(i+1), $$(i+1), ++n }' \
+		> $(HOOKS)/raw/syscall_nrs_missing.h
 	mv $@.tmp $@
 
 # What Python stacks cost per traced pread, on and off (bench/python_stacks.py).

@@ -80,8 +80,7 @@ static bool is_write_kind(int k)
 
 static bool is_stat_kind(int k)
 {
-	return k == DL_SYS_STAT || k == DL_SYS_LSTAT || k == DL_SYS_FSTAT ||
-	       k == DL_SYS_NEWFSTATAT || k == DL_SYS_STATX;
+	return syscall_info(k)->stats;
 }
 
 /* A call that makes a new descriptor from another (fcntl: F_DUPFD, F_DUPFD_CLOEXEC). */
@@ -89,7 +88,7 @@ static bool is_dup_call(const struct ev_syscall *s)
 {
 	if (s->sys == DL_SYS_FCNTL)
 		return s->arg_lo == 0 /* F_DUPFD */ || s->arg_lo == 1030 /* F_DUPFD_CLOEXEC */;
-	return s->sys == DL_SYS_DUP || s->sys == DL_SYS_DUP2 || s->sys == DL_SYS_DUP3;
+	return syscall_info(s->sys)->dups;
 }
 
 /*
@@ -341,7 +340,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		f->last_ns = end;
 	if (f->dir != NONE32)
 		st->dirs[f->dir].io_ns += dur;
-	if (DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
+	if (syscall_info(k)->opens) {
 		f->opens++;
 		tot->opens++;
 		if ((s->flags & EVS_IDENTITY) && s->file_size > f->file_size)
@@ -396,8 +395,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 			tot->bytes_written += moved;
 			st->env[env].bytes_written += moved;
 		}
-		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE ||
-		     (k == DL_SYS_SPLICE && rd)) &&
+		if (syscall_info(k)->out_fd && rd && /* sendfile, copy_file_range, splice */
 		    s->path2.name.len)
 			second_path_write(st, ti, s, start, end);
 		return;
@@ -414,7 +412,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	rs_phase_call(st, &it);
 
 	f = &st->files[fi];
-	if (p && DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
+	if (p && syscall_info(k)->opens) {
 		p->open_depth++;
 	} else if (p && is_dup_call(s)) {
 		p->open_depth++;
@@ -432,8 +430,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		}
 		if (f->mount != NONE32)
 			st->mounts[f->mount].bytes_read += moved;
-		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE ||
-		     (k == DL_SYS_SPLICE && rd)) &&
+		if (syscall_info(k)->out_fd && rd && /* sendfile, copy_file_range, splice */
 		    s->path2.name.len)
 			second_path_write(st, ti, s, start, end);
 	} else if (wr) {
