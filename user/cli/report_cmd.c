@@ -25,10 +25,14 @@ struct report_options {
 
 static void report_usage(FILE *out)
 {
+	char text[256], sfx[128];
+
+	fprintf(out, "Usage: dltrace report [OPTIONS] TRACE [TRACE...]\n"
+		     "\n");
+	snprintf(text, sizeof(text), "Summarize dltrace traces (%s, plain or gzip-compressed;",
+		 cli_format_suffixes(sfx, sizeof(sfx)));
+	cli_wrap(out, 0, 0, text);
 	fprintf(out,
-		"Usage: dltrace report [OPTIONS] TRACE [TRACE...]\n"
-		"\n"
-		"Summarize dltrace traces (.json or .pftrace, plain or gzip-compressed;\n"
 		"several traces, e.g. one per node or run, are combined): where the job's\n"
 		"I/O time goes, Darshan-style counters (access sizes, sequential/consecutive\n"
 		"accesses, files, directories, file systems), balance across processes, a\n"

@@ -19,35 +19,75 @@
 #include "event/version.h"
 #include "bpf/dltrace_events.h"
 
+/* -o: each format by its suffix (format/trace_formats.def); the first is the default. */
+static void output_help(FILE *out)
+{
+	const struct trace_format_ops *def = trace_format_ops(0);
+	char text[1024];
+	size_t n = snprintf(text, sizeof(text), "trace file:");
+
+	for (int f = 0; f < TRACE_FORMAT_COUNT && n < sizeof(text); f++) {
+		const struct trace_format_ops *t = trace_format_ops(f);
+
+		n += snprintf(text + n, sizeof(text) - n, "%s %s (%s%s)",
+			      !f			    ? ""
+			      : f == TRACE_FORMAT_COUNT - 1 ? " or"
+							    : ",",
+			      t->suffix, t->title, t->note);
+	}
+	if (n < sizeof(text))
+		snprintf(text + n, sizeof(text) - n,
+			 "; .gz compresses;\n'-' is standard output (%s)\n"
+			 "(default: dltrace-YYYYmmdd-HHMMSS%s)",
+			 def->noun, def->suffix);
+	cli_option(out, "  -o, --output FILE", text);
+}
+
+/* What the trace is: every format's title. */
+static const char *formats_text(char *buf, size_t size)
+{
+	size_t n = snprintf(buf, size,
+			    "Trace the file I/O of a process tree with eBPF and write a trace that "
+			    "opens\nin Perfetto (https://ui.perfetto.dev):");
+
+	for (int f = 0; f < TRACE_FORMAT_COUNT && n < size; f++)
+		n += snprintf(buf + n, size - n, "%s %s",
+			      !f			    ? ""
+			      : f == TRACE_FORMAT_COUNT - 1 ? " or"
+							    : ",",
+			      trace_format_ops(f)->title);
+	if (n < size)
+		snprintf(buf + n, size - n, ".");
+	return buf;
+}
+
 void trace_usage(FILE *out)
 {
+	char text[512];
+
+	fprintf(out, "Usage: dltrace [OPTIONS] --pid PID\n"
+		     "       dltrace [OPTIONS] --cgroup CGROUP\n"
+		     "       dltrace [OPTIONS] -- COMMAND [ARGS...]\n"
+		     "       dltrace top [OPTIONS] --pid PID|--cgroup CGROUP|-- COMMAND\n"
+		     "       dltrace report [--json] [--html FILE] TRACE...\n"
+		     "       dltrace merge TRACE... -o OUTPUT\n"
+		     "       dltrace convert IN OUT\n"
+		     "       dltrace daemon [--config FILE] [--foreground]\n"
+		     "       dltrace ctl status|start --cgroup CGROUP|stop JOB|top JOB\n"
+		     "\n");
+	cli_wrap(out, 0, 0, formats_text(text, sizeof(text)));
+	fprintf(out, "\n"
+		     "Targets (one kind):\n"
+		     "  -p, --pid PID          a running process (all its threads and the\n"
+		     "                         processes it spawns); may be repeated\n"
+		     "  -c, --cgroup CGROUP    every process in a cgroup v2 and its descendants:\n"
+		     "                         an absolute directory or a name under the mount\n"
+		     "  -- COMMAND [ARGS...]   run COMMAND (as the invoking user under sudo),\n"
+		     "                         traced from its first instruction\n"
+		     "\n"
+		     "Options:\n");
+	output_help(out);
 	fprintf(out,
-		"Usage: dltrace [OPTIONS] --pid PID\n"
-		"       dltrace [OPTIONS] --cgroup CGROUP\n"
-		"       dltrace [OPTIONS] -- COMMAND [ARGS...]\n"
-		"       dltrace top [OPTIONS] --pid PID|--cgroup CGROUP|-- COMMAND\n"
-		"       dltrace report [--json] [--html FILE] TRACE...\n"
-		"       dltrace merge TRACE... -o OUTPUT\n"
-		"       dltrace convert IN OUT\n"
-		"       dltrace daemon [--config FILE] [--foreground]\n"
-		"       dltrace ctl status|start --cgroup CGROUP|stop JOB|top JOB\n"
-		"\n"
-		"Trace the file I/O of a process tree with eBPF and write a trace that opens\n"
-		"in Perfetto (https://ui.perfetto.dev): Chrome JSON or Perfetto's protobuf.\n"
-		"\n"
-		"Targets (one kind):\n"
-		"  -p, --pid PID          a running process (all its threads and the\n"
-		"                         processes it spawns); may be repeated\n"
-		"  -c, --cgroup CGROUP    every process in a cgroup v2 and its descendants:\n"
-		"                         an absolute directory or a name under the mount\n"
-		"  -- COMMAND [ARGS...]   run COMMAND (as the invoking user under sudo),\n"
-		"                         traced from its first instruction\n"
-		"\n"
-		"Options:\n"
-		"  -o, --output FILE      trace file: .json (Chrome JSON) or .pftrace (Perfetto's\n"
-		"                         protobuf, a few bytes per event); .gz compresses;\n"
-		"                         '-' is standard output (JSON)\n"
-		"                         (default: dltrace-YYYYmmdd-HHMMSS.json)\n"
 		"  -d, --duration SECS    stop after SECS seconds\n"
 		"      --live             show the live view (as dltrace top) while tracing\n"
 		"  -i, --interval SECS    seconds between two screens of the live view\n"
@@ -65,9 +105,9 @@ void trace_usage(FILE *out)
 		"      --lib PATH         a library for the hdf5, mpiio, stdio or markers\n"
 		"                         layer besides those found (repeatable)\n"
 		"      --vfs-attach HOW   vfs layer: auto (fentry, else kprobes), fentry, kprobe\n"
-		"      --ring-size MIB    kernel ring buffer size in MiB (default 16)\n"
-		"      --gzip-level N     compression level 1-9 for .gz output (default 1 for\n"
-		"                         .json.gz, 5 for .pftrace.gz)\n"
+		"      --ring-size MIB    kernel ring buffer size in MiB (default 16)\n");
+	cli_gzip_level_help(out);
+	fprintf(out,
 		"      --python-stacks[=off|on|full]  the Python line behind each syscall of\n"
 		"                         a CPython 3.10-3.13 process, read by the kernel\n"
 		"                         (args.py \"file.py:LINE function\", the innermost\n"
