@@ -206,7 +206,7 @@ static void findings(FILE *f, const struct report_view *v)
 		fprintf(f, "<p class=\"ok\">No finding: nothing in this trace matches a rule.</p>");
 	for (int i = 0; i < fi->n; i++) {
 		const struct finding *x = &fi->items[i];
-		const char *lvl = finding_level_name(x->level);
+		const char *lvl = finding_severity_name(x->severity);
 
 		fprintf(
 		    f, "<div class=\"finding %s\" data-id=\"%s\"><h3><span class=\"lvl\">%s</span>",

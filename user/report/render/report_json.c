@@ -1256,7 +1256,7 @@ static struct json_object *findings(const struct findings *fi)
 				   *metrics = json_object_new_object();
 
 		jv_add(o, "id", j_str(f->id));
-		jv_add(o, "level", j_str(finding_level_name(f->level)));
+		jv_add(o, "level", j_str(finding_severity_name(f->severity)));
 		jv_add(o, "title", j_str(f->title));
 		jv_add(o, "rule", j_str(f->rule));
 		for (int k = 0; k < f->nevidence; k++)

@@ -189,23 +189,23 @@ static void findings(const struct term *t, const struct report_view *v)
 	char title[120];
 
 	for (int i = 0; i < fi->n; i++)
-		counts[fi->items[i].level]++;
-	snprintf(title, sizeof(title), "Findings (%d high, %d warn, %d info)", counts[LEVEL_HIGH],
-		 counts[LEVEL_WARN], counts[LEVEL_INFO]);
+		counts[fi->items[i].severity]++;
+	snprintf(title, sizeof(title), "Findings (%d high, %d warn, %d info)",
+		 counts[SEVERITY_HIGH], counts[SEVERITY_WARN], counts[SEVERITY_INFO]);
 	heading(t, title);
 	if (!fi->n)
 		fprintf(t->f, "  %sno finding: nothing in this trace matches a rule%s\n", GREEN(t),
 			RESET(t));
 	for (int i = 0; i < fi->n; i++) {
 		const struct finding *f = &fi->items[i];
-		const char *col = f->level == LEVEL_HIGH   ? RED(t)
-				  : f->level == LEVEL_WARN ? YELLOW(t)
-							   : CYAN(t);
+		const char *col = f->severity == SEVERITY_HIGH	 ? RED(t)
+				  : f->severity == SEVERITY_WARN ? YELLOW(t)
+								 : CYAN(t);
 
 		fprintf(t->f, "  %s[%s]%s %s%s%s  %s(%s)%s\n", col,
-			f->level == LEVEL_HIGH	 ? "HIGH"
-			: f->level == LEVEL_WARN ? "WARN"
-						 : "INFO",
+			f->severity == SEVERITY_HIGH   ? "HIGH"
+			: f->severity == SEVERITY_WARN ? "WARN"
+						       : "INFO",
 			RESET(t), BOLD(t), f->title, RESET(t), DIM(t), f->id, RESET(t));
 		fprintf(t->f, "    %srule:%s ", DIM(t), RESET(t));
 		wrapped(t, 10, 10, f->rule);
