@@ -816,8 +816,8 @@ static void slow_step(const struct report_stats *st, struct finding *f, const st
 	n = snprintf(line, sizeof(line), "%s: %s, %s waiting for the batch (%s)",
 		     step_label(st, s, label, sizeof(label)), human_ns(a, rs_step_iter_ns(s)),
 		     human_ns(b, s->stall_ns), human_pct(c, rs_step_stall_share(s)));
-	for (int l = 0; l < LV_COUNT && n < sizeof(line); l++)
-		if (s->io.level_ns[l])
+	for (int l = 0; l < DL_LEVEL_COUNT && n < sizeof(line); l++)
+		if (rs_is_level(l) && s->io.level_ns[l])
 			n += snprintf(line + n, sizeof(line) - n, "; %s %s", rs_level_names[l],
 				      human_ns(a, s->io.level_ns[l]));
 	for (uint32_t k = 0; k < sl->nfiles; k++)
