@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The lists the documents take from dltrace's own tables, made from what
 dltrace prints of them: the findings' rules (`dltrace report --list-findings`,
-user/report/report_findings.c).
+user/report/report_findings.c) and the capture layers (`dltrace
+--list-layers`, user/probe/probe_layers.c).
 
 Each list sits in a document between two marks, `<!-- begin NAME -->` and
 `<!-- end NAME -->` in markdown, `.\\" begin NAME` and `.\\" end NAME` in the
@@ -48,10 +49,28 @@ def findings_man():
     return out
 
 
+def layers_markdown():
+    out = ['| layer | default | what it records | attached to | what it costs |',
+           '| --- | --- | --- | --- | --- |']
+    out += ['| `%s` | %s | %s | %s | %s |' % tuple(r) for r in rows('--list-layers')]
+    return out
+
+
+def layers_man():
+    out = ['.RS']
+    for name, default, records, attaches, cost in rows('--list-layers'):
+        out += ['.TP', '.B %s' % man_escape(name),
+                man_escape('(%s by default) %s.  Attached to: %s.  Cost: %s.' % (
+                    default, records, attaches, cost))]
+    return out + ['.RE']
+
+
 # name -> (document, how the block is made)
 LISTS = {
     'findings': ('docs/report.md', findings_markdown),
     'findings-man': ('man/dltrace.8', findings_man),
+    'layers': ('docs/user-guide.md', layers_markdown),
+    'layers-man': ('man/dltrace.8', layers_man),
 }
 
 

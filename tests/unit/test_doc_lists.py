@@ -1,13 +1,15 @@
-"""The documents' lists of findings are the table dltrace runs on.
+"""The documents' lists of findings and layers are the tables dltrace runs on.
 
 No root and no BPF.  `dltrace report --list-findings` prints the findings'
-rules table (user/report/report_findings.c); tools/doc_lists.py makes the
-lists of docs/report.md and the man page from it.
+rules table (user/report/report_findings.c) and `dltrace --list-layers` the
+capture layers' table (user/probe/probe_layers.c); tools/doc_lists.py makes
+the lists of docs/report.md, docs/user-guide.md and the man page from them.
 
 - each list in the documents is what the tool makes of dltrace's tables now
   (run tools/doc_lists.py to rewrite them);
-- the table itself: every finding id is one rule, every row is filled, the
-  thresholds appear in the text.
+- the tables themselves: every finding id is one rule, every row is filled,
+  the thresholds appear in the text; --help's --layers text names the
+  table's layers and those off by default.
 """
 import os
 import re
@@ -74,6 +76,43 @@ class FindingRules(unittest.TestCase):
         self.assertIn('50 ms', by_id['data_stall'][2])
         self.assertIn('1 MiB', by_id['redundant_reads'][2])
         self.assertEqual(by_id['random_reads'][1], 'high')
+
+
+class Layers(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        need_dltrace()
+        cls.layers = doc_lists.rows('--list-layers')
+
+    def test_rows(self):
+        names = [r[0] for r in self.layers]
+        self.assertEqual(names[0], 'syscall')
+        self.assertEqual(len(names), len(set(names)))
+        for r in self.layers:
+            with self.subTest(layer=r[0]):
+                self.assertEqual(len(r), 5)
+                self.assertIn(r[1], ('on', 'off'))
+                self.assertTrue(r[2] and r[3] and r[4])
+
+    def test_known_layers(self):
+        """Today's layers, in --layers order; the opt-in ones are the uprobes on
+        functions every process may call."""
+        self.assertEqual([r[0] for r in self.layers], [
+            'syscall', 'vfs', 'mmap', 'cache', 'block', 'uring', 'markers', 'stdio', 'hdf5',
+            'mpiio'])
+        self.assertEqual([r[0] for r in self.layers if r[1] == 'off'],
+                         ['stdio', 'hdf5', 'mpiio'])
+
+    def test_help_names_every_layer(self):
+        """--help's --layers text lists the table's names and the ones off by default."""
+        text = subprocess.run([doc_lists.DLTRACE, '--help'], capture_output=True, text=True,
+                              check=True).stdout
+        m = re.search(r'--layers LIST\s+(.*?)\n  (?=\S|  --)', text, re.S)
+        said = re.sub(r'\s+', ' ', m.group(1))
+        names = [r[0] for r in self.layers]
+        off = [r[0] for r in self.layers if r[1] == 'off']
+        self.assertIn('comma separated: %s;' % ', '.join(names), said)
+        self.assertIn('default (all but %s,' % ', '.join(off), said)
 
 
 if __name__ == '__main__':

@@ -61,6 +61,28 @@ static const char *formats_text(char *buf, size_t size)
 	return buf;
 }
 
+/* --layers: the layers' table (probe/probe_layers.c) by name, and those off by default. */
+static void layers_help(FILE *out)
+{
+	char text[1024];
+	size_t n = snprintf(text, sizeof(text), "capture layers, comma separated:");
+	int off = 0;
+
+	for (int i = 0; i < DL_LAYER_COUNT && n < sizeof(text); i++)
+		n += snprintf(text + n, sizeof(text) - n, "%s %s", i ? "," : "",
+			      layer_table[i].name);
+	n +=
+	    snprintf(text + n, n < sizeof(text) ? sizeof(text) - n : 0, ";\nall; default (all but");
+	for (int i = 0; i < DL_LAYER_COUNT && n < sizeof(text); i++)
+		if (!layer_table[i].on)
+			n += snprintf(text + n, sizeof(text) - n, "%s %s", off++ ? "," : "",
+				      layer_table[i].name);
+	if (n < sizeof(text))
+		snprintf(text + n, sizeof(text) - n,
+			 ", where the kernel offers them); +LAYER/-LAYER change the default");
+	cli_option(out, "      --layers LIST", text);
+}
+
 void trace_usage(FILE *out)
 {
 	char text[512];
@@ -97,11 +119,9 @@ void trace_usage(FILE *out)
 		"                         output) when tracing ends\n"
 		"      --summary-only     write no trace, only the report as JSON, into -o's\n"
 		"                         file (default dltrace-YYYYmmdd-HHMMSS.summary.json);\n"
-		"                         the cheapest way to watch a job\n"
-		"      --layers LIST      capture layers, comma separated: syscall, vfs, mmap,\n"
-		"                         cache, block, uring, markers, stdio, hdf5, mpiio;\n"
-		"                         all; default (all but stdio, hdf5, mpiio, where the\n"
-		"                         kernel offers them); +LAYER/-LAYER change the default\n"
+		"                         the cheapest way to watch a job\n");
+	layers_help(out);
+	fprintf(out,
 		"      --lib PATH         a library for the hdf5, mpiio, stdio or markers\n"
 		"                         layer besides those found (repeatable)\n"
 		"      --vfs-attach HOW   vfs layer: auto (fentry, else kprobes), fentry, kprobe\n"
@@ -121,6 +141,9 @@ void trace_usage(FILE *out)
 		"                         (input of the benchmark's decode replay; developers)\n"
 		"      --list-syscalls    print the syscalls dltrace traces (name, category,\n"
 		"                         tracepoint, program, whether this kernel has it)\n"
+		"      --list-layers      print the capture layers, one a line: name, on or off\n"
+		"                         by default, what it records, what it attaches to,\n"
+		"                         what it costs (tabs between them)\n"
 		"  -q, --quiet            print nothing but errors\n"
 		"  -v, --verbose          show libbpf's messages and the verifier log\n"
 		"  -h, --help             this help\n"
@@ -153,6 +176,20 @@ static void list_syscalls(void)
 		       !tracefs				   ? "?"
 		       : tracepoint_exists("syscalls", tp) ? "yes"
 							   : "no");
+	}
+}
+
+/*
+ * --list-layers: one line per capture layer, in --layers order,
+ *   NAME on|off RECORDS ATTACHES COST   (tab-separated)
+ */
+static void list_layers(void)
+{
+	for (int i = 0; i < DL_LAYER_COUNT; i++) {
+		const struct layer_info *l = &layer_table[i];
+
+		printf("%s\t%s\t%s\t%s\t%s\n", l->name, l->on ? "on" : "off", l->records,
+		       l->attaches, l->cost);
 	}
 }
 
@@ -214,6 +251,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 		OPT_SAVE_RECORDS,
 		OPT_LIB,
 		OPT_LIST_SYSCALLS,
+		OPT_LIST_LAYERS,
 		OPT_SUMMARY_ONLY,
 		OPT_LIVE,
 		OPT_PYTHON_STACKS,
@@ -236,6 +274,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	    {"save-records", required_argument, NULL, OPT_SAVE_RECORDS},
 	    {"lib", required_argument, NULL, OPT_LIB},
 	    {"list-syscalls", no_argument, NULL, OPT_LIST_SYSCALLS},
+	    {"list-layers", no_argument, NULL, OPT_LIST_LAYERS},
 	    {"python-stacks", optional_argument, NULL, OPT_PYTHON_STACKS},
 	    {"python-skip", required_argument, NULL, OPT_PYTHON_SKIP},
 	    {"quiet", no_argument, NULL, 'q'},
@@ -250,7 +289,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = 16ull << 20;
-	o->layers = LAYERS_DEFAULT;
+	o->layers = layers_default();
 	o->vfs_attach = VFS_ATTACH_AUTO;
 	o->interval = 0;
 	o->top = o->live = argc > 0 && !strcmp(argv[0], "top");
@@ -393,6 +432,9 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 			return 1;
 		case OPT_LIST_SYSCALLS:
 			list_syscalls();
+			return 1;
+		case OPT_LIST_LAYERS:
+			list_layers();
 			return 1;
 		case 'V':
 			printf("dltrace %s\n", DLTRACE_VERSION);

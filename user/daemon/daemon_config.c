@@ -25,7 +25,7 @@ void config_defaults(struct daemon_config *c)
 	snprintf(c->patterns[1], sizeof(c->patterns[1]), "*/job_[0-9]*");
 	c->npatterns = 2;
 	snprintf(c->log_dir, sizeof(c->log_dir), "/var/log/dltrace");
-	c->layers = LAYERS_DEFAULT;
+	c->layers = layers_default();
 	c->trace_format = TRACE_FORMAT_JSON;
 	c->max_trace_bytes = 4ull << 30;
 	c->retention_days = 30;
