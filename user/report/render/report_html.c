@@ -206,11 +206,11 @@ static void findings(FILE *f, const struct report_view *v)
 		fprintf(f, "<p class=\"ok\">No finding: nothing in this trace matches a rule.</p>");
 	for (int i = 0; i < fi->n; i++) {
 		const struct finding *x = &fi->items[i];
-		const char *lvl = finding_severity_name(x->severity);
+		const char *sev = finding_severity_name(x->severity);
 
 		fprintf(
 		    f, "<div class=\"finding %s\" data-id=\"%s\"><h3><span class=\"lvl\">%s</span>",
-		    lvl, x->id, lvl);
+		    sev, x->id, sev);
 		esc(f, x->title);
 		fprintf(f, "</h3><div class=\"rule\">Rule: ");
 		esc(f, x->rule);
