@@ -468,9 +468,9 @@ static __always_inline int call_return(struct pt_regs *ctx, __u32 level)
 	e->dur = now - f->ts;
 	e->ret = PT_REGS_RC(ctx);
 	e->depth = depth;
-	if (level == DL_LEVEL_STDIO)
+	if (level == DL_LAYER_STDIO)
 		fill_stdio(e, f, func);
-	else if (level == DL_LEVEL_HDF5)
+	else if (level == DL_LAYER_HDF5)
 		fill_hdf5(e, f, func);
 	else
 		fill_mpiio(e, f, func);
@@ -487,7 +487,7 @@ int stdio_entry(struct pt_regs *ctx)
 SEC("uretprobe")
 int stdio_return(struct pt_regs *ctx)
 {
-	return call_return(ctx, DL_LEVEL_STDIO);
+	return call_return(ctx, DL_LAYER_STDIO);
 }
 
 SEC("uprobe")
@@ -499,7 +499,7 @@ int hdf5_entry(struct pt_regs *ctx)
 SEC("uretprobe")
 int hdf5_return(struct pt_regs *ctx)
 {
-	return call_return(ctx, DL_LEVEL_HDF5);
+	return call_return(ctx, DL_LAYER_HDF5);
 }
 
 /* A pointer-sized field of a library's structure; 0 when unreadable. */
@@ -578,7 +578,7 @@ int mpiio_entry(struct pt_regs *ctx)
 SEC("uretprobe")
 int mpiio_return(struct pt_regs *ctx)
 {
-	return call_return(ctx, DL_LEVEL_MPIIO);
+	return call_return(ctx, DL_LAYER_MPIIO);
 }
 
 /* ---------------------------------------------------------------- markers */
@@ -680,7 +680,7 @@ int BPF_USDT(markers_region_end, void *name)
 	}
 	if (!f)
 		return 0; /* an end with no begin: begun before tracing, or mismatched */
-	e = span_start(f->ts, DL_LEVEL_MARKERS, DL_FN_REGION, t->slot);
+	e = span_start(f->ts, DL_LAYER_MARKERS, DL_FN_REGION, t->slot);
 	if (!e)
 		return 0;
 	e->dur = now - f->ts;
@@ -701,7 +701,7 @@ int BPF_USDT(markers_instant, void *name, void *args)
 
 	if (!t)
 		return 0;
-	e = span_start(bpf_ktime_get_ns(), DL_LEVEL_MARKERS, DL_FN_INSTANT, t->slot);
+	e = span_start(bpf_ktime_get_ns(), DL_LAYER_MARKERS, DL_FN_INSTANT, t->slot);
 	if (!e)
 		return 0;
 	l = level_task(0);
@@ -725,7 +725,7 @@ int BPF_USDT(markers_counter, void *name, long long value)
 
 	if (!t)
 		return 0;
-	e = span_start(bpf_ktime_get_ns(), DL_LEVEL_MARKERS, DL_FN_COUNTER, t->slot);
+	e = span_start(bpf_ktime_get_ns(), DL_LAYER_MARKERS, DL_FN_COUNTER, t->slot);
 	if (!e)
 		return 0;
 	e->ret = value;

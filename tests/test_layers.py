@@ -7,13 +7,12 @@ work in build/tests/scratch, inside the checkout.
 """
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 import unittest
 
-from dltrace_harness import BUILD, DLTRACE, load_trace, metadata, run_command, workload
+from dltrace_harness import BUILD, DLTRACE, helper, load_trace, metadata, run_command, workload
 
 SCRATCH_PARENT = os.path.join(BUILD, 'tests', 'scratch')
 TMPFS_MAGIC = 0x01021994
@@ -183,20 +182,6 @@ class LayerTest(unittest.TestCase):
         self.check_vfs('kprobe', 'kprobe' if f['kprobe'] else None)
         self.check_vfs('fentry', 'fentry' if f['fentry'] else None)
 
-    def test_kernel_type_names(self):
-        """Start-up's one-pass index of the kernel's BTF (lib/btf_names) finds every function
-        and typedef at the id libbpf gives, and counts what bpftool's dump lists."""
-        out = subprocess.run([os.path.join(BUILD, 'tests', 'btf_names_check')],
-                             capture_output=True, text=True)
-        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
-        dump = subprocess.run(['bpftool', 'btf', 'dump', 'file', '/sys/kernel/btf/vmlinux'],
-                              capture_output=True, text=True, check=True).stdout
-        ids = re.findall(r"^\[(\d+)\] (\w+) '([^']*)'", dump, re.M)
-        named = sum(1 for _, kind, name in ids if kind in ('FUNC', 'TYPEDEF') and name)
-        self.assertEqual(out.stdout.strip(), '%s types, %d FUNC/TYPEDEF names (%d distinct): 0 wrong'
-                         % (ids[-1][0], named,
-                            len({(k, n) for _, k, n in ids if k in ('FUNC', 'TYPEDEF') and n})))
-
     def test_layer_selection(self):
         report, events, stderr = self.trace('cache', self.make_file(), args=['--layers',
                                                                              'syscall'])
@@ -206,7 +191,7 @@ class LayerTest(unittest.TestCase):
         reads = [e for e in events if e['name'] == 'pread64' and e['pid'] == report['pid']]
         self.assertTrue(reads)
         self.assertFalse([e for e in reads if 'cache_miss_bytes' in e['args']])
-        res = subprocess.run([os.path.join(BUILD, 'dltrace'), '--layers', 'syscall,bogus',
+        res = subprocess.run([DLTRACE, '--layers', 'syscall,bogus',
                               '--', 'true'], capture_output=True)
         self.assertEqual(res.returncode, 2)
         self.assertIn("unknown layer 'bogus'", res.stderr.decode())

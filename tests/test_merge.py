@@ -4,10 +4,10 @@ passes the strict validator, keeps every event of every input, moves each
 input's times by its recorded wall-clock start to the nanosecond, gives
 every process and thread an id no other input uses, and names processes
 after their host.  Also: the same trace twice (every id collides), a trace
-cut short, inputs that are not dltrace traces, usage, output files, the
-report on the two node traces, the inputs' lost records by kind added up,
-and .pftrace inputs and output (typed events: the same events as the text
-merge).
+cut short, output files, the report on the two node traces, the inputs'
+lost records by kind added up, and .pftrace inputs and output (typed
+events: the same events as the text merge).  Inputs that are not dltrace
+traces and usage: tests/unit/test_report_inputs.py.
 """
 import ctypes
 import gzip
@@ -237,48 +237,6 @@ class MergeTest(TraceTest):
         self.assertTrue(added)
         self.assertEqual(len(out), len(read_exact(self.inputs[1])) - 2 + kept + len(added) + 2)
         self.assertLess(kept, len(whole))
-
-    def test_inputs_that_are_not_dltrace_traces(self):
-        cases = {
-            'garbage.json': (b'\x00\x01garbage',
-                             "not a dltrace trace (it does not start with '[')"),
-            'empty.json': (b'', 'empty file'),
-            'chrome.json': (b'[{"name":"x","ph":"M","pid":1,"tid":1,"args":{}}\n]\n',
-                            "not a dltrace trace: a Chrome trace without dltrace's metadata"),
-            'object.json': (b'{"traceEvents":[]}\n', 'not a dltrace trace: a JSON object'),
-            'corrupt.json.gz': (b'\x1f\x8b\x08\x00' + b'\xff' * 64, 'corrupt gzip data'),
-        }
-        for name, (data, message) in cases.items():
-            path = self.path(name)
-            with open(path, 'wb') as f:
-                f.write(data)
-            out = self.path('never.json')
-            res = merge([self.inputs[0], path, '-o', out], check=False)
-            self.assertEqual(res.returncode, 1, name)
-            self.assertTrue(res.stderr.decode().startswith(
-                'dltrace merge: %s: %s' % (path, message)), res.stderr)
-            self.assertEqual(res.stderr.count(b'\n'), 1)
-            self.assertFalse(os.path.exists(out), name)
-        res = merge([self.path('missing.json'), '-o', self.path('never.json')], check=False)
-        self.assertEqual(res.returncode, 1)
-        self.assertIn(b'cannot open', res.stderr)
-
-    def test_usage(self):
-        res = merge(['--help'])
-        self.assertIn(b'Usage: dltrace merge', res.stdout)
-        out = self.path('u.json')
-        for args in ([], [self.inputs[0]], ['-o', out], [self.inputs[0], '-', '-o', out],
-                     [self.inputs[0], '-o', out, '--gzip-level', '0'], ['--bogus'],
-                     [self.inputs[0], '-o']):
-            res = merge(args, check=False)
-            self.assertEqual(res.returncode, 2, args)
-            self.assertTrue(res.stderr.startswith(b'dltrace merge: '), args)
-        # the output is one of the inputs: refused before anything is written
-        size = os.path.getsize(self.inputs[0])
-        res = merge(self.inputs + ['-o', self.inputs[0]], check=False)
-        self.assertEqual(res.returncode, 1)
-        self.assertIn(b'is the input', res.stderr)
-        self.assertEqual(os.path.getsize(self.inputs[0]), size)
 
     def test_pftrace_inputs_and_output(self):
         """Typed events give the same events as the text rewrite of the same traces."""

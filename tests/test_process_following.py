@@ -98,9 +98,13 @@ class ThreadsAndShellsTest(TraceTest):
         data = self.path('t.bin')
         with open(data, 'wb') as f:
             f.write(b'z' * 4096)
-        res, events = self.trace_command([workload('busy_reader'), data, '8', '0.3'])
+        # 8 threads x 10,240 preads: 81,920 records of 72 bytes (struct dl_io, in batches
+        # of 8), under 6 MiB, fit in the 16 MiB ring however late dltrace drains it: none
+        # may be lost
+        res, events = self.trace_command([workload('busy_reader'), data, '8', '0', '10240'])
         counts = [int(l.split()[1]) for l in res.stdout.decode().splitlines()
                   if l.startswith('count ')]
+        self.assertEqual(counts, [10240] * 8)
         reads = [e for e in io_events(events, under=self.dir) if e['name'] == 'pread64']
         tids = {e['tid'] for e in reads}
         self.assertEqual(len(tids), 8)

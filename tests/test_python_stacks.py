@@ -27,13 +27,11 @@ import sys
 import time
 import unittest
 
-from dltrace_harness import (BUILD, DLTRACE, ROOT, Tracer, TraceTest, cgroup2_root, load_trace,
+from dltrace_harness import (DLTRACE, ROOT, Tracer, TraceTest, cgroup2_root, helper, load_trace,
                              metadata, remove_cgroup, start_in_cgroup, wait_for)
 
-CHECK = os.path.join(BUILD, 'tools', 'pystack_check')
-LINES = os.path.join(BUILD, 'tests', 'py_linetable_check')
+CHECK = helper('tools/pystack_check')
 CASES = os.path.join(ROOT, 'tests', 'workloads', 'py_stack_cases.py')
-DUMP = os.path.join(ROOT, 'tests', 'workloads', 'py_linetable_dump.py')
 DEBIAN_PYTHON = '/usr/bin/python3'
 WALK_FRAMES = 16  # DL_PY_FRAMES
 # syscalls whose records carry no stack (py_probe_default_kinds)
@@ -219,9 +217,9 @@ class PythonStacks(TraceTest):
             rec = [r for r in expects if r['case'] == 'gil' and r['syscalls'] == ['read']][0]
             read = [e for e in events if e['tid'] == rec['tid'] and e['path'] == rec['path']
                     and e['name'] == 'read']
-            # blocked 0.3 s, GIL released, while the main thread ran Python code
-            # (at least 100 ms of the 300: the reader thread needs the GIL to get to its read)
-            self.assertGreater(read[0]["dur"], 100 * 1000 * 1000, read)
+            # blocked, GIL released, while the main thread ran Python code: the main thread
+            # writes 0.3 s after it saw the reader inside its read
+            self.assertGreaterEqual(read[0]["dur"], 300 * 1000 * 1000, read)
             spun = [e for e in events if e['tid'] == rec['pid'] and
                     read[0]['ts'] < e['ts'] < read[0]['ts'] + read[0]['dur']]
             self.assertTrue(spun, 'the main thread made no syscall during the read')
@@ -380,21 +378,6 @@ class PythonStacks(TraceTest):
         version = ver if minor >= 9 else '3.%s or older' % ('8' if minor >= 7 else '6')
         self.unsupported(python, version)
         self.unsupported_short(python, version)
-
-    def test_line_tables(self):
-        """The line-table decoder agrees with co_lines() on every instruction."""
-        pythons = [self.debian_python()] + [p for p in map(pyenv_python, (10, 11, 12, 13)) if p]
-        missing = [minor for minor in (10, 11, 12, 13) if not pyenv_python(minor)]
-        for python in pythons:
-            dump = subprocess.run([python, DUMP, 'zipfile', 'json.decoder', 'dataclasses',
-                                   'asyncio.base_events'], capture_output=True, timeout=120)
-            self.assertEqual(dump.returncode, 0, dump.stderr)
-            out = subprocess.run([LINES], input=dump.stdout, capture_output=True, timeout=60)
-            self.assertEqual(out.returncode, 0, '%s: %s' % (python, out.stdout.decode()))
-            self.assertRegex(out.stdout.decode(), r'checked [1-9]\d{3,} mismatches 0')
-        if missing:  # the others were checked: say which were not
-            self.pyenv_missing('pyenv CPython %s not installed' %
-                               ', '.join('3.%d' % m for m in missing))
 
 
 def trace_to_events(events):
@@ -649,7 +632,6 @@ class DltracePythonStacks(PythonStacks):
 
     # pystack_check's own: not dltrace's options
     test_kernel_follows_exec_debian = test_kernel_follows_exec_pyenv = None
-    test_line_tables = None
     test_pyenv_311 = test_pyenv_312 = test_pyenv_313 = None
 
 

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * pread FILE in a loop (4 KiB at offset 0) from THREADS threads until
- * SECONDS have passed (0: until killed), then print how many preads each
+ * SECONDS have passed (0: until killed), or until each has made COUNT
+ * preads (a multiple of 256) when COUNT is given, then print how many preads each
  * thread issued: "count <n>" per thread, then "maxgap_ms <m>": the longest
- * time any thread took for 256 calls (a stalled thread shows there).  With
+ * time any thread took for 256 calls (a stalled thread shows there), then
+ * "waits <n>": how often the threads went to sleep while reading (their
+ * voluntary context switches; a cached pread never sleeps, so a tracer that
+ * made the job wait shows there).  With
  * SIGUSR1 it prints the counts
  * so far and exits.  Used by the interruption and overload tests.
- * Usage: busy_reader FILE THREADS SECONDS
+ * Usage: busy_reader FILE THREADS SECONDS [COUNT]
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -14,6 +18,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,8 +28,10 @@
 static int fd;
 static volatile int stop;
 static double seconds;
+static unsigned long limit; /* preads per thread; 0: no limit */
 static unsigned long counts[MAX_THREADS];
 static double maxgap[MAX_THREADS];
+static long waits[MAX_THREADS];
 
 static double now(void)
 {
@@ -39,8 +46,10 @@ static void *reader(void *arg)
 	unsigned long *count = arg;
 	double *gap = &maxgap[count - counts];
 	double last = now(), end = seconds > 0 ? last + seconds : 0;
+	struct rusage before, after;
 	char buf[4096];
 
+	getrusage(RUSAGE_THREAD, &before);
 	while (!stop) {
 		for (int i = 0; i < 256; i++) {
 			if (syscall(SYS_pread64, fd, buf, 4096L, 0L) != 4096)
@@ -52,9 +61,11 @@ static void *reader(void *arg)
 		if (t - last > *gap)
 			*gap = t - last;
 		last = t;
-		if (end && t >= end)
+		if ((end && t >= end) || (limit && *count >= limit))
 			break;
 	}
+	getrusage(RUSAGE_THREAD, &after);
+	waits[count - counts] = after.ru_nvcsw - before.ru_nvcsw;
 	return NULL;
 }
 
@@ -69,8 +80,10 @@ int main(int argc, char **argv)
 	pthread_t t[MAX_THREADS];
 	int n;
 
-	if (argc != 4)
+	if (argc != 4 && argc != 5)
 		return 2;
+	if (argc == 5)
+		limit = strtoul(argv[4], NULL, 10);
 	fd = open(argv[1], O_RDONLY);
 	n = atoi(argv[2]);
 	seconds = atof(argv[3]);
@@ -90,6 +103,13 @@ int main(int argc, char **argv)
 			if (maxgap[i] > g)
 				g = maxgap[i];
 		printf("maxgap_ms %.1f\n", g * 1e3);
+	}
+	{
+		long w = 0;
+
+		for (int i = 0; i < n; i++)
+			w += waits[i];
+		printf("waits %ld\n", w);
 	}
 	return 0;
 }

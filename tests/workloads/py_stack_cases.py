@@ -139,7 +139,8 @@ def case_deep(d):
     recurse(40, os.path.join(d, 'deep.bin'))
 
 
-def fifo_reader(path, out):
+def fifo_reader(path, out, tids):
+    tids.append(threading.get_native_id())
     expect('gil', path, ['openat'], here())
     fd = os.open(path, os.O_RDONLY)
     expect('gil', path, ['read'], here())
@@ -147,15 +148,25 @@ def fifo_reader(path, out):
     os.close(fd)
 
 
+def in_read(tid):
+    """Whether thread tid is blocked in read(2) (x86_64: syscall 0)."""
+    with open('/proc/self/task/%d/syscall' % tid) as f:
+        return f.read().split()[0] == '0'
+
+
 def case_gil(d):
-    """A read blocked with the GIL released while the main thread runs Python code."""
+    """A read blocked with the GIL released while the main thread runs Python code: the
+    main thread writes only once the reader is inside its read, 0.3 s later, so the read
+    lasts at least 0.3 s however the threads are scheduled."""
     path = os.path.join(d, 'gil.fifo')
     if not os.path.exists(path):
         os.mkfifo(path)
-    out = []
-    t = threading.Thread(target=fifo_reader, args=(path, out))
+    out, tids = [], []
+    t = threading.Thread(target=fifo_reader, args=(path, out, tids))
     t.start()
     wfd = os.open(path, os.O_WRONLY)
+    while not in_read(tids[0]):  # its open returned when ours did; then it reads
+        time.sleep(0.001)
     end = time.monotonic() + 0.3
     spins = 0
     while time.monotonic() < end:  # Python code, holding the GIL in turns

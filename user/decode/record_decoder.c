@@ -321,7 +321,8 @@ static struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h
 
 	if (!p) {
 		/* first sight of a process (e.g. traced by cgroup): name it from /proc */
-		seed_process(d, h->tgid, false);
+		if (!d->offline)
+			seed_process(d, h->tgid, false);
 		p = proc_ensure(&d->procs, h->tgid);
 	}
 	p->job = h->job;
@@ -330,20 +331,13 @@ static struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h
 		char file[64];
 
 		snprintf(file, sizeof(file), "task/%u/comm", h->tid);
-		if (proc_read(h->tgid, file, t->comm, sizeof(t->comm)) > 0)
+		if (!d->offline && proc_read(h->tgid, file, t->comm, sizeof(t->comm)) > 0)
 			t->comm[strcspn(t->comm, "\n")] = '\0';
 		p->threads++;
 	}
 	d->last_proc = p;
 	d->last_tid = h->tid;
 	return p;
-}
-
-/* utime*: the times the record carries in offset (atime s), size (mtime s), arg (ns, ns) */
-static bool times_kind(unsigned kind)
-{
-	return kind == DL_SYS_UTIME || kind == DL_SYS_UTIMES || kind == DL_SYS_FUTIMESAT ||
-	       kind == DL_SYS_UTIMENSAT;
 }
 
 static bool utime_special(uint32_t nsec)
@@ -394,7 +388,9 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io, size_
 			s->file_size = rec->file_size;
 		}
 	}
-	if (times_kind(s->sys)) {
+	if (rec && syscall_info(s->sys)->times) {
+		/* utime* (path records): offset (atime's seconds), size (mtime's), arg (their ns)
+		 */
 		/* UTIME_NOW and UTIME_OMIT ignore the seconds: 0, as a trace shows them */
 		s->times.sec[0] = utime_special(s->arg_lo) ? 0 : (int64_t)io->offset;
 		s->times.sec[1] = utime_special(s->arg_hi) ? 0 : (int64_t)io->size;
@@ -629,8 +625,7 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 			path = cookie_file(d, io->file);
 	} else if (io->h.kind != DL_SYS_CLOSE_RANGE) {
 		int out_fd = (int)(io->arg & 0xffffffff);
-		bool pair = io->h.kind == DL_SYS_SENDFILE || io->h.kind == DL_SYS_COPY_FILE_RANGE ||
-			    io->h.kind == DL_SYS_SPLICE || io->h.kind == DL_SYS_TEE;
+		bool pair = dl_kind_out_fd(io->h.kind); /* sendfile, splice, ... */
 
 		if (cookies) {
 			path = fd_file(d, p, io->h.fd, io->file, io->h.ts);
@@ -881,7 +876,8 @@ static void handle_fault(struct record_decoder *d, const struct dl_fault *f)
 	e.fault.address = f->address;
 	e.fault.ino = f->ino;
 	e.fault.dev = f->dev;
-	e.fault.path = ev_path(inode_paths_get(&d->inodes, f->dev, f->ino, f->h.tgid));
+	e.fault.path =
+	    ev_path(inode_paths_get(&d->inodes, f->dev, f->ino, d->offline ? 0 : f->h.tgid));
 	emit(d, &e);
 }
 
@@ -939,7 +935,8 @@ static void handle_vfs(struct record_decoder *d, const struct dl_vfs *v)
 	e.vfs.ino = v->ino;
 	e.vfs.dev = v->dev;
 	e.vfs.fs_magic = v->fs_magic;
-	e.vfs.path = ev_path(inode_paths_get(&d->inodes, v->dev, v->ino, v->h.tgid));
+	e.vfs.path =
+	    ev_path(inode_paths_get(&d->inodes, v->dev, v->ino, d->offline ? 0 : v->h.tgid));
 	emit(d, &e);
 }
 
@@ -1000,13 +997,13 @@ static void handle_span(struct record_decoder *d, const void *rec, size_t size)
 	}
 	s = v.rec;
 	p = proc_for(d, &s->h);
-	library = s->level != DL_LEVEL_MARKERS;
+	library = s->level != DL_LAYER_MARKERS;
 	named = v;
 	if (library) {
 		c.enclosed = &enclosed;
 		c.enclosed_partial =
 		    !span_threads_enclosed(&d->span_threads, s->h.tid, s->h.ts, &enclosed);
-		ok = s->level == DL_LEVEL_STDIO ? s->ret != 0 : (int64_t)s->ret >= 0;
+		ok = s->level == DL_LAYER_STDIO ? s->ret != 0 : (int64_t)s->ret >= 0;
 		if (s->flags & DL_SPAN_FD) /* a descriptor opened by the call exists at its end */
 			file =
 			    fd_path(p, s->h.fd, opens_file(s->func) ? s->h.ts + s->dur : s->h.ts);
@@ -1024,12 +1021,12 @@ static void handle_span(struct record_decoder *d, const void *rec, size_t size)
 	} else if (library && opens_file(s->func)) {
 		path.name = (struct ev_str){v.str, v.str_len};
 	} else if (n) {
-		const char *f = s->level == DL_LEVEL_HDF5 ? n->file : n->name;
+		const char *f = s->level == DL_LAYER_HDF5 ? n->file : n->name;
 
 		path.name = ev_cstr(f);
 	}
 	c.path = &path;
-	if (n && s->level == DL_LEVEL_HDF5 && !opens_file(s->func))
+	if (n && s->level == DL_LAYER_HDF5 && !opens_file(s->func))
 		c.object = n->name;
 	e.ts = rel(d, s->h.ts);
 	e.pid = s->h.tgid;

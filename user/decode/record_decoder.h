@@ -42,6 +42,12 @@ struct record_decoder {
 	uint64_t last_ts;	 /* the latest record time (unreaped AIO ends there) */
 	int64_t user_uid;	 /* first non-root uid among the processes (-1: none yet) */
 	uint64_t records;	 /* records decoded */
+	/*
+	 * Saved records decoded later (bench/replay, the golden tests): their
+	 * processes are gone and their pids may be others' now, so /proc is
+	 * never read (names come from the records alone).
+	 */
+	bool offline;
 	uint64_t by_kind[DL_KIND_COUNT]; /* records per kind */
 	uint64_t malformed;
 	struct process *last_proc; /* the process and thread of the last record */

@@ -35,4 +35,12 @@ bool trace_read_truncated(const struct trace_read_status *st);
 /* How it was cut short: "the gzip stream ends early; no closing ']'", ... */
 void trace_read_damage(const struct trace_read_status *st, char *out, size_t size);
 
+/*
+ * Bytes of a damaged or foreign file, quoted for a one-line message: at most
+ * max of them, printable ASCII as it is and any other byte (a newline, an
+ * escape sequence, invalid UTF-8, ' and \) as \xHH, "..." when cut.  out:
+ * 4 * max + 4 bytes are enough.
+ */
+void trace_read_quote(const char *s, size_t len, size_t max, char *out, size_t size);
+
 #endif

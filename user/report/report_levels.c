@@ -21,7 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const rs_level_names[LV_COUNT] = {"syscall", "stdio", "hdf5", "mpiio"};
+/* The levels' names in the report (and their spans' category); markers are no level here. */
+const char *const rs_level_names[DL_LEVEL_COUNT] = {
+    [DL_LAYER_SYSCALL] = "syscall",
+    [DL_LAYER_STDIO] = "stdio",
+    [DL_LAYER_HDF5] = "hdf5",
+    [DL_LAYER_MPIIO] = "mpiio",
+};
 const char *const rs_sel_names[LV_SEL_COUNT] = {"none", "points", "hyperslab", "all"};
 
 static bool str_is(const struct ev_str *s, const char *lit)
@@ -40,10 +46,10 @@ static bool str_starts(const struct ev_str *s, const char *lit)
 
 int rs_level_of(const struct ev_str *cat)
 {
-	for (int l = LV_STDIO; l < LV_COUNT; l++)
+	for (int l = DL_LAYER_STDIO; l < DL_LEVEL_COUNT; l++)
 		if (str_is(cat, rs_level_names[l]))
 			return l;
-	return LV_SYSCALL;
+	return DL_LAYER_SYSCALL;
 }
 
 /* The calls that open what later calls name (their "object", or their "path"). */
@@ -152,11 +158,14 @@ static uint32_t arg_sid(struct report_stats *st, const struct ev_span *s, const 
 	return NONE32;
 }
 
+_Static_assert(DL_LEVEL_COUNT <= 8, "a level takes 3 bits of the objects' key");
+
 static struct rs_level_obj *obj_get(struct report_stats *st, int level, uint32_t file,
 				    uint32_t object)
 {
 	struct rs_levels *lv = &st->levels;
-	uint64_t key = (uint64_t)file << 34 | (uint64_t)level << 32 | object;
+	/* a level (enum dl_layer, below DL_LEVEL_COUNT) takes 3 bits: MPI-IO is 4 */
+	uint64_t key = (uint64_t)file << 35 | (uint64_t)level << 32 | object;
 	uint32_t i = u64_index_get(&lv->obj_ix, key);
 	struct rs_level_obj *o;
 
@@ -240,13 +249,13 @@ static void obj_span(struct report_stats *st, int level, const struct rs_level_f
 	int64_t v;
 
 	c.opens = span_name_opens(&s->name);
-	if (level == LV_HDF5)
+	if (level == DL_LAYER_HDF5)
 		object = arg_sid(st, s, "object");
 	if (c.dir == LV_DIR_OTHER && !c.opens)
 		return;
-	if ((level == LV_STDIO && (c.dir == LV_DIR_READ || c.dir == LV_DIR_WRITE) &&
+	if ((level == DL_LAYER_STDIO && (c.dir == LV_DIR_READ || c.dir == LV_DIR_WRITE) &&
 	     arg_num(s, "size", &v)) ||
-	    ((level == LV_MPIIO || level == LV_HDF5) && arg_num(s, "bytes", &v))) {
+	    ((level == DL_LAYER_MPIIO || level == DL_LAYER_HDF5) && arg_num(s, "bytes", &v))) {
 		c.asked = true;
 		c.bytes = v > 0 ? (uint64_t)v : 0;
 	}
@@ -280,7 +289,7 @@ static bool failed(int level, const struct ev_str *name, const struct ev_span *s
 		return !str_is(name, "fgets") && str_is(&a->s, "0x0");
 	if (!arg_num(s, "ret", &v))
 		return false;
-	return level == LV_MPIIO ? v != 0 : v < 0;
+	return level == DL_LAYER_MPIIO ? v != 0 : v < 0;
 }
 
 void rs_level_span(struct report_stats *st, uint32_t ti, const struct event *ev, uint64_t start)
@@ -291,7 +300,7 @@ void rs_level_span(struct report_stats *st, uint32_t ti, const struct event *ev,
 	struct rs_item it = {0};
 	int64_t v;
 
-	if (level == LV_SYSCALL || s->phase != EV_PH_COMPLETE)
+	if (level == DL_LAYER_SYSCALL || s->phase != EV_PH_COMPLETE)
 		return;
 	st->levels.calls[level]++;
 	st->levels.time_ns[level] += s->dur;
@@ -304,9 +313,10 @@ void rs_level_span(struct report_stats *st, uint32_t ti, const struct event *ev,
 		sketch_add(&f->lat, s->dur);
 		if (failed(level, &s->name, s))
 			f->failed++;
-		if ((level == LV_STDIO && (f->dir == LV_DIR_READ || f->dir == LV_DIR_WRITE) &&
+		if ((level == DL_LAYER_STDIO && (f->dir == LV_DIR_READ || f->dir == LV_DIR_WRITE) &&
 		     arg_num(s, "size", &v)) ||
-		    ((level == LV_MPIIO || level == LV_HDF5) && arg_num(s, "bytes", &v))) {
+		    ((level == DL_LAYER_MPIIO || level == DL_LAYER_HDF5) &&
+		     arg_num(s, "bytes", &v))) {
 			f->bytes_requested += v > 0 ? (uint64_t)v : 0;
 			f->requested_calls++;
 		}
@@ -423,12 +433,12 @@ void rs_level_library(struct report_stats *st, uint32_t proc, const struct ev_st
 	const char *slash = memrchr(path->s, '/', path->len);
 	struct ev_str base =
 	    slash ? (struct ev_str){slash + 1, path->len - (slash + 1 - path->s)} : *path;
-	int level = str_starts(&base, "libhdf5")  ? LV_HDF5
-		    : str_starts(&base, "libmpi") ? LV_MPIIO
-						  : LV_SYSCALL;
+	int level = str_starts(&base, "libhdf5")  ? DL_LAYER_HDF5
+		    : str_starts(&base, "libmpi") ? DL_LAYER_MPIIO
+						  : DL_LAYER_SYSCALL;
 	struct rs_proc *p = &st->procs[proc];
 
-	if (level == LV_SYSCALL || (p->libs & 1u << level))
+	if (level == DL_LAYER_SYSCALL || (p->libs & 1u << level))
 		return;
 	p->libs |= 1u << level;
 	st->levels.lib_procs[level]++;
@@ -464,14 +474,14 @@ static bool h5_file(const char *name, size_t len)
 bool rs_layer_hint(const struct report_stats *st, int level, struct rs_layer_hint *h)
 {
 	memset(h, 0, sizeof(*h));
-	if ((level != LV_HDF5 && level != LV_MPIIO) || !st->levels.lib_procs[level] ||
+	if ((level != DL_LAYER_HDF5 && level != DL_LAYER_MPIIO) || !st->levels.lib_procs[level] ||
 	    st->layers.active == NONE32 ||
 	    has_word(rs_str(st, st->layers.active), rs_level_names[level]))
 		return false;
 	h->layer = rs_level_names[level];
 	h->library = st->levels.lib_path[level];
 	h->procs = st->levels.lib_procs[level];
-	if (level == LV_HDF5) {
+	if (level == DL_LAYER_HDF5) {
 		for (uint32_t i = 0; i < st->nfiles; i++) {
 			const struct rs_file *f = &st->files[i];
 
@@ -484,7 +494,7 @@ bool rs_layer_hint(const struct report_stats *st, int level, struct rs_layer_hin
 		}
 	} else {
 		for (uint32_t i = 0; i < st->nprocs; i++)
-			if (st->procs[i].libs & 1u << LV_MPIIO) {
+			if (st->procs[i].libs & 1u << DL_LAYER_MPIIO) {
 				h->reads += st->procs[i].app_reads;
 				h->bytes += st->procs[i].app_bytes_read;
 			}

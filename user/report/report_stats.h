@@ -9,10 +9,11 @@
  * quantile sketches.
  *
  * Three scopes (path_scope.h): application files (datasets, checkpoints,
- * outputs) carry the Darshan-style counters; environment I/O (Python
- * imports, shared libraries, /proc, /sys, /dev, system files) and other
- * descriptors (pipes, sockets, unnamed) are summarized on their own so
- * they do not pollute the dataset figures.
+ * outputs, wherever they are staged) carry the Darshan-style counters;
+ * environment I/O (Python imports, shared libraries, /proc, /sys, /dev,
+ * system files) and other descriptors (pipes, sockets, unnamed, shared
+ * memory) are summarized on their own so they do not pollute the dataset
+ * figures.
  *
  * Darshan's definitions, per file and process (Darshan's per-rank record):
  * an access is sequential when its offset is above the last byte of the
@@ -57,7 +58,12 @@ struct rs_trace {
 	uint64_t events;   /* events read */
 	bool has_summary;
 	uint64_t summary_events, lost_events, lost_bytes, duration_ns;
-	uint64_t end_ns; /* latest ts + dur seen */
+	/* the summary: the file stopped taking events on a write error, or at its size cap */
+	bool truncated;
+	uint32_t write_error; /* its text (string id or NONE32) */
+	uint64_t capped_events;
+	int64_t end_wall_ns; /* CLOCK_REALTIME when tracing stopped (0: not said) */
+	uint64_t end_ns;     /* latest ts + dur seen */
 	struct trace_read_status status;
 };
 
@@ -74,7 +80,7 @@ struct rs_proc {
 	uint64_t app_bytes_read, app_bytes_written, app_reads, app_writes;
 	uint64_t app_read_ns, app_write_ns;
 	uint8_t origins; /* 1 << ORG_*: the layers of its application I/O */
-	uint8_t libs;	 /* 1 << LV_*: the libraries of the library layers it loaded */
+	uint8_t libs;	 /* 1 << enum dl_layer: the libraries of the library layers it loaded */
 	/* its rank in the job (launchers' environment variables); -1: unknown */
 	int64_t rank, local_rank, world_size;
 	uint32_t rank_from; /* the variable (string id) */
@@ -193,6 +199,11 @@ struct rs_env_kind {
 	uint32_t files;
 };
 
+/* Calls on shared memory (part of the other scope): segments, SysV, memfd. */
+struct rs_shm {
+	uint64_t calls, failed, bytes_read, bytes_written, io_ns;
+};
+
 struct rs_errno {
 	char name[24];
 	uint64_t count[SCOPE_COUNT];
@@ -241,14 +252,22 @@ struct rs_layers {
  * Levels above the syscalls (report_levels.c): the library calls of the
  * stdio, hdf5 and mpiio layers, per function, and what they caused below
  * (the syscalls each call encloses on its thread, from its args).
+ *
+ * A level is its layer (enum dl_layer, bpf/dltrace_events.h): arrays of
+ * levels have DL_LEVEL_COUNT entries, DL_LAYER_SYSCALL's for the syscalls;
+ * the markers' stays empty (markers are phases, not I/O: report_phases.c).
  */
-enum { LV_SYSCALL, LV_STDIO, LV_HDF5, LV_MPIIO, LV_COUNT };
+static inline bool rs_is_level(int l)
+{
+	return l >= 0 && l < DL_LEVEL_COUNT && l != DL_LAYER_MARKERS;
+}
+
 enum { LV_DIR_READ, LV_DIR_WRITE, LV_DIR_FLUSH, LV_DIR_OTHER };
 #define LEVEL_FN_MAX 64
 
 struct rs_level_fn {
 	uint8_t level,
-	    dir;       /* LV_*, LV_DIR_* (flush: calls that write what earlier calls buffered) */
+	    dir; /* enum dl_layer, LV_DIR_* (flush: calls that write what earlier calls buffered) */
 	uint32_t name; /* string id */
 	uint64_t calls, failed, time_ns;
 	uint64_t bytes_requested, requested_calls; /* calls whose args give the bytes asked */
@@ -270,7 +289,7 @@ enum { LV_SEL_NONE, LV_SEL_POINTS, LV_SEL_HYPER, LV_SEL_ALL, LV_SEL_COUNT };
 
 struct rs_level_side { /* reads or writes */
 	uint64_t calls, time_ns;
-	uint64_t asked_calls, asked; /* calls whose bytes asked are known, and those bytes */
+	uint64_t asked_calls, asked;	  /* calls whose bytes asked are known, and those bytes */
 	uint64_t syscalls, sys_bytes;	  /* the read (write) syscalls they enclose */
 	uint64_t cache_reads, cache_miss; /* reads: those the cache layer saw, bytes from storage */
 	uint64_t sel_calls[LV_SEL_COUNT], sel_bytes[LV_SEL_COUNT]; /* HDF5: by selection kind */
@@ -290,13 +309,13 @@ struct rs_level_obj {
 struct rs_levels {
 	struct rs_level_fn fn[LEVEL_FN_MAX];
 	uint32_t nfn;
-	uint64_t calls[LV_COUNT], time_ns[LV_COUNT];
+	uint64_t calls[DL_LEVEL_COUNT], time_ns[DL_LEVEL_COUNT];
 	uint64_t unknown; /* calls of functions beyond LEVEL_FN_MAX */
 	struct rs_level_obj *objs;
 	uint32_t nobjs, cap_objs;
-	struct u64_index obj_ix; /* file << 34 | level << 32 | object -> index in objs */
+	struct u64_index obj_ix; /* file << 35 | level << 32 | object -> index in objs */
 	/* libhdf5, libmpi loaded (opened) by traced processes: the first one's path, how many */
-	uint32_t lib_path[LV_COUNT], lib_procs[LV_COUNT];
+	uint32_t lib_path[DL_LEVEL_COUNT], lib_procs[DL_LEVEL_COUNT];
 };
 
 /*
@@ -368,7 +387,8 @@ struct rs_python {
  */
 struct rs_phase_io {					  /* calls that began in a phase */
 	uint64_t bytes_read, bytes_written, calls, io_ns; /* syscalls on application files */
-	uint64_t level_ns[LV_COUNT]; /* time in calls of each level (syscalls: application files) */
+	uint64_t level_ns[DL_LEVEL_COUNT]; /* time in calls of each level (syscalls: application
+					      files) */
 };
 
 #define SLOW_KEEP  5 /* slowest iterations kept per owner, with their files */
@@ -507,6 +527,8 @@ struct report_stats {
 	uint32_t nsizes, cap_sizes;
 	uint64_t sizes_uncounted; /* accesses of sizes beyond SIZE_KEYS_MAX */
 	struct rs_env_kind env[ENV_COUNT];
+	struct rs_shm shm;
+	struct u64_index shm_ix; /* names directly in /dev/shm: string id -> scope (first use) */
 	struct rs_errno errnos[ERRNO_KEEP];
 	uint32_t nerrnos;
 	uint64_t errnos_other;
@@ -627,7 +649,7 @@ uint64_t rs_level_excess(const struct rs_level_side *s);
 uint32_t rs_level_top_sizes(const struct rs_level_side *o, uint32_t *idx, uint32_t n);
 extern const char *const rs_sel_names[LV_SEL_COUNT];
 /* Level names: "syscall", "stdio", "hdf5", "mpiio". */
-extern const char *const rs_level_names[LV_COUNT];
+extern const char *const rs_level_names[DL_LEVEL_COUNT];
 
 /* The timeline bins that cover the job: tl_*[first .. first + n). */
 void rs_timeline_range(const struct report_stats *st, uint32_t *first, uint32_t *n);

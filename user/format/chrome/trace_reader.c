@@ -121,11 +121,15 @@ static int header_line(struct trace_reader *r, const char *p, size_t len)
 	format = trace_event_arg(&ev, "format");
 	if (format && format->type == EV_ARG_STR)
 		f = format->s;
-	if (f.len != 16 || memcmp(f.s, "dltrace-chrome-1", 16))
+	if (f.len != 16 || memcmp(f.s, "dltrace-chrome-1", 16)) {
+		char quoted[4 * 40 + 4];
+
+		trace_read_quote(f.s, f.len, 40, quoted, sizeof(quoted));
 		return reader_fail(r,
-				   "unsupported trace format '%.*s' (this dltrace reads "
+				   "unsupported trace format '%s' (this dltrace reads "
 				   "dltrace-chrome-1)",
-				   (int)(f.len > 40 ? 40 : f.len), f.s);
+				   quoted);
+	}
 	r->st.header = true;
 	r->st.events++;
 	r->state = 1;

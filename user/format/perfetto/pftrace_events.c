@@ -501,11 +501,16 @@ static int meta_event(struct pftrace_events *r, uint64_t ts, const struct te *t)
 
 				if (a->key.len == 6 && !memcmp(a->key.s, "format", 6) &&
 				    a->type == EV_ARG_STR &&
-				    (a->s.len != 16 || memcmp(a->s.s, "dltrace-chrome-1", 16)))
+				    (a->s.len != 16 || memcmp(a->s.s, "dltrace-chrome-1", 16))) {
+					char quoted[4 * 40 + 4];
+
+					trace_read_quote(a->s.s, a->s.len, 40, quoted,
+							 sizeof(quoted));
 					return fail(r,
-						    "unsupported trace format '%.*s' (this dltrace "
+						    "unsupported trace format '%s' (this dltrace "
 						    "reads dltrace-chrome-1)",
-						    (int)(a->s.len > 40 ? 40 : a->s.len), a->s.s);
+						    quoted);
+				}
 			}
 			r->st.header = true;
 		}

@@ -147,7 +147,18 @@ static void summary(FILE *f, const struct report_view *v)
 		io += st->tot[s].io_ns[0] + st->tot[s].io_ns[1] + st->tot[s].io_ns[2];
 	for (uint32_t t = 0; t < st->ntraces; t++)
 		lost += st->traces[t].lost_events;
-	fprintf(f, "<section id=\"job\"><h2>Job</h2><div class=\"cards\">");
+	fprintf(f, "<section id=\"job\"><h2>Job</h2>");
+	/* first: a trace cut short or damaged changes how every figure below reads */
+	for (uint32_t t = 0; t < st->ntraces; t++) {
+		int n = report_trace_warnings(st, t, lines);
+
+		for (int k = 0; k < n; k++) {
+			fprintf(f, "<p class=\"warnline\">Warning: ");
+			esc(f, lines[k]);
+			fprintf(f, "</p>");
+		}
+	}
+	fprintf(f, "<div class=\"cards\">");
 	card(f, human_ns(b, st->wall_ns), "wall time");
 	card(f, human_count(b, st->events), "events");
 	card(f, human_count(b, lost), "events lost");
@@ -183,15 +194,6 @@ static void summary(FILE *f, const struct report_view *v)
 			(unsigned long long)tr->lost_events);
 	}
 	fprintf(f, "</tbody></table></div>");
-	for (uint32_t t = 0; t < st->ntraces; t++) {
-		int n = report_trace_warnings(st, t, lines);
-
-		for (int k = 0; k < n; k++) {
-			fprintf(f, "<p class=\"warnline\">Warning: ");
-			esc(f, lines[k]);
-			fprintf(f, "</p>");
-		}
-	}
 	fprintf(f, "</section>\n");
 }
 
@@ -204,11 +206,11 @@ static void findings(FILE *f, const struct report_view *v)
 		fprintf(f, "<p class=\"ok\">No finding: nothing in this trace matches a rule.</p>");
 	for (int i = 0; i < fi->n; i++) {
 		const struct finding *x = &fi->items[i];
-		const char *lvl = finding_level_name(x->level);
+		const char *sev = finding_severity_name(x->severity);
 
 		fprintf(
 		    f, "<div class=\"finding %s\" data-id=\"%s\"><h3><span class=\"lvl\">%s</span>",
-		    lvl, x->id, lvl);
+		    sev, x->id, sev);
 		esc(f, x->title);
 		fprintf(f, "</h3><div class=\"rule\">Rule: ");
 		esc(f, x->rule);
@@ -858,7 +860,7 @@ static void environment(FILE *f, const struct report_view *v)
 		td_num(f, e->io_ns, human_ns(a, e->io_ns));
 		fprintf(f, "</tr>");
 	}
-	fprintf(f, "<tr><td class=\"l\">pipes, sockets, unnamed</td>");
+	fprintf(f, "<tr><td class=\"l\">pipes, sockets, unnamed, shared memory</td>");
 	td_num(f, o->calls, human_count(a, o->calls));
 	td_num(f, o->failed, human_count(a, o->failed));
 	fprintf(f, "<td>-</td>");
@@ -866,7 +868,19 @@ static void environment(FILE *f, const struct report_view *v)
 	td_num(f, o->bytes_written, human_bytes(a, o->bytes_written));
 	td_num(f, o->io_ns[0] + o->io_ns[1] + o->io_ns[2],
 	       human_ns(a, o->io_ns[0] + o->io_ns[1] + o->io_ns[2]));
-	fprintf(f, "</tr></tbody></table>");
+	fprintf(f, "</tr>");
+	if (st->shm.calls) {
+		fprintf(f, "<tr><td class=\"l\">of them shared memory (segments in /dev/shm, SysV, "
+			   "memfd)</td>");
+		td_num(f, st->shm.calls, human_count(a, st->shm.calls));
+		td_num(f, st->shm.failed, human_count(a, st->shm.failed));
+		fprintf(f, "<td>-</td>");
+		td_num(f, st->shm.bytes_read, human_bytes(a, st->shm.bytes_read));
+		td_num(f, st->shm.bytes_written, human_bytes(a, st->shm.bytes_written));
+		td_num(f, st->shm.io_ns, human_ns(a, st->shm.io_ns));
+		fprintf(f, "</tr>");
+	}
+	fprintf(f, "</tbody></table>");
 	if (st->nerrnos) {
 		fprintf(f, "<h3>Errors</h3><table class=\"sortable\"><thead><tr><th class=\"l\">"
 			   "errno</th><th>application</th><th>environment</th><th>other</th></tr>"
@@ -1010,9 +1024,11 @@ static void levels(FILE *f, const struct report_view *v)
 	const struct rs_levels *lv = &st->levels;
 	char a[HUMAN_MAX], b[HUMAN_MAX];
 	struct rs_layer_hint hint[2];
-	bool hints = rs_layer_hint(st, LV_HDF5, &hint[0]) | rs_layer_hint(st, LV_MPIIO, &hint[1]);
+	bool hints = rs_layer_hint(st, DL_LAYER_HDF5, &hint[0]) |
+		     rs_layer_hint(st, DL_LAYER_MPIIO, &hint[1]);
 
-	if (!lv->calls[LV_STDIO] && !lv->calls[LV_HDF5] && !lv->calls[LV_MPIIO] && !hints)
+	if (!lv->calls[DL_LAYER_STDIO] && !lv->calls[DL_LAYER_HDF5] && !lv->calls[DL_LAYER_MPIIO] &&
+	    !hints)
 		return;
 	fprintf(f, "<section id=\"levels\"><h2>Library calls (the levels above the syscalls)"
 		   "</h2>");
@@ -1034,7 +1050,7 @@ static void levels(FILE *f, const struct report_view *v)
 			fprintf(f, " behind their %s reads (%s) of application files.</p>",
 				human_count(a, h->reads), human_bytes(b, h->bytes));
 	}
-	if (!lv->calls[LV_STDIO] && !lv->calls[LV_HDF5] && !lv->calls[LV_MPIIO]) {
+	if (!lv->calls[DL_LAYER_STDIO] && !lv->calls[DL_LAYER_HDF5] && !lv->calls[DL_LAYER_MPIIO]) {
 		fprintf(f, "</section>\n");
 		return;
 	}
@@ -1071,7 +1087,7 @@ static void levels(FILE *f, const struct report_view *v)
 		fprintf(f, "</tr>");
 	}
 	fprintf(f, "</tbody></table></div><ul>");
-	for (int l = LV_STDIO; l < LV_COUNT; l++) {
+	for (int l = DL_LAYER_STDIO; l < DL_LEVEL_COUNT; l++) {
 		struct rs_level_dir d[2];
 
 		rs_level_dirs(st, l, &d[0], &d[1]);
@@ -1240,8 +1256,10 @@ static void loop_html(FILE *f, const struct report_view *v, uint32_t oi)
 			td_num(f, rs_step_iter_ns(s), human_ns(a, rs_step_iter_ns(s)));
 			td_num(f, s->stall_ns, human_ns(a, s->stall_ns));
 			td_num(f, s->io.bytes_read, human_bytes(a, s->io.bytes_read));
-			for (int l = 0; l < LV_COUNT; l++)
-				td_num(f, s->io.level_ns[l], human_ns(a, s->io.level_ns[l]));
+			for (int l = 0; l < DL_LEVEL_COUNT; l++)
+				if (rs_is_level(l))
+					td_num(f, s->io.level_ns[l],
+					       human_ns(a, s->io.level_ns[l]));
 			fprintf(f, "<td class=\"path\">");
 			for (uint32_t i = 0; i < sl->nfiles; i++) {
 				esc_id(f, st, st->files[sl->files[i].file].name);

@@ -189,23 +189,23 @@ static void findings(const struct term *t, const struct report_view *v)
 	char title[120];
 
 	for (int i = 0; i < fi->n; i++)
-		counts[fi->items[i].level]++;
-	snprintf(title, sizeof(title), "Findings (%d high, %d warn, %d info)", counts[LEVEL_HIGH],
-		 counts[LEVEL_WARN], counts[LEVEL_INFO]);
+		counts[fi->items[i].severity]++;
+	snprintf(title, sizeof(title), "Findings (%d high, %d warn, %d info)",
+		 counts[SEVERITY_HIGH], counts[SEVERITY_WARN], counts[SEVERITY_INFO]);
 	heading(t, title);
 	if (!fi->n)
 		fprintf(t->f, "  %sno finding: nothing in this trace matches a rule%s\n", GREEN(t),
 			RESET(t));
 	for (int i = 0; i < fi->n; i++) {
 		const struct finding *f = &fi->items[i];
-		const char *col = f->level == LEVEL_HIGH   ? RED(t)
-				  : f->level == LEVEL_WARN ? YELLOW(t)
-							   : CYAN(t);
+		const char *col = f->severity == SEVERITY_HIGH	 ? RED(t)
+				  : f->severity == SEVERITY_WARN ? YELLOW(t)
+								 : CYAN(t);
 
 		fprintf(t->f, "  %s[%s]%s %s%s%s  %s(%s)%s\n", col,
-			f->level == LEVEL_HIGH	 ? "HIGH"
-			: f->level == LEVEL_WARN ? "WARN"
-						 : "INFO",
+			f->severity == SEVERITY_HIGH   ? "HIGH"
+			: f->severity == SEVERITY_WARN ? "WARN"
+						       : "INFO",
 			RESET(t), BOLD(t), f->title, RESET(t), DIM(t), f->id, RESET(t));
 		fprintf(t->f, "    %srule:%s ", DIM(t), RESET(t));
 		wrapped(t, 10, 10, f->rule);
@@ -610,9 +610,15 @@ static void environment(const struct term *t, const struct report_view *v)
 			env_kind_name(k), human_count(a, x->calls), human_count(b, x->failed),
 			x->files, human_bytes(c, x->bytes_read), human_ns(d, x->io_ns));
 	}
-	fprintf(t->f, "  pipes, sockets, unnamed: %s calls, %s read, %s written\n",
+	fprintf(t->f, "  pipes, sockets, unnamed, shared memory: %s calls, %s read, %s written\n",
 		human_count(a, o->calls), human_bytes(b, o->bytes_read),
 		human_bytes(c, o->bytes_written));
+	if (st->shm.calls)
+		fprintf(t->f,
+			"    of them shared memory (segments in /dev/shm, SysV, memfd): %s calls, "
+			"%s read, %s written\n",
+			human_count(a, st->shm.calls), human_bytes(b, st->shm.bytes_read),
+			human_bytes(c, st->shm.bytes_written));
 	if (st->nerrnos) {
 		fprintf(t->f, "  errors:");
 		for (uint32_t i = 0; i < st->nerrnos && i < 8; i++)
@@ -776,7 +782,7 @@ static void level_objects(const struct term *t, const struct report_view *v)
 		for (uint32_t k = 0; k < lv->nobjs && shown_n < v->top; k++) {
 			const struct rs_level_obj *o = &lv->objs[order[k]];
 
-			if ((o->level == LV_HDF5 && o->object == NONE32) != (pass == 1))
+			if ((o->level == DL_LAYER_HDF5 && o->object == NONE32) != (pass == 1))
 				continue;
 			writes += o->wr.calls > 0;
 			if (!o->rd.calls)
@@ -838,9 +844,11 @@ static void levels(const struct term *t, const struct report_view *v)
 	    h[HUMAN_MAX], i1[HUMAN_MAX], j[HUMAN_MAX], k1[HUMAN_MAX];
 
 	struct rs_layer_hint hint[2];
-	bool hints = rs_layer_hint(st, LV_HDF5, &hint[0]) | rs_layer_hint(st, LV_MPIIO, &hint[1]);
+	bool hints = rs_layer_hint(st, DL_LAYER_HDF5, &hint[0]) |
+		     rs_layer_hint(st, DL_LAYER_MPIIO, &hint[1]);
 
-	if (!lv->calls[LV_STDIO] && !lv->calls[LV_HDF5] && !lv->calls[LV_MPIIO] && !hints)
+	if (!lv->calls[DL_LAYER_STDIO] && !lv->calls[DL_LAYER_HDF5] && !lv->calls[DL_LAYER_MPIIO] &&
+	    !hints)
 		return;
 	heading(t, "Library calls (the levels above the syscalls)");
 	for (int i = 0; i < 2; i++) {
@@ -863,7 +871,7 @@ static void levels(const struct term *t, const struct report_view *v)
 			fprintf(t->f, " behind their %s reads (%s) of application files\n",
 				human_count(b, h->reads), human_bytes(c, h->bytes));
 	}
-	for (int l = LV_STDIO; l < LV_COUNT; l++) {
+	for (int l = DL_LAYER_STDIO; l < DL_LEVEL_COUNT; l++) {
 		struct rs_level_dir rd, wr;
 
 		if (!lv->calls[l])
@@ -994,8 +1002,8 @@ static void loop(const struct term *t, const struct report_stats *st, uint32_t o
 		fprintf(t->f, "    %s %s: %s, %s waiting",
 			k ? "        " : "slowest:", step_name(st, s, label, sizeof(label)),
 			human_ns(a, rs_step_iter_ns(s)), human_pct(b, rs_step_stall_share(s)));
-		for (int l = 0; l < LV_COUNT; l++)
-			if (s->io.level_ns[l])
+		for (int l = 0; l < DL_LEVEL_COUNT; l++)
+			if (rs_is_level(l) && s->io.level_ns[l])
 				fprintf(t->f, "; %s %s", rs_level_names[l],
 					human_ns(c, s->io.level_ns[l]));
 		if (top != NONE32) {
