@@ -161,6 +161,24 @@ int replay_fio_write(const struct replay_plan *p, const char *dir, char *err, si
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	/* fio opens the files the job changed below the scratch directory: their directories */
+	for (uint32_t i = 0; i < p->nfiles; i++) {
+		const struct rp_file *f = &p->files[i];
+		char *d;
+
+		if (!(f->flags & RPF_WRITTEN) || !(d = strdup(rp_str(p, f->replay))))
+			continue;
+		for (char *q = d + 1; *q; q++) {
+			if (*q != '/')
+				continue;
+			*q = '\0';
+			mkdir(d, 0755);
+			*q = '/';
+		}
+		if ((f->flags & RPF_DIR) && !(f->flags & RPF_ABSENT))
+			mkdir(d, 0755);
+		free(d);
+	}
 	job = fopen(path, "w");
 	if (!job) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));

@@ -145,8 +145,8 @@ static int64_t issue_fcntl(const struct rp_op *o, struct rp_issue_ctx *c, int fd
 	long r;
 
 	switch (fcntl_arg_of(cmd)) {
-	case FCNTL_ARG_DUP:
-		r = syscall(SYS_fcntl, fd, cmd, 0);
+	case FCNTL_ARG_DUP: /* the recorded lowest number: above it lies the replay's too */
+		r = syscall(SYS_fcntl, fd, cmd, (long)arg);
 		if (o->ret >= 0)
 			set_fd(c, o->ret, r);
 		return result(r);
@@ -199,6 +199,49 @@ static int64_t issue_utime(const struct replay_plan *p, const struct rp_op *o, c
 		return result(syscall(SYS_utimensat, AT_FDCWD, path, now ? NULL : ts, o->at_flags));
 	}
 	}
+}
+
+#define ACL_ENTRIES_MAX 32
+
+/*
+ * The trace has an xattr's size, not its value: zeros do for most, but a
+ * POSIX ACL's value is checked, so a valid ACL of the recorded size stands
+ * in (owner, named users, group, mask, others: what cp -a and tar set).
+ */
+static bool acl_value(const char *name, size_t size, uint8_t *out, size_t cap)
+{
+	static const uint16_t tags[] = {0x01, 0x04, 0x10, 0x20}; /* USER_OBJ GROUP_OBJ MASK OTHER */
+	size_t n, users, k = 0;
+
+	if (strcmp(name, "system.posix_acl_access") && strcmp(name, "system.posix_acl_default"))
+		return false;
+	if (size < 4 + 3 * 8 || (size - 4) % 8 || size > cap)
+		return false;
+	n = (size - 4) / 8;
+	users = n > 4 ? n - 4 : 0;
+	memset(out, 0, size);
+	out[0] = 2; /* POSIX_ACL_XATTR_VERSION, little endian */
+	for (size_t i = 0; i < n; i++) {
+		uint16_t tag, perm = 6;
+		uint32_t id = 0xffffffffu;
+		uint8_t *e = out + 4 + 8 * i;
+
+		if (i == 0)
+			tag = tags[0];
+		else if (i <= users) {
+			tag = 0x02; /* USER, ids 1, 2, ... */
+			id = (uint32_t)i;
+		} else {
+			k++;
+			tag = n == 3 && k == 2 ? tags[3] : tags[k];
+		}
+		e[0] = tag & 0xff;
+		e[1] = tag >> 8;
+		e[2] = perm & 0xff;
+		e[3] = perm >> 8;
+		memcpy(e + 4, &id, 4);
+	}
+	return true;
 }
 
 int64_t rp_issue(const struct replay_plan *p, const struct rp_op *o, struct rp_issue_ctx *c)
@@ -374,11 +417,21 @@ int64_t rp_issue(const struct replay_plan *p, const struct rp_op *o, struct rp_i
 	}
 	case DL_SYS_FCNTL:
 		return issue_fcntl(o, c, fd);
-	case DL_SYS_SENDFILE:
-		return result(syscall(SYS_sendfile, real_fd(c, o->fd2), fd, NULL, (size_t)o->size));
-	case DL_SYS_COPY_FILE_RANGE:
-		return result(syscall(SYS_copy_file_range, fd, NULL, real_fd(c, o->fd2), NULL,
+	/*
+	 * The input's offset as recorded, given explicitly: exact whether the job
+	 * passed it or used the file position (which then does not move here).
+	 */
+	case DL_SYS_SENDFILE: {
+		off_t off = (off_t)o->offset;
+
+		return result(syscall(SYS_sendfile, real_fd(c, o->fd2), fd, &off, (size_t)o->size));
+	}
+	case DL_SYS_COPY_FILE_RANGE: {
+		loff_t off = (loff_t)o->offset;
+
+		return result(syscall(SYS_copy_file_range, fd, &off, real_fd(c, o->fd2), NULL,
 				      (size_t)o->size, 0));
+	}
 #ifdef SYS_access
 	case DL_SYS_ACCESS:
 		return result(syscall(SYS_access, path, o->arg_lo));
@@ -442,11 +495,13 @@ int64_t rp_issue(const struct replay_plan *p, const struct rp_op *o, struct rp_i
 	case DL_SYS_LSETXATTR:
 	case DL_SYS_FSETXATTR: {
 		size_t vn = o->size < c->zero_size ? o->size : c->zero_size;
+		uint8_t acl[4 + 8 * ACL_ENTRIES_MAX];
+		const void *v = acl_value(text, vn, acl, sizeof(acl)) ? acl : c->zero;
 
 		if (o->sys == DL_SYS_FSETXATTR)
-			return result(syscall(SYS_fsetxattr, fd, text, c->zero, vn, o->arg_lo));
+			return result(syscall(SYS_fsetxattr, fd, text, v, vn, o->arg_lo));
 		return result(syscall(o->sys == DL_SYS_SETXATTR ? SYS_setxattr : SYS_lsetxattr,
-				      path, text, c->zero, vn, o->arg_lo));
+				      path, text, v, vn, o->arg_lo));
 	}
 	case DL_SYS_GETXATTR:
 		return result(syscall(SYS_getxattr, path, text, buf, n));

@@ -107,6 +107,55 @@ static int mark_under_changed_dirs(struct replay_plan *p)
 	return 0;
 }
 
+/*
+ * A directory the job lists, whose entries are all the job's own files (it
+ * made, removed or changed each): its listing is the job's doing, so it is
+ * replayed in the scratch directory, where the job's calls make the same
+ * entries.  A directory that also holds files the job only read stays.
+ */
+static int mark_listed_dirs(struct replay_plan *p)
+{
+	struct u64_index by_name;
+	uint8_t *kids = calloc(p->nfiles ? p->nfiles : 1, 1); /* 1: changed ones, 2: others */
+
+	if (!kids)
+		return -1;
+	u64_index_init(&by_name);
+	for (uint32_t i = 0; i < p->nfiles; i++)
+		if (u64_index_put(&by_name, p->files[i].name, i))
+			goto oom;
+	for (uint32_t i = 0; i < p->nfiles; i++) {
+		const struct rp_file *f = &p->files[i];
+		const char *s = rp_str(p, f->name);
+		size_t k = string_len(&p->strings, f->name);
+		uint32_t id, parent;
+
+		while (k > 1 && s[k - 1] != '/')
+			k--;
+		if (k > 1)
+			k--;
+		id = string_index_find(&p->strings, s, k);
+		parent = id == STRING_NONE ? U64_NONE : u64_index_get(&by_name, id);
+		if (parent == U64_NONE || parent == i)
+			continue;
+		kids[parent] |= (f->flags & RPF_WRITTEN) ? 1 : (f->flags & RPF_EXISTED) ? 2 : 0;
+	}
+	for (uint32_t i = 0; i < p->nfiles; i++) {
+		struct rp_file *f = &p->files[i];
+
+		if ((f->flags & (RPF_DIR | RPF_READ)) == (RPF_DIR | RPF_READ) &&
+		    !(f->flags & RPF_WRITTEN) && kids[i] == 1)
+			f->flags |= RPF_WRITTEN;
+	}
+	u64_index_free(&by_name);
+	free(kids);
+	return 0;
+oom:
+	u64_index_free(&by_name);
+	free(kids);
+	return -1;
+}
+
 /* The length of the directory a and b share, whole components ("/" at least). */
 static size_t common_dir(const char *a, size_t alen, const char *b, size_t blen)
 {
@@ -134,7 +183,7 @@ int replay_plan__map(struct replay_plan *p, const struct replay_map_rule *rules,
 	const char *common = NULL;
 	size_t common_len = 0;
 
-	if (mark_under_changed_dirs(p))
+	if (mark_under_changed_dirs(p) || mark_listed_dirs(p))
 		return -1;
 	for (uint32_t i = 0; i < p->nfiles; i++) {
 		struct rp_file *f = &p->files[i];

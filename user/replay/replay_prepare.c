@@ -18,6 +18,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "lib/u64_index.h"
+
 #define COPY_CHUNK (1u << 20)
 
 static bool needed_as_found(const struct rp_file *f)
@@ -253,10 +255,45 @@ static int check_missing(const struct replay_plan *p, char *err, size_t errlen)
 	return -1;
 }
 
+/*
+ * The scratch copies of a recorded path's directories, down to the first
+ * the job made itself (it makes that one, and what is below it).
+ */
+static int scratch_parents(const struct replay_plan *p, const struct u64_index *absent_dirs,
+			   const char *scratch, uint32_t name)
+{
+	const char *s = rp_str(p, name);
+	size_t slen = strlen(scratch), n = string_len(&p->strings, name);
+	char *buf = malloc(slen + n + 2);
+	int rc = 0;
+
+	if (!buf)
+		return -1;
+	memcpy(buf, scratch, slen);
+	for (size_t k = 1; k < n; k++) {
+		uint32_t id;
+
+		if (s[k] != '/')
+			continue;
+		id = string_index_find(&p->strings, s, k);
+		if (id != STRING_NONE && u64_index_get(absent_dirs, id) != U64_NONE)
+			break;
+		memcpy(buf + slen, s, k);
+		buf[slen + k] = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST) {
+			rc = -1;
+			break;
+		}
+	}
+	free(buf);
+	return rc;
+}
+
 /* The scratch directory's copy of what the changed files were when the job began. */
 static int prepare_scratch(const struct replay_plan *p, const struct replay_prepare_options *o,
 			   struct replay_prep *out, char *err, size_t errlen)
 {
+	struct u64_index absent_dirs;
 	struct stat st;
 
 	if (!o->dry_run) {
@@ -277,6 +314,13 @@ static int prepare_scratch(const struct replay_plan *p, const struct replay_prep
 			out->scratch_made = true;
 		}
 	}
+	u64_index_init(&absent_dirs);
+	for (uint32_t i = 0; i < p->nfiles; i++)
+		if ((p->files[i].flags & (RPF_ABSENT | RPF_DIR)) == (RPF_ABSENT | RPF_DIR) &&
+		    u64_index_put(&absent_dirs, p->files[i].name, i)) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
 	for (uint32_t i = 0; i < p->nfiles; i++) {
 		const struct rp_file *f = &p->files[i];
 		const char *dst = rp_str(p, f->replay), *src = rp_str(p, f->source);
@@ -286,18 +330,18 @@ static int prepare_scratch(const struct replay_plan *p, const struct replay_prep
 		out->scratch_files += !(f->flags & RPF_ABSENT);
 		if (o->dry_run)
 			continue;
-		/* its directory, as the job found it: made unless the job made it */
-		if (make_parents(dst)) {
+		/* its directories, as the job found them: not those the job made */
+		if (scratch_parents(p, &absent_dirs, o->scratch, f->name)) {
 			snprintf(err, errlen, "cannot make the directories of %s: %s", dst,
 				 strerror(errno));
-			return -1;
+			goto fail;
 		}
 		if (f->flags & RPF_ABSENT)
 			continue;
 		if (f->flags & RPF_DIR) {
 			if (mkdir(dst, 0755) && errno != EEXIST) {
 				snprintf(err, errlen, "cannot make %s: %s", dst, strerror(errno));
-				return -1;
+				goto fail;
 			}
 			continue;
 		}
@@ -311,18 +355,14 @@ static int prepare_scratch(const struct replay_plan *p, const struct replay_prep
 			continue;
 		}
 		if (copy_node(src, dst, &st, err, errlen))
-			return -1;
+			goto fail;
 		out->scratch_bytes += S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 	}
-	/* directories the job made must not be there before it makes them */
-	for (uint32_t i = 0; i < p->nfiles && !o->dry_run; i++) {
-		const struct rp_file *f = &p->files[i];
-
-		if ((f->flags & (RPF_WRITTEN | RPF_ABSENT | RPF_DIR)) ==
-		    (RPF_WRITTEN | RPF_ABSENT | RPF_DIR))
-			rmdir(rp_str(p, f->replay));
-	}
+	u64_index_free(&absent_dirs);
 	return 0;
+fail:
+	u64_index_free(&absent_dirs);
+	return -1;
 }
 
 static int prepare_stage(const struct replay_plan *p, const struct replay_prepare_options *o,
