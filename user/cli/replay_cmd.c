@@ -71,7 +71,7 @@ static void replay_usage(FILE *out)
 		"      --no-think       drop the recorded time between calls: I/O alone\n"
 		"      --dry-run        print the plan (files, threads, calls, bytes, what\n"
 		"                       would be staged); touch nothing\n"
-		"      --json           print the comparison as JSON (see dltrace(8))\n"
+		"      --json           print the comparison (with --dry-run: the plan) as JSON\n"
 		"      --html FILE      also write it as one HTML page\n"
 		"      --top N          rows of each table (default %d)\n"
 		"      --trace OUT      trace the replay itself with dltrace into OUT (root)\n"
@@ -221,6 +221,7 @@ static bool is_summary(const char *path)
 {
 	char raw[4096], plain[512];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const char *s;
 	ssize_t n;
 	size_t k;
 
@@ -232,7 +233,14 @@ static bool is_summary(const char *path)
 		return false;
 	k = input_stream_peek(raw, (size_t)n, plain, sizeof(plain) - 1);
 	plain[k] = '\0';
-	return k && plain[0] == '{' && strstr(plain, "\"schema\":\"dltrace-report");
+	if (!k || plain[0] != '{' || !(s = strstr(plain, "\"schema\"")))
+		return false;
+	s += 8;
+	s += strspn(s, " \t\r\n");
+	if (*s++ != ':')
+		return false;
+	s += strspn(s, " \t\r\n");
+	return !strncmp(s, "\"dltrace-report", 15);
 }
 
 /* Root through sudo: files are made as the invoking user (effective ids, undone after). */
@@ -477,7 +485,10 @@ static int replay(struct replay_cli *o)
 			(unsigned long long)s->read_end);
 	}
 	if (o->dry_run) {
-		replay_plan_print(p, &prep, &info, stdout);
+		if (o->json)
+			replay_plan_json(p, &prep, &info, stdout);
+		else
+			replay_plan_print(p, &prep, &info, stdout);
 		rc = 0;
 		goto out;
 	}

@@ -1577,7 +1577,8 @@ static void walk(struct rp_plan_state *st)
 {
 	struct walk w = {st, st->plan};
 
-	qsort(st->recs, st->nrecs, sizeof(*st->recs), rec_cmp);
+	if (st->nrecs)
+		qsort(st->recs, st->nrecs, sizeof(*st->recs), rec_cmp);
 	for (size_t i = 0; i < st->nrecs && !st->oom; i++) {
 		const struct rec *r = &st->recs[i];
 		uint32_t t;
@@ -1923,7 +1924,8 @@ int replay_plan__finish(struct replay_plan *p)
 			break;
 		}
 	}
-	qsort(pairs, npairs, 2 * sizeof(*pairs), u32_cmp2);
+	if (npairs)
+		qsort(pairs, npairs, 2 * sizeof(*pairs), u32_cmp2);
 	p->deps = malloc((npairs ? npairs : 1) * sizeof(*p->deps));
 	if (!p->deps)
 		goto oom;

@@ -1027,3 +1027,107 @@ void replay_plan_print(const struct replay_plan *p, const struct replay_prep *pr
 	if (p->nfiles > info->top)
 		fprintf(f, "  ... and %u more\n", p->nfiles - info->top);
 }
+
+static void json_skipped(const struct replay_plan *p, FILE *f)
+{
+	static const char *const reasons[RP_SKIP_REASONS] = {
+	    "kind", "path_unknown", "opened_before_trace", "mapped_before_trace",
+	    "outside_application"};
+
+	fputs(",\"skipped\":{", f);
+	for (unsigned s = 0; s < RP_SKIP_REASONS; s++) {
+		fprintf(f, "%s\"%s\":{", s ? "," : "", reasons[s]);
+		for (unsigned k = 0, first = 1; k <= DL_SYS_COUNT; k++) {
+			if (!p->skipped[s][k])
+				continue;
+			fprintf(f, "%s\"%s\":%llu", first ? "" : ",", rp_kind_name(k),
+				(unsigned long long)p->skipped[s][k]);
+			first = 0;
+		}
+		fputc('}', f);
+	}
+	fputc('}', f);
+}
+
+void replay_plan_json(const struct replay_plan *p, const struct replay_prep *prep,
+		      const struct replay_report_info *info, FILE *f)
+{
+	static const char *const types[RP_OP_TYPES] = {"call",	     "fault", "start", "pipe_read",
+						       "pipe_write", "mark",  "exit"};
+	uint64_t counts[DL_SYS_COUNT + 1], rbytes = 0, wbytes = 0;
+
+	replay_plan__count(p, counts);
+	for (uint32_t i = 0; i < p->nfiles; i++) {
+		rbytes += p->files[i].bytes_read;
+		wbytes += p->files[i].bytes_written;
+	}
+	fputs("{\"schema\":\"dltrace-replay-plan-1\",\"trace\":", f);
+	jstr(f, info->trace);
+	fputs(",\"scratch\":", f);
+	jstr(f, info->scratch ? info->scratch : "");
+	fputs(",\"stage\":", f);
+	if (info->stage)
+		jstr(f, info->stage);
+	else
+		fputs("null", f);
+	fprintf(f,
+		",\"processes\":%u,\"threads\":%u,\"ops\":%u,\"deps\":%u,\"pipes\":%u,"
+		"\"bytes_read\":%llu,\"bytes_written\":%llu,\"lost_events\":%llu",
+		p->nprocs, p->nthreads, p->nops, p->ndeps, p->npipes, (unsigned long long)rbytes,
+		(unsigned long long)wbytes, (unsigned long long)p->lost_events);
+	json_counts(f, "calls_by_kind", counts);
+	json_skipped(p, f);
+	if (prep)
+		fprintf(f,
+			",\"staged\":{\"files\":%llu,\"bytes\":%llu,\"free\":%llu},"
+			"\"scratch_copies\":%llu,\"reads\":{\"files\":%llu,\"bytes\":%llu}",
+			(unsigned long long)prep->stage_files,
+			(unsigned long long)prep->stage_bytes, (unsigned long long)prep->stage_free,
+			(unsigned long long)prep->scratch_files,
+			(unsigned long long)prep->read_files, (unsigned long long)prep->read_bytes);
+	fputs(",\"files\":[", f);
+	for (uint32_t i = 0; i < p->nfiles; i++) {
+		const struct rp_file *fl = &p->files[i];
+
+		fputs(i ? ",{\"path\":" : "{\"path\":", f);
+		jstr(f, rp_str(p, fl->name));
+		fputs(",\"replayed_path\":", f);
+		jstr(f, rp_str(p, fl->replay));
+		fprintf(f, ",\"role\":\"%s\",\"bytes_read\":%llu,\"bytes_written\":%llu}",
+			(fl->flags & RPF_WRITTEN)  ? "scratch"
+			: (fl->flags & RPF_STAGED) ? "staged"
+						   : "read",
+			(unsigned long long)fl->bytes_read, (unsigned long long)fl->bytes_written);
+	}
+	fputs("],\"thread_list\":[", f);
+	for (uint32_t t = 0; t < p->nthreads; t++) {
+		const struct rp_thread *th = &p->threads[t];
+		unsigned shown = 0;
+
+		fprintf(
+		    f, "%s{\"pid\":%u,\"tid\":%u,\"start_ns\":%llu,\"ops\":[", t ? "," : "",
+		    p->procs[th->proc].pid, th->tid,
+		    (unsigned long long)(th->start_ts > p->origin ? th->start_ts - p->origin : 0));
+		for (uint32_t i = th->op; i < th->op + th->nops && shown < info->top;
+		     i++, shown++) {
+			const struct rp_op *o = &p->ops[i];
+
+			fprintf(f, "%s{\"type\":\"%s\"", shown ? "," : "", types[o->type]);
+			if (rp_op_is_io(o)) {
+				fprintf(
+				    f, ",\"kind\":\"%s\",\"path\":",
+				    rp_kind_name(o->type == RP_OP_FAULT ? RP_FAULT_KIND : o->sys));
+				jstr(f,
+				     o->file == RP_NONE ? "" : rp_str(p, p->files[o->file].replay));
+				fprintf(f, ",\"offset\":%llu,\"size\":%llu",
+					(unsigned long long)o->offset, (unsigned long long)o->size);
+			}
+			if (o->type == RP_OP_SPAWN && o->target != RP_NONE)
+				fprintf(f, ",\"tid\":%u", p->threads[o->target].tid);
+			fprintf(f, ",\"gap_ns\":%llu,\"waits\":%u}", (unsigned long long)o->gap,
+				o->ndeps);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+}

@@ -43,5 +43,8 @@ void replay_plan_warnings(const struct replay_plan *p, FILE *f, const char *pref
 /* --dry-run: the plan (files, threads, calls, bytes, what would be staged). */
 void replay_plan_print(const struct replay_plan *p, const struct replay_prep *prep,
 		       const struct replay_report_info *info, FILE *f);
+/* --dry-run --json: the same, with each thread's first info->top calls. */
+void replay_plan_json(const struct replay_plan *p, const struct replay_prep *prep,
+		      const struct replay_report_info *info, FILE *f);
 
 #endif
