@@ -284,6 +284,7 @@ BENCH_BINS := $(patsubst bench/workloads/%.c,$(BENCH)/%,$(wildcard bench/workloa
 bench: deps-bench
 	$(MAKE) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
+	$(PYTHON) bench/replay_bench.py $(if $(BENCH_QUICK),--quick)
 	$(MAKE) docs-table
 
 # The one table of measured results in docs/performance.md, made from the
@@ -292,7 +293,7 @@ bench: deps-bench
 docs-table:
 	$(PYTHON) bench/results_table.py docs/performance.md
 
-bench-build: $(BENCH_BINS) $(BENCH)/decode_replay bench-hooks bench-fdid
+bench-build: $(BENCH_BINS) $(BENCH)/decode_replay bench-hooks bench-fdid $(BUILD)/tests/replay_reader
 
 # dltrace with other ways of naming a descriptor's file at each call, for
 # bench/fd_identity_cost.py: none (no file identity on the records), lru (no

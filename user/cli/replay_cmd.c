@@ -457,10 +457,17 @@ static int replay(struct replay_cli *o)
 					   o->no_think, o->cold,  o->warm,    o->top};
 	if (o->fio) {
 		user = as_user(true);
-		if (replay_fio_write(p, o->fio, err, sizeof(err))) {
+		unsigned logs = 0;
+
+		if (replay_fio_write(p, o->fio, &logs, err, sizeof(err))) {
 			fprintf(stderr, "dltrace replay: %s\n", err);
 			goto out;
 		}
+		if (!o->quiet)
+			fprintf(stderr,
+				"dltrace replay: wrote %u fio iologs and %s/replay.fio (run: cd %s "
+				"&& fio replay.fio)\n",
+				logs, o->fio, o->fio);
 		rc = 0;
 		goto out;
 	}

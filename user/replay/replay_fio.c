@@ -142,7 +142,8 @@ static int write_thread(const struct replay_plan *p, uint32_t t, FILE *f, struct
 	return ferror(f) ? -1 : 0;
 }
 
-int replay_fio_write(const struct replay_plan *p, const char *dir, char *err, size_t errlen)
+int replay_fio_write(const struct replay_plan *p, const char *dir, unsigned *nlogs, char *err,
+		     size_t errlen)
 {
 	struct fio_state s = {0};
 	char *path = NULL;
@@ -250,9 +251,7 @@ int replay_fio_write(const struct replay_plan *p, const char *dir, char *err, si
 		goto out;
 	}
 	job = NULL;
-	fprintf(stderr,
-		"dltrace replay: wrote %u fio iologs and %s (run: cd %s && fio replay.fio)\n", logs,
-		path, dir);
+	*nlogs = logs;
 	rc = 0;
 out:
 	if (job)

@@ -13,7 +13,11 @@
 
 #include "replay/replay_plan.h"
 
-/* Write the iologs and the job file into dir (made when missing).  -1 with a reason. */
-int replay_fio_write(const struct replay_plan *p, const char *dir, char *err, size_t errlen);
+/*
+ * Write the iologs and the job file into dir (made when missing); *logs: how
+ * many iologs.  -1 with a reason.
+ */
+int replay_fio_write(const struct replay_plan *p, const char *dir, unsigned *logs, char *err,
+		     size_t errlen);
 
 #endif

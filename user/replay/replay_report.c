@@ -513,7 +513,7 @@ static const char *where_text(const struct replay_report *r, char *buf, size_t s
 void replay_report__terminal(const struct replay_report *r, FILE *f, bool color)
 {
 	const struct replay_plan *p = r->p;
-	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], sv[64], where[600];
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[64], sv[64], where[600];
 	const char *bold = color ? "\033[1m" : "", *off = color ? "\033[0m" : "";
 
 	fprintf(f, "%sdltrace replay%s of %s: %s; %s cache, think times %s\n", bold, off,
@@ -542,10 +542,15 @@ void replay_report__terminal(const struct replay_report *r, FILE *f, bool color)
 			human_ns(b, r->iter_rep),
 			saving_text(sv, sizeof(sv), r->iter_rec, r->iter_rep));
 	}
-	fprintf(
-	    f, "  staging would save %s of the job's wall time (%s of its I/O time)\n",
-	    saving_text(sv, sizeof(sv), r->wall_rec, r->wall_rep),
-	    human_ns(c, r->total.rec_ns > r->total.rep_ns ? r->total.rec_ns - r->total.rep_ns : 0));
+	if (r->info.no_think)
+		fprintf(f, "  I/O alone (--no-think): the replay's wall time is its calls' and "
+			   "waits', not the job's; its I/O time would save %s\n",
+			saving_text(sv, sizeof(sv), r->total.rec_ns, r->total.rep_ns));
+	else
+		fprintf(f, "  %s would save %s of the job's wall time (%s of its I/O time)\n",
+			r->info.stage ? "staging" : "this file system",
+			saving_text(sv, sizeof(sv), r->wall_rec, r->wall_rep),
+			saving_text(c, sizeof(c), r->total.rec_ns, r->total.rep_ns));
 	term_table(r, f, T_KIND, "By syscall kind", r->kinds, DL_SYS_COUNT + 1, r->info.top, color);
 	term_table(r, f, T_PROC, "By process", r->procs, p->nprocs, r->info.top, color);
 	term_table(r, f, T_DIR, "By directory", r->dirs, r->ndirs, r->info.top, color);

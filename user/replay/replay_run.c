@@ -108,15 +108,22 @@ static bool stopping(void)
 	return atomic_load_explicit(&g_sh->stop, memory_order_relaxed) != 0;
 }
 
-/* Until t (CLOCK_MONOTONIC), or the stop: slept, and the last SPIN_NS spun. */
-static void sleep_until(uint64_t t)
+/*
+ * Until t (CLOCK_MONOTONIC), or the stop: slept, and the last SPIN_NS spun.
+ * Returns how late it woke (a loaded machine's wake-up latency), 0 when t
+ * had passed already.
+ */
+static uint64_t sleep_until(uint64_t t)
 {
+	bool slept = false;
+
 	for (;;) {
 		uint64_t n = now();
 		struct timespec ts;
 
 		if (n >= t || stopping())
-			return;
+			return slept && n > t ? n - t : 0;
+		slept = true;
 		if (t - n > SPIN_NS) {
 			uint64_t until = t - SPIN_NS;
 
@@ -129,7 +136,7 @@ static void sleep_until(uint64_t t)
 		}
 		while (now() < t)
 			__asm__ __volatile__("" ::: "memory");
-		return;
+		return 0;
 	}
 }
 
@@ -265,7 +272,7 @@ static void run_thread(uint32_t ti, uint64_t start)
 	bool think = !g_opt->no_think;
 	struct rp_issue_ctx c = {g_fds, p->max_fd, g_maps,	g_fd_base, NULL,
 				 0,	g_zero,	   g_zero_size, 0};
-	uint64_t prev = start;
+	uint64_t prev = start, late = 0;
 
 	if (t->buf_size) {
 		c.buf = mmap(NULL, t->buf_size, PROT_READ | PROT_WRITE,
@@ -290,7 +297,15 @@ static void run_thread(uint32_t ti, uint64_t start)
 					anchor = de;
 			}
 		}
-		sleep_until(think ? anchor + o->gap : anchor);
+		/* a wake-up that came late is taken from the next think times */
+		if (think) {
+			uint64_t gap = o->gap > late ? o->gap - late : 0;
+
+			late -= o->gap - gap;
+			late += sleep_until(anchor + gap);
+		} else {
+			sleep_until(anchor);
+		}
 		if (stopping())
 			break;
 		s = now();
