@@ -216,6 +216,48 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(json.loads(res.stdout)['lost_events'], 7)
 
 
+    def test_pftrace_plans_alike(self):
+        """The same trace as .pftrace (dltrace convert) gives the same plan."""
+        pf = os.path.join(self.dir, 'job.pftrace.gz')
+        subprocess.run([DLTRACE, 'convert', '-q', self.trace, pf], check=True)
+        plan, _ = self.plan()
+        res = run_replay(['--dry-run', '--json', '--top', '1000', '--scratch', self.scratch, pf])
+        other = json.loads(res.stdout)
+        self.assertEqual(other.pop('trace'), pf)
+        plan.pop('trace')
+        self.assertEqual(other, plan)
+
+    def test_replay_as_any_user(self):
+        """A replay needs no root: it issues the plan's calls with the job's processes
+        and threads, in the scratch directory for what the job changed, which it
+        removes; it writes nothing else but the page it is asked for."""
+        before = sorted(os.walk(self.dir))
+        page = os.path.join(self.dir, 'replay.html')
+        res = run_replay(['--json', '--no-think', '--cold', '--top', '1000', '--scratch',
+                          self.scratch, '--html', page, self.trace])
+        report = json.loads(res.stdout)
+        self.assertEqual((report['processes'], report['threads']), (2, 3))
+        self.assertEqual(report['calls_replayed'], 18)
+        self.assertEqual(report['replayed_by_kind'],
+                         {'openat': 4, 'close': 4, 'read': 2, 'pread64': 3, 'write': 1,
+                          'lseek': 1, 'fsync': 1, 'newfstatat': 1, 'rename': 1})
+        self.assertEqual(report['results_differ'], 0)
+        files = {f['path']: f for f in report['files']}
+        self.assertEqual(files[self.job.p('c.bin')]['bytes'], 65536 + 4464)
+        ckpt = os.path.join(self.job.out, 'ckpt.tmp')
+        self.assertEqual(files[ckpt]['replayed_path'], self.scratch + ckpt)
+        self.assertEqual(files[ckpt]['bytes'], 8192)
+        self.assertEqual([e['epoch'] for e in report['epochs']], [0])
+        self.assertEqual(report['waits_released'], 0)
+        self.assertFalse(os.path.exists(self.scratch))
+        with open(page) as f:
+            html = f.read()
+        self.assertTrue(html.startswith('<!DOCTYPE html>'))
+        self.assertIn('<h2>By file</h2>', html)
+        os.unlink(page)
+        self.assertEqual(sorted(os.walk(self.dir)), before)
+
+
 class RefusalTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix='dltrace-replay-')
