@@ -65,9 +65,10 @@ enum rp_op_type {
 #define RPO_BLOCKED 0x02 /* pipe read: its last dep ended after it began (tail applies) */
 #define RPO_BY_FD   0x04 /* a *at call on a descriptor (AT_EMPTY_PATH, futimens): fd, not path */
 #define RPO_WRITE   0x08 /* fault: a write fault */
-#define RPO_PARTIAL 0x10 /* the call cannot be issued exactly (readv with more iovecs than seen)   \
-			  */
-#define RPO_NOOP 0x20	 /* planned away (a spawn of a thread that does nothing) */
+#define RPO_PARTIAL                                                                                \
+	0x10	      /* the call cannot be issued exactly (readv with more iovecs than seen)      \
+		       */
+#define RPO_NOOP 0x20 /* planned away (a spawn of a thread that does nothing) */
 
 /*
  * One op.  Recorded values: ts and dur in ns since the trace's
@@ -99,8 +100,9 @@ struct rp_op {
 #define RPF_READ    0x001 /* the job read bytes of it (reads, faults, getdents, readlink) */
 #define RPF_WRITTEN 0x002 /* the job changed it: replayed in the scratch directory */
 #define RPF_EXISTED 0x004 /* it existed when the job first met it */
-#define RPF_ABSENT  0x008 /* missing when the job first met it (it made it, or failed to find it)  \
-			   */
+#define RPF_ABSENT                                                                                 \
+	0x008 /* missing when the job first met it (it made it, or failed to find it)              \
+	       */
 #define RPF_DIR	      0x010 /* a directory */
 #define RPF_OPENED    0x020 /* the job opened or stat'ed it with success: the replay needs it */
 #define RPF_MAPPED    0x040 /* mmap'd */

@@ -543,8 +543,9 @@ void replay_report__terminal(const struct replay_report *r, FILE *f, bool color)
 			saving_text(sv, sizeof(sv), r->iter_rec, r->iter_rep));
 	}
 	if (r->info.no_think)
-		fprintf(f, "  I/O alone (--no-think): the replay's wall time is its calls' and "
-			   "waits', not the job's; its I/O time would save %s\n",
+		fprintf(f,
+			"  I/O alone (--no-think): the replay's wall time is its calls' and "
+			"waits', not the job's; its I/O time would save %s\n",
 			saving_text(sv, sizeof(sv), r->total.rec_ns, r->total.rep_ns));
 	else
 		fprintf(f, "  %s would save %s of the job's wall time (%s of its I/O time)\n",
