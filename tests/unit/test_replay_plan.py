@@ -6,6 +6,8 @@ files are made here, with known sizes; nothing needs root.  The replay
 itself, traced, is tests/test_replay.py."""
 import json
 import os
+import pty
+import re
 import shutil
 import subprocess
 import tempfile
@@ -372,6 +374,67 @@ class FioTest(unittest.TestCase):
             self.assertIn('ioengine=psync\n', text)
         finally:
             shutil.rmtree(base, ignore_errors=True)
+
+
+class ProgressTest(unittest.TestCase):
+    """On a terminal, a progress line of the ops replayed, cleared at the end; none
+    when standard error is not one.  DLTRACE_PROGRESS_AFTER_MS=0 shows it from the
+    start (the product waits a second), and the job pauses 1.5 s between its reads,
+    so the replay is under way when the line is drawn."""
+    LINE = re.compile(r'\r\x1b\[Kdltrace replay: (\d+) of (\d+) ops \((\d+)%\), ([\d.]+) s')
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix='dltrace-replay-')
+        self.job = Job(self.dir)
+        t = Trace()
+        a = self.job.p('a.bin')
+        t.call('openat', 'metadata', 100, 100, 1 * MS, 5000, ret=3, fd=3, path=a,
+               flags='O_RDONLY', file_size=12288)
+        t.call('read', 'data', 100, 100, 2 * MS, 5000, ret=4096, fd=3, path=a, offset=0,
+               size=4096)
+        t.call('read', 'data', 100, 100, 1502 * MS, 5000, ret=4096, fd=3, path=a,
+               offset=4096, size=4096)
+        t.call('close', 'metadata', 100, 100, 1503 * MS, 5000, ret=0, fd=3, path=a)
+        t.exit(100, 100, 1504 * MS)
+        self.trace = t.write(os.path.join(self.dir, 'slow.json'), 1505 * MS)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_line_on_a_terminal(self):
+        master, slave = pty.openpty()
+        env = dict(os.environ, DLTRACE_PROGRESS_AFTER_MS='0')
+        proc = subprocess.Popen([DLTRACE, 'replay', '--json', self.trace], stdout=subprocess.PIPE,
+                                stderr=slave, env=env)
+        os.close(slave)
+        err = b''
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the last writer closed it
+                break
+            if not chunk:
+                break
+            err += chunk
+        os.close(master)
+        out, _ = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 0, err)
+        text = err.decode()
+        lines = self.LINE.findall(text)
+        self.assertTrue(lines, repr(text))
+        ops = json.loads(out)['ops']
+        for done, total, pct, secs in lines:
+            self.assertEqual(int(total), ops)
+            self.assertLessEqual(int(done), ops)
+            self.assertEqual(int(pct), 100 * int(done) // ops)
+        self.assertTrue(text.endswith('\r\x1b[K'), repr(text[-40:]))
+
+    def test_no_line_on_a_pipe(self):
+        env = dict(os.environ, DLTRACE_PROGRESS_AFTER_MS='0')
+        res = subprocess.run([DLTRACE, 'replay', '--json', self.trace], capture_output=True,
+                             env=env, timeout=60)
+        self.assertEqual(res.returncode, 0)
+        self.assertEqual(res.stderr, b'')
 
 
 class UsageTest(unittest.TestCase):

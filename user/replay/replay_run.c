@@ -588,6 +588,8 @@ int replay_run(const struct replay_plan *p, const struct replay_run_options *o,
 	struct sigaction sa, old_int, old_term;
 	pid_t root, tracer = -1;
 	int go[2], tracer_err = -1, status;
+	uint64_t show_after, begun;
+	bool shown = false;
 	struct rlimit rl;
 
 	memset(out, 0, sizeof(*out));
@@ -676,6 +678,16 @@ int replay_run(const struct replay_plan *p, const struct replay_run_options *o,
 		return -1;
 	}
 	close(go[1]);
+	{
+		/* DLTRACE_PROGRESS_AFTER_MS: the line's delay (io/progress.h), for tests */
+		const char *after = getenv("DLTRACE_PROGRESS_AFTER_MS");
+		char *end;
+		long ms = after ? strtol(after, &end, 10) : -1;
+
+		show_after =
+		    after && *after && !*end && ms >= 0 ? (uint64_t)ms * 1000000ull : 1000000000ull;
+		begun = now();
+	}
 	for (unsigned tick = 0;; tick++) {
 		pid_t r = waitpid(root, &status, WNOHANG);
 		struct timespec ts = {0, 100000000};
@@ -689,11 +701,13 @@ int replay_run(const struct replay_plan *p, const struct replay_run_options *o,
 		}
 		if (g_signals > 1)
 			kill(-root, SIGKILL); /* a second Ctrl-C: now */
-		if (o->progress && tick >= 10 && tick % 2 == 0)
+		if (o->progress && now() - begun >= show_after && tick % 2 == 0) {
 			progress_line(p, atomic_load(&g_sh->t0), false);
+			shown = true;
+		}
 		nanosleep(&ts, NULL);
 	}
-	if (o->progress)
+	if (shown)
 		progress_line(p, 0, true);
 	kill(-root, SIGKILL); /* what outlived the root (a process whose parent was gone) */
 	if (tracer > 0) {
