@@ -177,6 +177,20 @@ static bool staged(const struct rp_file *f)
 	       (f->flags & (RPF_OPENED | RPF_READ | RPF_MAPPED));
 }
 
+/* The job's data: files it found and read bytes of (or faulted pages of), unchanged. */
+static bool data_read(const struct rp_file *f)
+{
+	return staged(f) && !(f->flags & RPF_DIR) && (f->bytes_read || (f->flags & RPF_MAPPED));
+}
+
+/* Is path at or below dir (whole components; "/" holds every path)? */
+static bool below(const char *path, size_t len, const char *dir, size_t dlen)
+{
+	if (dlen == 1 && dir[0] == '/')
+		return true;
+	return len >= dlen && !memcmp(path, dir, dlen) && (len == dlen || path[dlen] == '/');
+}
+
 int replay_plan__map(struct replay_plan *p, const struct replay_map_rule *rules, unsigned nrules,
 		     const char *stage, const char *scratch)
 {
@@ -200,20 +214,17 @@ int replay_plan__map(struct replay_plan *p, const struct replay_map_rule *rules,
 			continue;
 		}
 		f->replay = f->source;
-		if (!stage || !staged(f))
+		if (!stage || !data_read(f))
 			continue;
-		f->flags |= RPF_STAGED;
-		/* the staged files' common directory (a directory counts as itself) */
+		/* the data's common directory: what the stage stands for */
 		{
 			const char *src = rp_str(p, f->source);
 			size_t len = string_len(&p->strings, f->source);
 
-			if (!(f->flags & RPF_DIR)) {
-				while (len > 0 && src[len - 1] != '/')
-					len--;
-				if (len > 1)
-					len--;
-			}
+			while (len > 0 && src[len - 1] != '/')
+				len--;
+			if (len > 1)
+				len--;
 			if (!common) {
 				common = src;
 				common_len = len;
@@ -224,15 +235,22 @@ int replay_plan__map(struct replay_plan *p, const struct replay_map_rule *rules,
 	}
 	if (!common)
 		return 0;
+	/*
+	 * Staged: the data, and what else the job found below its directory (the
+	 * directories it listed, the files it opened or stat'ed); the rest stays.
+	 */
 	for (uint32_t i = 0; i < p->nfiles; i++) {
 		struct rp_file *f = &p->files[i];
 		const char *s;
 		size_t len;
 
-		if (!(f->flags & RPF_STAGED))
+		if (!staged(f))
 			continue;
 		s = rp_str(p, f->source);
 		len = string_len(&p->strings, f->source);
+		if (!below(s, len, common, common_len))
+			continue;
+		f->flags |= RPF_STAGED;
 		if (common_len <= 1) /* only "/" in common: the whole path below the stage */
 			f->replay = put_joined(p, stage, strlen(stage), s, len);
 		else
