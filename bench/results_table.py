@@ -228,13 +228,15 @@ def replay_block(r):
     c = r['config']
     within = lambda x: 'yes' if x['within_goal'] else 'no'
     rows = [[name, num(f['cpus_busy'], '%d'), spread(f['job_s'], '%.3f'),
-             spread(f['replay_s'], '%.3f'), num(f['ratio'], '%.3f'), within(f)]
+             spread(f['recorded_s'], '%.3f'), spread(f['replay_s'], '%.3f'),
+             num(f['ratio'], '%.3f'), within(f)]
             for name, f in r['fidelity'].items()]
     out = ['Run: %d interleaved repetitions%s; seconds, median [min-max].' % (
         c['reps'], ' (quick sizes)' if c['quick'] else ''), '',
-        'Timing: the untraced job and the replay of its trace with think times kept, '
-        'same file system, warm cache (goal: within %d%%):' % round(100 * c['fidelity_goal']),
-        ''] + table(['workload', 'CPUs kept busy', 'job', 'replay', 'replay / job',
+        'Timing: the untraced job, and in each round a traced run (its recorded wall time) '
+        'replayed with think times kept; same file system, warm cache (goal: the replay '
+        'within %d%% of the job):' % round(100 * c['fidelity_goal']),
+        ''] + table(['workload', 'CPUs kept busy', 'job', 'traced', 'replay', 'replay / job',
                      'within'], rows)
     rows = [[name, '%g KiB/s' % (x['read_bps'] / 1024.0), num(x['recorded_s'], '%.3f'),
              spread(x['replayed_on_disk_s'], '%.3f'), spread(x['disk_s'], '%.3f'),
