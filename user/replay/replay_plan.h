@@ -164,8 +164,9 @@ enum rp_skip {
 	RP_SKIP_KIND,	      /* a kind the replay does not issue (io_uring, AIO, splice, ...) */
 	RP_SKIP_PATH_UNKNOWN, /* its file is not known (the record naming it was lost) */
 	RP_SKIP_NO_OPEN,      /* its descriptor was opened before the trace, or received */
-	RP_SKIP_NO_MAPPING,   /* a fault or munmap of a mapping made before the trace */
-	RP_SKIP_MIXED,	      /* rename/link between the application's and other files */
+	/* a fault or munmap of a mapping not replayed (before the trace, or of RP_SKIP_NO_OPEN) */
+	RP_SKIP_NO_MAPPING,
+	RP_SKIP_MIXED, /* rename/link between the application's and other files */
 	RP_SKIP_REASONS,
 };
 

@@ -927,7 +927,8 @@ void replay_plan_warnings(const struct replay_plan *p, FILE *f, const char *pref
 	static const char *const why[RP_SKIP_REASONS] = {
 	    "kinds the replay does not issue", "their file is not known (records lost)",
 	    "their descriptor was opened before the trace or received from another process",
-	    "their mapping was made before the trace",
+	    "their mapping is not replayed (made before the trace, or on a descriptor the "
+	    "replay does not have)",
 	    "they connect the application's files with others"};
 	char buf[512];
 
