@@ -17,6 +17,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,6 +393,12 @@ static int write_html(const struct replay_report *r, const char *path)
 	return 0;
 }
 
+static void on_stop(int sig)
+{
+	(void)sig;
+	replay_prepare_stop = 1;
+}
+
 static int replay(struct replay_cli *o)
 {
 	struct replay_plan *p = replay_plan__new();
@@ -403,8 +410,8 @@ static int replay(struct replay_cli *o)
 	struct replay_report *r = NULL;
 	char err[1024], self[PATH_MAX];
 	char *scratch = NULL;
-	bool user = false, ran = false;
-	int rc = 1;
+	bool user = false;
+	int rc = 1, stop;
 
 	if (!p) {
 		fprintf(stderr, "dltrace replay: out of memory\n");
@@ -477,9 +484,17 @@ static int replay(struct replay_cli *o)
 	}
 	po = (struct replay_prepare_options){o->stage, o->scratch, o->cold, o->warm, o->dry_run};
 	user = as_user(true);
-	if (replay_prepare(p, &po, &prep, err, sizeof(err))) {
+	/* Ctrl-C while staging: stop, and remove the scratch directory */
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
+	stop = replay_prepare(p, &po, &prep, err, sizeof(err));
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (stop) {
 		fprintf(stderr, "dltrace replay: %s\n", err);
 		replay_cleanup(&po, &prep, err, sizeof(err));
+		if (replay_prepare_stop)
+			rc = 130;
 		goto out;
 	}
 	for (uint32_t i = 0; i < prep.nshorts; i++) {
@@ -515,7 +530,6 @@ static int replay(struct replay_cli *o)
 		replay_cleanup(&po, &prep, err, sizeof(err));
 		goto out;
 	}
-	ran = true;
 	user = as_user(true);
 	if (replay_cleanup(&po, &prep, err, sizeof(err)))
 		fprintf(stderr, "dltrace replay: warning: %s\n", err);
@@ -557,7 +571,6 @@ static int replay(struct replay_cli *o)
 out:
 	if (user)
 		as_user(false);
-	(void)ran;
 	replay_report__free(r);
 	replay_outcome_free(&out, p);
 	replay_prep_free(&prep);

@@ -1032,11 +1032,6 @@ static bool *needed_threads(struct rp_plan_state *st)
 	return needed;
 }
 
-struct global_io {
-	uint32_t op; /* global */
-	uint64_t cum, ts, end;
-};
-
 static int u32_cmp2(const void *a, const void *b)
 {
 	const uint32_t *x = a, *y = b;

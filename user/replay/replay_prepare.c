@@ -22,6 +22,16 @@
 
 #define COPY_CHUNK (1u << 20)
 
+volatile int replay_prepare_stop;
+
+static int stopped(char *err, size_t errlen)
+{
+	if (!replay_prepare_stop)
+		return 0;
+	snprintf(err, errlen, "stopped while preparing: nothing was replayed");
+	return -1;
+}
+
 static bool needed_as_found(const struct rp_file *f)
 {
 	return !(f->flags & RPF_WRITTEN) && (f->flags & RPF_EXISTED) &&
@@ -82,7 +92,11 @@ static int copy_file(const char *from, const char *to, const struct stat *st, ch
 		goto done;
 	}
 	for (;;) {
-		ssize_t n = read(in, buf, COPY_CHUNK), w = 0;
+		ssize_t n, w = 0;
+
+		if (stopped(err, errlen))
+			goto done;
+		n = read(in, buf, COPY_CHUNK);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -354,7 +368,7 @@ static int prepare_scratch(const struct replay_plan *p, const struct replay_prep
 			out->scratch_empty++;
 			continue;
 		}
-		if (copy_node(src, dst, &st, err, errlen))
+		if (stopped(err, errlen) || copy_node(src, dst, &st, err, errlen))
 			goto fail;
 		out->scratch_bytes += S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 	}
@@ -413,7 +427,7 @@ static int prepare_stage(const struct replay_plan *p, const struct replay_prepar
 			out->stage_reused++;
 			continue;
 		}
-		if (copy_node(src, to, &st, err, errlen))
+		if (stopped(err, errlen) || copy_node(src, to, &st, err, errlen))
 			return -1;
 	}
 	return 0;
@@ -483,6 +497,9 @@ int replay_prepare(const struct replay_plan *p, const struct replay_prepare_opti
 		return 0;
 	for (uint32_t i = 0; i < p->nfiles; i++) {
 		const struct rp_file *f = &p->files[i];
+
+		if (stopped(err, errlen))
+			return -1;
 
 		if ((f->flags & RPF_DIR) || ((f->flags & RPF_WRITTEN) && (f->flags & RPF_ABSENT)))
 			continue;

@@ -39,6 +39,9 @@ struct replay_prep {
 	bool scratch_made; /* the scratch directory is the replay's: removed afterwards */
 };
 
+/* Set (from a signal handler) to stop preparing: replay_prepare fails, saying so. */
+extern volatile int replay_prepare_stop;
+
 /* -1 with a one-line reason (a missing file, no room to stage, a step that failed). */
 int replay_prepare(const struct replay_plan *p, const struct replay_prepare_options *o,
 		   struct replay_prep *out, char *err, size_t errlen);
