@@ -379,6 +379,38 @@ class TestFio(ReplayTest):
         self.assertEqual(moved(load_trace(self.path('fio.json'))), job)
 
 
+class TestUser(ReplayTest):
+    def test_runs_as_the_invoking_user(self):
+        """Under sudo (SUDO_UID, SUDO_GID) the replay is the invoking user's: a file only
+        root may read, which the job (root) read, is refused to the replay; without
+        them, as root, it is not.  The user makes the scratch directory (in a directory
+        anyone may write): the job's own file there is made, and its calls succeed."""
+        d = self.path('data')
+        os.mkdir(d)
+        secret = os.path.join(d, 'secret.bin')
+        with open(secret, 'wb') as f:
+            f.write(b's' * 1000)
+        os.chmod(secret, 0o600)
+        self.trace_command([workload('replay_reader'), '-o', os.path.join(d, 'out.txt'),
+                            secret])
+        room = self.path('room')
+        os.mkdir(room)
+        os.chmod(room, 0o777)
+        nobody = 65534
+        env = dict(os.environ, SUDO_UID=str(nobody), SUDO_GID=str(nobody))
+        res = run_replay(['--json', '--scratch', os.path.join(room, 's'),
+                          self.path('trace.json')], env=env)
+        report = json.loads(res.stdout)
+        self.assertEqual(report['differing_results'][0],
+                         {'kind': 'openat', 'path': secret, 'recorded': 3, 'replayed': -13})
+        # the user's own file in the scratch directory was made: its calls succeeded
+        files = {f['path']: f for f in report['files']}
+        self.assertEqual(files[os.path.join(d, 'out.txt')]['results_differ'], 0)
+        as_root = json.loads(run_replay(['--json', '--scratch', os.path.join(room, 's'),
+                                         self.path('trace.json')]).stdout)
+        self.assertEqual(as_root['results_differ'], 0)
+
+
 class TestStop(ReplayTest):
     def test_ctrl_c_reports_what_was_replayed(self):
         """SIGINT during a recorded pause: the replay stops, exits 130, and its report
