@@ -35,10 +35,11 @@ TOP_DIRS = ('user', 'bpf', 'tests', 'tools', 'bench', 'docs', 'man', 'markers', 
             'examples', 'packaging', 'vmlinux', '.ci')
 USER_DIRS = tuple(d for d in os.listdir(os.path.join(ROOT, 'user'))
                   if os.path.isdir(os.path.join(ROOT, 'user', d)))
-SUBCOMMANDS = ('top', 'report', 'merge', 'convert', 'daemon', 'ctl')
+SUBCOMMANDS = ('top', 'report', 'merge', 'convert', 'replay', 'daemon', 'ctl')
 # The man page's sections that document each command's options.
 MAN_SECTIONS = {'': ('TARGETS', 'OPTIONS'), 'top': ('TARGETS', 'OPTIONS', 'TOP'),
                 'report': ('REPORT',), 'merge': ('MERGE',), 'convert': ('CONVERT',),
+                'replay': ('REPLAY',),
                 'daemon': ('DAEMON',), 'ctl': ('CTL',)}
 
 
