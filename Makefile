@@ -290,9 +290,20 @@ $(CONFIG_FUZZ_TARGET): tests/fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) $(USER_HDRS)
 		-fno-sanitize-recover=undefined tests/fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) \
 		-o $@ -lbpf -lelf -lz -lm -ljson-c
 
-fuzz: $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
+# dltrace replay's planner: a trace into a plan, its paths mapped, its printouts.
+REPLAY_FUZZ_TARGET := $(BUILD)/fuzz/replay_plan_fuzz
+REPLAY_FUZZ_SRCS := $(FUZZ_SRCS) $(addprefix user/,replay/replay_collect.c replay/replay_plan.c \
+	replay/replay_paths.c replay/replay_report.c)
+$(REPLAY_FUZZ_TARGET): tests/fuzz/replay_plan_fuzz.c $(REPLAY_FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -I. -DDLTRACE_VERSION=\"$(VERSION)\" \
+		-DSINK_CHUNK=4096 -DZOUT_BYTES=4096 -DSTRING_BLOCK_BYTES=4096 \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		tests/fuzz/replay_plan_fuzz.c $(sort $(REPLAY_FUZZ_SRCS)) -o $@ -lz -lm -ljson-c
+
+fuzz: $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET) $(REPLAY_FUZZ_TARGET)
 	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/config_corpus $(BUILD)/fuzz/crashes \
-		$(BUILD)/fuzz/pftrace_corpus
+		$(BUILD)/fuzz/pftrace_corpus $(BUILD)/fuzz/replay_corpus
 	$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 		-dict=tests/fuzz/trace.dict -artifact_prefix=$(BUILD)/fuzz/crashes/ \
 		-print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
@@ -302,6 +313,9 @@ fuzz: $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
 	$(CONFIG_FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 		-artifact_prefix=$(BUILD)/fuzz/crashes/config- -print_final_stats=1 \
 		$(BUILD)/fuzz/config_corpus tests/fuzz/config_corpus
+	$(REPLAY_FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+		-dict=tests/fuzz/trace.dict -artifact_prefix=$(BUILD)/fuzz/crashes/replay- \
+		-print_final_stats=1 $(BUILD)/fuzz/replay_corpus tests/fuzz/replay_corpus
 
 # The overhead benchmark (bench/, several minutes; not part of `make test`), into
 # bench/results/.  BENCH_QUICK=1: fewer repetitions and smaller sizes, for a smoke run.
@@ -312,6 +326,7 @@ BENCH_BINS := $(patsubst bench/workloads/%.c,$(BENCH)/%,$(wildcard bench/workloa
 bench: deps-bench
 	$(MAKE) $(PARALLEL) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
+	$(PYTHON) bench/replay_bench.py $(if $(BENCH_QUICK),--quick)
 	$(MAKE) docs-table
 
 # The one table of measured results in docs/performance.md, made from the
@@ -320,7 +335,7 @@ bench: deps-bench
 docs-table:
 	$(PYTHON) bench/results_table.py docs/performance.md
 
-bench-build: $(BENCH_BINS) $(BENCH)/decode_replay bench-hooks bench-fdid
+bench-build: $(BENCH_BINS) $(BENCH)/decode_replay bench-hooks bench-fdid $(BUILD)/tests/replay_reader
 
 # The variants below build only their BPF side (BPF_DEFS) and the objects that include
 # its skeleton (SKEL_OBJS) in their directory; the other objects are the main build's
@@ -407,11 +422,12 @@ $(BENCH)/floor_probe_list.h: $(BUILD)/dltrace.bpf.o bench/probe_list.py
 $(BENCH)/floor_probes.bpf.o: bench/floor_probes.bpf.c $(BENCH)/floor_probe_list.h
 	$(CLANG) $(BPF_CFLAGS) -I$(BENCH) -c $< -o $@
 
-# What CI builds but does not run, so that none of it can rot: both fuzz
+# What CI builds but does not run, so that none of it can rot: the fuzz
 # targets, what `make valgrind` runs (dltrace, the workloads; its script is
 # checked for syntax) and the benchmark's programs.
 check-build: deps-test
-	$(MAKE) $(PARALLEL) all workloads $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET) bench-build
+	$(MAKE) $(PARALLEL) all workloads $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET) \
+		$(REPLAY_FUZZ_TARGET) bench-build
 	sh -n tests/valgrind_trace.sh
 
 # The test suite again inside a QEMU VM running Debian's stock kernel

@@ -94,6 +94,7 @@ void trace_usage(FILE *out)
 		     "       dltrace report [--json] [--html FILE] TRACE...\n"
 		     "       dltrace merge TRACE... -o OUTPUT\n"
 		     "       dltrace convert IN OUT\n"
+		     "       dltrace replay [--map OLD=NEW] [--stage DIR] [--dry-run] TRACE\n"
 		     "       dltrace daemon [--config FILE] [--foreground]\n"
 		     "       dltrace ctl status|start --cgroup CGROUP|stop JOB|top JOB\n"
 		     "\n");
