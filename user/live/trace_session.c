@@ -32,7 +32,7 @@
 #include "io/record_file.h"
 #include "probe/probe_loader.h"
 #include "probe/python_probe.h"
-#include "live/proc_scan.h"
+#include "lib/proc_scan.h"
 #include "decode/record_decoder.h"
 #include "report/report_session.h"
 #include "probe/system_checks.h"
