@@ -251,6 +251,13 @@ struct ev_fault {
 };
 
 /*
+ * Processes whose pid was used before in the trace get distinct pids in it:
+ * pid + PID_ALIAS_STRIDE * n for its n-th reuse (n at most PID_ALIAS_MAX).
+ */
+#define PID_ALIAS_STRIDE 4194304u /* PID_MAX_LIMIT */
+#define PID_ALIAS_MAX	 255u	  /* below the block device tracks' pids */
+
+/*
  * Block devices are tracks of their own: EV_BLOCK and EV_BLOCK_RATE have a
  * pid (= tid) from here up, above any real pid (and the aliases of reused
  * ones), named "block DEV (MAJ:MIN)" by an EV_PROCESS_NAME.  Not processes.

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/process_table.h"
-
 static void *grow(void *p, size_t *cap, size_t need)
 {
 	size_t c = *cap ? *cap : 256;
