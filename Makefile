@@ -204,7 +204,7 @@ golden-records: all workloads
 # build/fuzz/corpus, the seeds in tests/fuzz/corpus.
 FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_line_parser.c \
-	format/trace_status.c \
+	io/trace_status.c \
 	format/chrome/chrome_events.c event/event_consumer.c event/event_args.c event/event_parse.c \
 	event/lost_counts.c \
 	event/syscall_table.c lib/json_string.c lib/string_index.c lib/u64_index.c \

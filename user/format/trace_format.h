@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "event/event.h"
-#include "format/trace_status.h"
+#include "io/trace_status.h"
 #include "io/output_sink.h"
 
 enum trace_format {

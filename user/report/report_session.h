@@ -22,7 +22,7 @@
 #include <stdio.h>
 
 #include "event/event.h"
-#include "format/trace_status.h"
+#include "io/trace_status.h"
 
 #define REPORT_DEFAULT_TOP 100
 

@@ -32,7 +32,7 @@
 #include "lib/quantile_sketch.h"
 #include "lib/string_index.h"
 #include "event/event.h"
-#include "format/trace_status.h"
+#include "io/trace_status.h"
 #include "lib/u64_index.h"
 
 #define NONE32 UINT32_MAX
