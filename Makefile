@@ -211,7 +211,7 @@ FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_
 	lib/quantile_sketch.c report/path_scope.c report/report_tables.c report/report_access.c \
 	report/report_timeline.c report/report_events.c report/report_derive.c \
 	report/report_levels.c report/report_phases.c report/report_python.c \
-	report/report_findings.c report/render/report_format.c report/report_warnings.c \
+	report/report_findings.c lib/human_format.c report/report_warnings.c \
 	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \
 	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
 	format/chrome/chrome_format.c io/output_sink.c io/input_stream.c lib/fs_names.c lib/path_table.c \

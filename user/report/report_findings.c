@@ -50,7 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/render/report_format.h"
+#include "lib/human_format.h"
 #include "event/syscall_table.h"
 
 #define MIB (1ull << 20)

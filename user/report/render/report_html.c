@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "lib/json_string.h"
-#include "report/render/report_format.h"
+#include "lib/human_format.h"
 #include "report/render/report_output.h"
 #include "report/report_warnings.h"
 #include "event/syscall_table.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/render/report_format.h"
+#include "lib/human_format.h"
 #include "report/render/report_output.h"
 #include "report/report_warnings.h"
 #include "event/syscall_table.h"
