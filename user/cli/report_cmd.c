@@ -15,6 +15,7 @@
 #include "io/output_file.h"
 #include "io/progress.h"
 #include "report/report_session.h"
+#include "report/render/report_render.h"
 
 struct report_options {
 	bool json, quiet;
@@ -95,6 +96,25 @@ static int parse_size(const char *s, uint64_t *out)
 
 /* ---- reading ---- */
 
+/* One trace file into the report.  -1 with a one-line reason in err. */
+static int read_trace(struct report_session *s, const char *path, struct progress *progress,
+		      char *err, size_t errlen)
+{
+	struct trace_read_status status;
+	struct event_consumer *c = report_session__begin_trace(s, path);
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (trace_file_read_progress(path, c, &status, progress)) {
+		snprintf(err, errlen, "%s", status.error);
+		return -1;
+	}
+	report_session__end_trace(s, &status);
+	return 0;
+}
+
 static int read_traces(struct report_session *s, char **files, int n)
 {
 	struct progress *progress;
@@ -117,7 +137,7 @@ static int read_traces(struct report_session *s, char **files, int n)
 		report_session__set_origin(s, origin);
 	progress = progress__new("dltrace report", progress_file_sizes(files, n));
 	for (int i = 0; i < n; i++) {
-		if (report_session__read_file_progress(s, files[i], progress, err, sizeof(err))) {
+		if (read_trace(s, files[i], progress, err, sizeof(err))) {
 			progress__done(progress);
 			fprintf(stderr, "dltrace report: %s: %s\n", files[i], err);
 			return 1;

@@ -35,6 +35,7 @@
 #include "lib/proc_scan.h"
 #include "decode/record_decoder.h"
 #include "report/report_session.h"
+#include "report/render/report_render.h"
 #include "probe/system_checks.h"
 #include "event/version.h"
 #include "view/live_stats.h"

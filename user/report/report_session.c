@@ -7,8 +7,7 @@
 #include <unistd.h>
 
 #include "event/version.h"
-#include "format/trace_format.h"
-#include "report/render/report_output.h"
+#include "report/report_findings.h"
 #include "report/report_warnings.h"
 
 struct report_session {
@@ -61,30 +60,6 @@ void report_session__end_trace(struct report_session *s, const struct trace_read
 	rs_end_trace(&s->st, st);
 }
 
-int report_session__read_file(struct report_session *s, const char *path, char *err,
-			      size_t errlen)
-{
-	return report_session__read_file_progress(s, path, NULL, err, errlen);
-}
-
-int report_session__read_file_progress(struct report_session *s, const char *path,
-				       struct progress *progress, char *err, size_t errlen)
-{
-	struct trace_read_status status;
-	struct event_consumer *c = report_session__begin_trace(s, path);
-
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (trace_file_read_progress(path, c, &status, progress)) {
-		snprintf(err, errlen, "%s", status.error);
-		return -1;
-	}
-	report_session__end_trace(s, &status);
-	return 0;
-}
-
 static uint64_t machine_ram(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
@@ -112,44 +87,17 @@ void report_session__warnings(const struct report_session *s, FILE *out, const c
 	}
 }
 
-static struct report_view view(const struct report_session *s, unsigned top, bool color)
+const struct report_stats *report_session__stats(const struct report_session *s)
 {
-	return (struct report_view){&s->st, &s->fi, top, color, s->generator};
+	return &s->st;
 }
 
-void report_session__terminal(const struct report_session *s, FILE *out, unsigned top,
-			      bool color)
+const struct findings *report_session__findings(const struct report_session *s)
 {
-	struct report_view v = view(s, top, color);
-
-	report_terminal(out, &v);
+	return &s->fi;
 }
 
-void report_session__json(const struct report_session *s, FILE *out, unsigned top)
+const char *report_session__generator(const struct report_session *s)
 {
-	struct report_view v = view(s, top, false);
-
-	report_json(out, &v);
-}
-
-void report_session__html(const struct report_session *s, FILE *out, unsigned top)
-{
-	struct report_view v = view(s, top, false);
-
-	report_html(out, &v);
-}
-
-char *report_session__json_text(const struct report_session *s, size_t *len)
-{
-	char *text = NULL;
-	FILE *f = open_memstream(&text, len);
-
-	if (!f)
-		return NULL;
-	report_session__json(s, f, REPORT_DEFAULT_TOP);
-	if (fclose(f)) {
-		free(text);
-		return NULL;
-	}
-	return text;
+	return s->generator;
 }
