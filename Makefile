@@ -208,8 +208,8 @@ FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_
 	format/chrome/chrome_events.c event/event_consumer.c event/event_args.c event/event_parse.c \
 	event/lost_counts.c \
 	event/syscall_table.c lib/json_string.c lib/string_index.c lib/u64_index.c \
-	lib/quantile_sketch.c report/path_scope.c report/report_tables.c report/report_access.c \
-	report/report_timeline.c report/report_events.c report/report_derive.c \
+	lib/quantile_sketch.c report/path_scope.c report/report_intern.c report/report_tables.c \
+	report/report_access.c report/report_session.c report/report_timeline.c report/report_events.c report/report_derive.c \
 	report/report_levels.c report/report_phases.c report/report_python.c \
 	report/report_findings.c lib/human_format.c report/report_warnings.c \
 	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \

@@ -960,3 +960,24 @@ struct event_consumer *rs_consumer(struct report_stats *st)
 	event_consumer_fill(&st->consumer, consume);
 	return &st->consumer;
 }
+
+void rs_events_init(struct report_stats *st)
+{
+	for (int s = 0; s < SCOPE_COUNT; s++)
+		for (int k = 0; k < DL_SYS_COUNT; k++) {
+			sketch_init(&st->sys[s][k].size);
+			sketch_init(&st->sys[s][k].lat);
+		}
+	sketch_init(&st->layers.block_lat);
+	st->layers.active = NONE32;
+}
+
+void rs_events_free(struct report_stats *st)
+{
+	for (int s = 0; s < SCOPE_COUNT; s++)
+		for (int k = 0; k < DL_SYS_COUNT; k++) {
+			sketch_free(&st->sys[s][k].size);
+			sketch_free(&st->sys[s][k].lat);
+		}
+	sketch_free(&st->layers.block_lat);
+}

@@ -668,6 +668,11 @@ uint32_t *rs_phase_owners(const struct report_stats *st, uint32_t *n)
 	return v;
 }
 
+void rs_phases_init(struct report_stats *st)
+{
+	u64_index_init(&st->phases.owner_ix);
+}
+
 void rs_phases_free(struct report_stats *st)
 {
 	struct rs_phases *ph = &st->phases;

@@ -8,6 +8,7 @@
 
 #include "event/version.h"
 #include "report/report_findings.h"
+#include "report/report_stats_internal.h"
 #include "report/report_warnings.h"
 
 struct report_session {
@@ -15,6 +16,28 @@ struct report_session {
 	struct findings fi;
 	char generator[64];
 };
+
+/* Zero, then each accumulator's own state (report_stats_internal.h). */
+void rs_init(struct report_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	rs_tables_init(st);
+	rs_events_init(st);
+	rs_timeline_init(st);
+	rs_python_init(st);
+	rs_phases_init(st);
+	st->training_thread = NONE32;
+}
+
+void rs_free(struct report_stats *st)
+{
+	rs_events_free(st);
+	rs_levels_free(st);
+	rs_python_free(st);
+	rs_phases_free(st);
+	rs_tables_free(st);
+	memset(st, 0, sizeof(*st));
+}
 
 struct report_session *report_session__new(void)
 {

@@ -518,6 +518,7 @@ struct report_stats {
 	struct event_consumer consumer; /* rs_consumer() */
 };
 
+/* All of the accumulators' state (report_session.c). */
 void rs_init(struct report_stats *st);
 void rs_free(struct report_stats *st);
 /* Report time 0 = this wall-clock time (the earliest start of the traces). */
