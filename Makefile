@@ -403,8 +403,21 @@ $(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BPF_HDRS) $(BUILD)/dltrace.skel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/dltrace: $(USER_OBJS)
+# Dependencies point one way (docs/developer-guide.md "Folders"): before dltrace is
+# linked, the includes of the sources and the calls between the objects are checked
+# against the folder edges tools/layers.txt allows, and for cycles (tools/check-layers).
+$(BUILD)/layers.ok: tools/check-layers tools/layers.txt $(USER_OBJS) $(BPF_OBJS) \
+		$(wildcard tools/*.c bench/*.c)
+	$(PYTHON) tools/check-layers --objects $(BUILD)/obj --bpf-objects $(BUILD)
+	@touch $@
+
+$(BUILD)/dltrace: $(USER_OBJS) | $(BUILD)/layers.ok
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# The folders bottom up, each with the folders it uses.
+.PHONY: layers
+layers: $(USER_OBJS) $(BPF_OBJS)
+	$(PYTHON) tools/check-layers --objects $(BUILD)/obj --bpf-objects $(BUILD) --graph
 
 # make install PREFIX=/usr/local [DESTDIR=...]
 PREFIX ?= /usr/local
