@@ -78,6 +78,14 @@ static inline struct ev_str ev_str_of(const char *s)
 	return (struct ev_str){s, s ? (uint32_t)strlen(s) : 0};
 }
 
+/* Is s the C string lit?  (lit a literal: its length is a constant once inlined.) */
+static inline bool ev_str_is(const struct ev_str *s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s->len == n && !memcmp(s->s, lit, n);
+}
+
 struct path_ref; /* lib/path_table.h */
 
 /*

@@ -14,13 +14,6 @@
 
 const char *const rs_level_names[LV_COUNT] = {"syscall", "stdio", "hdf5", "mpiio"};
 
-static bool str_is(const struct ev_str *s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s->len == n && !memcmp(s->s, lit, n);
-}
-
 static bool str_starts(const struct ev_str *s, const char *lit)
 {
 	size_t n = strlen(lit);
@@ -31,7 +24,7 @@ static bool str_starts(const struct ev_str *s, const char *lit)
 int rs_level_of(const struct ev_str *cat)
 {
 	for (int l = LV_STDIO; l < LV_COUNT; l++)
-		if (str_is(cat, rs_level_names[l]))
+		if (ev_str_is(cat, rs_level_names[l]))
 			return l;
 	return LV_SYSCALL;
 }
@@ -45,13 +38,13 @@ static uint8_t fn_dir(const struct ev_str *name)
 					      "MPI_File_close"};
 
 	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++)
-		if (str_is(name, reads[i]))
+		if (ev_str_is(name, reads[i]))
 			return LV_DIR_READ;
 	for (size_t i = 0; i < sizeof(writes) / sizeof(writes[0]); i++)
-		if (str_is(name, writes[i]))
+		if (ev_str_is(name, writes[i]))
 			return LV_DIR_WRITE;
 	for (size_t i = 0; i < sizeof(flushes) / sizeof(flushes[0]); i++)
-		if (str_is(name, flushes[i]))
+		if (ev_str_is(name, flushes[i]))
 			return LV_DIR_FLUSH;
 	if (str_starts(name, "MPI_File_read"))
 		return LV_DIR_READ;
@@ -124,7 +117,7 @@ static bool failed(int level, const struct ev_str *name, const struct ev_span *s
 	if (!a)
 		return false;
 	if (a->type == EV_ARG_STR || a->type == EV_ARG_SYMBOL) /* fopen, fdopen: the stream */
-		return !str_is(name, "fgets") && str_is(&a->s, "0x0");
+		return !ev_str_is(name, "fgets") && ev_str_is(&a->s, "0x0");
 	if (!arg_num(s, "ret", &v))
 		return false;
 	return level == LV_MPIIO ? v != 0 : v < 0;

@@ -816,13 +816,6 @@ static void on_vfs(struct event_consumer *c, const struct event *e)
 	ls->layers.vfs_ns += e->vfs.dur;
 }
 
-static bool str_is(const struct ev_str *s, const char *lit, size_t n)
-{
-	return s->len == n && !memcmp(s->s, lit, n);
-}
-
-#define STR_IS(s, lit) str_is((s), (lit), sizeof(lit) - 1)
-
 static void on_span(struct event_consumer *c, const struct event *e)
 {
 	struct live_stats *ls = container_of(c, struct live_stats, consumer);
@@ -833,22 +826,22 @@ static void on_span(struct event_consumer *c, const struct event *e)
 	task_event(ls, e);
 	if (sp->phase != EV_PH_COMPLETE)
 		return;
-	if (STR_IS(&sp->cat, "marker")) {
+	if (ev_str_is(&sp->cat, "marker")) {
 		ls->layers.marker_regions++;
-		if (STR_IS(&sp->name, "fetch")) {
+		if (ev_str_is(&sp->name, "fetch")) {
 			ls->phases.fetches++;
 			ls->phases.fetch_ns += sp->dur;
-		} else if (STR_IS(&sp->name, "step")) {
+		} else if (ev_str_is(&sp->name, "step")) {
 			ls->phases.steps++;
 			ls->phases.step_ns += sp->dur;
 		}
 		return;
 	}
-	if (STR_IS(&sp->cat, "stdio"))
+	if (ev_str_is(&sp->cat, "stdio"))
 		lib = 0;
-	else if (STR_IS(&sp->cat, "hdf5"))
+	else if (ev_str_is(&sp->cat, "hdf5"))
 		lib = 1;
-	else if (STR_IS(&sp->cat, "mpiio"))
+	else if (ev_str_is(&sp->cat, "mpiio"))
 		lib = 2;
 	if (lib >= 0) {
 		ls->layers.lib_calls[lib]++;
