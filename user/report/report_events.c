@@ -88,7 +88,7 @@ static bool is_stat_kind(int k)
 static bool is_dup_call(const struct ev_syscall *s)
 {
 	if (s->sys == DL_SYS_FCNTL)
-		return s->arg_lo == 0 /* F_DUPFD */ || s->arg_lo == 1030 /* F_DUPFD_CLOEXEC */;
+		return s->arg_lo == F_DUPFD || s->arg_lo == F_DUPFD_CLOEXEC;
 	return s->sys == DL_SYS_DUP || s->sys == DL_SYS_DUP2 || s->sys == DL_SYS_DUP3;
 }
 
