@@ -3,35 +3,21 @@
 
 #include <stdlib.h>
 
-void *rs_grow(struct report_stats *st, void **arr, uint32_t *cap, uint32_t n, size_t elem)
+void *rs_grow_full(struct report_stats *st, void **arr, uint32_t *cap, uint32_t n, size_t elem)
 {
-	if (n == *cap) {
-		uint32_t c = *cap ? *cap * 2 : 64;
-		void *a;
+	uint32_t c = *cap ? *cap * 2 : 64;
+	void *a;
 
-		if (*cap >= UINT32_MAX / 2) {
-			st->oom = true;
-			return NULL;
-		}
-		a = realloc(*arr, (size_t)c * elem);
-		if (!a) {
-			st->oom = true;
-			return NULL;
-		}
-		*arr = a;
-		*cap = c;
-	}
-	return (char *)*arr + (size_t)n * elem;
-}
-
-uint32_t rs_intern(struct report_stats *st, const struct ev_str *s)
-{
-	uint32_t id;
-
-	if (!s->s)
-		return NONE32;
-	id = string_index_put(&st->strings, s->s, s->len);
-	if (id == STRING_NONE)
+	if (*cap >= UINT32_MAX / 2) {
 		st->oom = true;
-	return id;
+		return NULL;
+	}
+	a = realloc(*arr, (size_t)c * elem);
+	if (!a) {
+		st->oom = true;
+		return NULL;
+	}
+	*arr = a;
+	*cap = c;
+	return (char *)a + (size_t)n * elem;
 }
