@@ -144,8 +144,9 @@ class SmallTreeTest(unittest.TestCase):
 
     def test_call_cycle(self):
         """No include at all: the objects call each other."""
-        obj = self.user_objects({'lib/a.c': 'int b(int);\nint a(int x) { return x ? b(x - 1) : 0; }\n',
-                                 'lib/b.c': 'int a(int);\nint b(int x) { return x ? a(x - 1) : 1; }\n'})
+        obj = self.user_objects({
+            'lib/a.c': 'int b(int);\nint a(int x) { return x ? b(x - 1) : 0; }\n',
+            'lib/b.c': 'int a(int);\nint b(int x) { return x ? a(x - 1) : 1; }\n'})
         self.assertEqual(run('--root', self.tmp, '--objects', obj), (1, '', [
             'check-layers: call cycle: user/lib/a -> user/lib/b -> user/lib/a',
             'check-layers:   user/lib/a.c calls b (user/lib/b.c)',
