@@ -8,11 +8,11 @@
 
 static uint64_t hash_bytes(uint32_t kind, const char *s, size_t len)
 {
-	uint64_t h = fib_hash(len) ^ ((uint64_t)kind << 56), v;
+	uint64_t h = (len * FIB_HASH_MULT) ^ ((uint64_t)kind << 56), v;
 
 	while (len >= 8) {
 		memcpy(&v, s, 8);
-		h = fib_hash(h ^ v);
+		h = (h ^ v) * FIB_HASH_MULT;
 		h ^= h >> 29;
 		s += 8;
 		len -= 8;
@@ -20,9 +20,9 @@ static uint64_t hash_bytes(uint32_t kind, const char *s, size_t len)
 	v = 0;
 	if (len)
 		memcpy(&v, s, len);
-	h = fib_hash(h ^ v);
+	h = (h ^ v) * FIB_HASH_MULT;
 	h ^= h >> 32;
-	return fib_hash(h);
+	return h * FIB_HASH_MULT;
 }
 
 void pftrace_intern__init(struct pftrace_intern *t)
