@@ -28,6 +28,7 @@ TITLES = {
     'lifecycle': 'Start-up and exit (`bench/run_bench.py --lifecycle-only`)',
     'fd-identity': 'Naming descriptors (`bench/fd_identity_cost.py`)',
     'python-stacks': 'Python stacks (`make bench-python-stacks`)',
+    'replay': '`dltrace replay` (`bench/replay_bench.py`, part of `make bench`)',
 }
 REPLAY_MODES = ('json', 'gz', 'pftrace', 'pftrace.gz', 'report', 'summary', 'live', 'live-only')
 
@@ -223,8 +224,38 @@ def python_stacks_block(r):
                   'BPF added'], rows)
 
 
+def replay_block(r):
+    c = r['config']
+    within = lambda x: 'yes' if x['within_goal'] else 'no'
+    rows = [[name, num(f['cpus_busy'], '%d'), spread(f['job_s'], '%.3f'),
+             spread(f['recorded_s'], '%.3f'), spread(f['replay_s'], '%.3f'),
+             num(f['ratio'], '%.3f'), within(f)]
+            for name, f in r['fidelity'].items()]
+    out = ['Run: %d interleaved repetitions%s; seconds, median [min-max].' % (
+        c['reps'], ' (quick sizes)' if c['quick'] else ''), '',
+        'Timing: the untraced job, and in each round a traced run (its recorded wall time) '
+        'replayed with think times kept; same file system, warm cache (goal: the replay '
+        'within %d%% of the job):' % round(100 * c['fidelity_goal']),
+        ''] + table(['workload', 'CPUs kept busy', 'job', 'traced', 'replay', 'replay / job',
+                     'within'], rows)
+    rows = [[name, '%g KiB/s' % (x['read_bps'] / 1024.0), num(x['recorded_s'], '%.3f'),
+             spread(x['replayed_on_disk_s'], '%.3f'), spread(x['disk_s'], '%.3f'),
+             spread(x['tmpfs_s'], '%.3f'), num(x['measured_saving_s'], '%.3f'),
+             spread(x['predicted_saving_s'], '%.3f'), num(x['ratio'], '%.3f'), within(x)]
+            for name, x in r['what_if'].items()]
+    out += ['', 'Saving: the job cold from a throttled loop disk and from a tmpfs copy '
+            '(measured), against `dltrace replay --cold --stage` on the tmpfs of the trace '
+            'taken on the disk (predicted; goal: within %d%%); and that trace replayed on the '
+            'disk, against its recorded wall time:' % round(100 * c['saving_goal']),
+            ''] + table(['workload', 'disk read limit', 'recorded', 'replayed on the disk',
+                         'job from disk', 'job from tmpfs', 'measured saving',
+                         'predicted saving', 'predicted / measured', 'within'], rows)
+    return out
+
+
 BLOCKS = {'bench': bench_block, 'lifecycle': lambda r: lifecycle_block(r['lifecycle']),
-          'fd-identity': fd_identity_block, 'python-stacks': python_stacks_block}
+          'fd-identity': fd_identity_block, 'python-stacks': python_stacks_block,
+          'replay': replay_block}
 
 
 def render():

@@ -8,7 +8,7 @@ import stat
 import subprocess
 import unittest
 
-from dltrace_harness import (BUILD, DLTRACE, PYTHON, TESTS, TraceTest, io_events, load_trace,
+from dltrace_harness import (DLTRACE, PYTHON, TESTS, TraceTest, helper, io_events, load_trace,
                              trace_validator, workload)
 
 WEIRD = os.path.join(TESTS, 'workloads', 'weird_names.py')
@@ -62,7 +62,7 @@ class FileNameTest(TraceTest):
         self.assertFalse([e for e in events if e['name'] == 'thread_name' and
                           'name_hex' in e['args']])
         trace = self.path('trace.json')
-        again = subprocess.run([os.path.join(BUILD, 'trace_rewrite'), trace],
+        again = subprocess.run([helper('trace_rewrite'), trace],
                                capture_output=True, check=True).stdout
         with open(trace, 'rb') as f:
             self.assertEqual(again, f.read())

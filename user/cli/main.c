@@ -6,6 +6,7 @@
 #include "daemon/daemon.h"
 #include "cli/convert_cmd.h"
 #include "cli/merge_main.h"
+#include "cli/replay_cmd.h"
 #include "cli/report_cmd.h"
 #include "cli/trace_options.h"
 #include "live/trace_session.h"
@@ -25,6 +26,8 @@ int main(int argc, char **argv)
 		return report_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "convert"))
 		return convert_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "replay"))
+		return replay_main(argc - 1, argv + 1);
 
 	if (argc > 1 && !strcmp(argv[1], "top")) /* tracing, with the live view */
 		rc = trace_options_parse(&o, argc - 1, argv + 1);

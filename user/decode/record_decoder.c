@@ -338,13 +338,6 @@ static struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h
 	return p;
 }
 
-/* utime*: the times the record carries in offset (atime s), size (mtime s), arg (ns, ns) */
-static bool times_kind(unsigned kind)
-{
-	return kind == DL_SYS_UTIME || kind == DL_SYS_UTIMES || kind == DL_SYS_FUTIMESAT ||
-	       kind == DL_SYS_UTIMENSAT;
-}
-
 static bool utime_special(uint32_t nsec)
 {
 	return nsec == UTIME_NOW || nsec == UTIME_OMIT;
@@ -393,7 +386,9 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io, size_
 			s->file_size = rec->file_size;
 		}
 	}
-	if (times_kind(s->sys)) {
+	if (rec && syscall_info(s->sys)->times) {
+		/* utime* (path records): offset (atime's seconds), size (mtime's), arg (their ns)
+		 */
 		/* UTIME_NOW and UTIME_OMIT ignore the seconds: 0, as a trace shows them */
 		s->times.sec[0] = utime_special(s->arg_lo) ? 0 : (int64_t)io->offset;
 		s->times.sec[1] = utime_special(s->arg_hi) ? 0 : (int64_t)io->size;
@@ -628,8 +623,7 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 			path = cookie_file(d, io->file);
 	} else if (io->h.kind != DL_SYS_CLOSE_RANGE) {
 		int out_fd = (int)(io->arg & 0xffffffff);
-		bool pair = io->h.kind == DL_SYS_SENDFILE || io->h.kind == DL_SYS_COPY_FILE_RANGE ||
-			    io->h.kind == DL_SYS_SPLICE || io->h.kind == DL_SYS_TEE;
+		bool pair = dl_kind_out_fd(io->h.kind); /* sendfile, splice, ... */
 
 		if (cookies) {
 			path = fd_file(d, p, io->h.fd, io->file, io->h.ts);
@@ -961,13 +955,13 @@ static void handle_span(struct record_decoder *d, const void *rec, size_t size)
 	}
 	s = v.rec;
 	p = proc_for(d, &s->h);
-	library = s->level != DL_LEVEL_MARKERS;
+	library = s->level != DL_LAYER_MARKERS;
 	named = v;
 	if (library) {
 		c.enclosed = &enclosed;
 		c.enclosed_partial =
 		    !span_threads_enclosed(&d->span_threads, s->h.tid, s->h.ts, &enclosed);
-		ok = s->level == DL_LEVEL_STDIO ? s->ret != 0 : (int64_t)s->ret >= 0;
+		ok = s->level == DL_LAYER_STDIO ? s->ret != 0 : (int64_t)s->ret >= 0;
 		if (s->flags & DL_SPAN_FD) /* a descriptor opened by the call exists at its end */
 			file =
 			    fd_path(p, s->h.fd, opens_file(s->func) ? s->h.ts + s->dur : s->h.ts);
@@ -985,12 +979,12 @@ static void handle_span(struct record_decoder *d, const void *rec, size_t size)
 	} else if (library && opens_file(s->func)) {
 		path.name = (struct ev_str){v.str, v.str_len};
 	} else if (n) {
-		const char *f = s->level == DL_LEVEL_HDF5 ? n->file : n->name;
+		const char *f = s->level == DL_LAYER_HDF5 ? n->file : n->name;
 
 		path.name = ev_cstr(f);
 	}
 	c.path = &path;
-	if (n && s->level == DL_LEVEL_HDF5 && !opens_file(s->func))
+	if (n && s->level == DL_LAYER_HDF5 && !opens_file(s->func))
 		c.object = n->name;
 	e.ts = rel(d, s->h.ts);
 	e.pid = s->h.tgid;

@@ -175,19 +175,11 @@ struct ev_times {
 };
 
 /*
- * EV_SYSCALL; the fields by kind are in bpf/dltrace_events.h (struct dl_io).
- * arg_lo/arg_hi of the kinds from DL_SYS_ACCESS on: access*, chmod*:
- * arg_lo the mode; chown*: arg_lo uid, arg_hi gid; mknod*: arg_lo the
- * device (kernel encoding), arg_hi the mode; setxattr*: arg_lo the xattr
- * flags; flock: arg_lo the operation; fadvise64, madvise: arg_lo the
- * advice; msync: arg_lo the flags; fcntl: arg_lo the command, arg_hi its
- * argument (locks: l_type | l_whence << 16, with offset = l_start and
- * size = l_len).  splice, tee: arg_lo the output fd, arg_hi the flags;
- * vmsplice: arg_lo the flags; the AIO calls: arg_hi << 32 | arg_lo the
- * context, offset io_getevents' min_nr or io_cancel's iocb, size nr (the
- * iocbs, events, io_setup's nr_events); io_uring_setup: size the entries,
- * arg_lo the flags; io_uring_enter: size to_submit, offset min_complete,
- * arg_lo the flags; io_uring_register: arg_lo the opcode, size nr_args.
+ * EV_SYSCALL: the fields of each kind are its row's in bpf/syscalls.def:
+ * the record's (struct dl_io, bpf/dltrace_events.h), arg split in
+ * arg_lo and arg_hi, and what its show column names (fcntl: arg_lo the
+ * command, arg_hi its argument, the locks' l_type | l_whence << 16, with
+ * offset = l_start and size = l_len).
  */
 struct ev_syscall {
 	uint16_t

@@ -80,8 +80,7 @@ static bool is_write_kind(int k)
 
 static bool is_stat_kind(int k)
 {
-	return k == DL_SYS_STAT || k == DL_SYS_LSTAT || k == DL_SYS_FSTAT ||
-	       k == DL_SYS_NEWFSTATAT || k == DL_SYS_STATX;
+	return syscall_info(k)->stats;
 }
 
 /* A call that makes a new descriptor from another (fcntl: F_DUPFD, F_DUPFD_CLOEXEC). */
@@ -89,7 +88,7 @@ static bool is_dup_call(const struct ev_syscall *s)
 {
 	if (s->sys == DL_SYS_FCNTL)
 		return s->arg_lo == F_DUPFD || s->arg_lo == F_DUPFD_CLOEXEC;
-	return s->sys == DL_SYS_DUP || s->sys == DL_SYS_DUP2 || s->sys == DL_SYS_DUP3;
+	return syscall_info(s->sys)->dups;
 }
 
 /*
@@ -301,8 +300,8 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	if (scope == SCOPE_OTHER) {
 		if (rd && !shm) {
 			/* a pipe or socket read: a training loop's wait for its batch */
-			struct rs_item it = {start, dur,    0,		0,   th->proc,
-					     ti,    NONE32, LV_SYSCALL, true};
+			struct rs_item it = {
+			    start, dur, 0, 0, th->proc, ti, NONE32, DL_LAYER_SYSCALL, true};
 
 			rs_phase_call(st, &it);
 		}
@@ -341,7 +340,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		f->last_ns = end;
 	if (f->dir != NONE32)
 		st->dirs[f->dir].io_ns += dur;
-	if (DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
+	if (syscall_info(k)->opens) {
 		f->opens++;
 		tot->opens++;
 		if ((s->flags & EVS_IDENTITY) && s->file_size > f->file_size)
@@ -396,8 +395,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 			tot->bytes_written += moved;
 			st->env[env].bytes_written += moved;
 		}
-		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE ||
-		     (k == DL_SYS_SPLICE && rd)) &&
+		if (syscall_info(k)->out_fd && rd && /* sendfile, copy_file_range, splice */
 		    s->path2.name.len)
 			second_path_write(st, ti, s, start, end);
 		return;
@@ -408,13 +406,13 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	struct rs_pair *p = pi != NONE32 ? &st->pairs[pi] : NULL;
 	struct rs_access a = {ti,    fi,    pi,	 has_offset,  (int64_t)s->offset,
 			      moved, start, end, ORG_SYSCALL, false};
-	struct rs_item it = {start, dur, rd ? moved : 0, wr ? moved : 0, th->proc,
-			     ti,    fi,	 LV_SYSCALL,	 false};
+	struct rs_item it = {start, dur, rd ? moved : 0,   wr ? moved : 0, th->proc,
+			     ti,    fi,	 DL_LAYER_SYSCALL, false};
 
 	rs_phase_call(st, &it);
 
 	f = &st->files[fi];
-	if (p && DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
+	if (p && syscall_info(k)->opens) {
 		p->open_depth++;
 	} else if (p && is_dup_call(s)) {
 		p->open_depth++;
@@ -432,8 +430,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		}
 		if (f->mount != NONE32)
 			st->mounts[f->mount].bytes_read += moved;
-		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE ||
-		     (k == DL_SYS_SPLICE && rd)) &&
+		if (syscall_info(k)->out_fd && rd && /* sendfile, copy_file_range, splice */
 		    s->path2.name.len)
 			second_path_write(st, ti, s, start, end);
 	} else if (wr) {
