@@ -629,6 +629,11 @@ static void end_args(struct args_out *o, const struct ev_trace_end *s)
 		ADD_U64(o, "paths_unknown", s->paths_unknown);
 	if (s->truncated)
 		add(o, KEYLEN("truncated"), EV_ARG_BOOL)->b = true;
+	/* a merge's own keys (merge/kineto_merge.h), of any name */
+	for (uint32_t i = 0; i < s->nextra && o->n < EV_ARGS_MAX; i++) {
+		o->a[o->n] = s->extra[i];
+		o->a[o->n++].key_named = 0;
+	}
 }
 
 static void vfs_args(struct args_out *o, const struct ev_vfs *v)
