@@ -1037,7 +1037,8 @@ void event_parse(struct event_parse *p, struct event *e, const struct ev_head *h
 	} else if (layer_event(&f, e, h, dur, id)) {
 		return;
 	}
-	if (h->ph && strchr("XBEiCsf", h->ph) && cat->len) {
+	/* without a category: a span only when there is no text to keep it as it was (.pftrace) */
+	if (h->ph && strchr("XBEiCsf", h->ph) && (cat->len || !e->raw.len)) {
 		span_event(p, e, h, dur, id, args, n);
 		return;
 	}
