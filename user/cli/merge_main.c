@@ -323,6 +323,7 @@ static void merged_begin(struct event_consumer *out, const struct merge_input *i
 	e.begin.layers = ev(layers);
 	/* every input's monotonic times, moved onto the earliest wall-clock start */
 	e.begin.clock = EV_STR("CLOCK_REALTIME");
+	e.begin.profiler_traces = nk;
 	e.begin.start_wall_ns = origin_wall;
 	/* a profiler trace that starts earlier: the writer spells its start */
 	if (n && in[origin].start_wall_ns == origin_wall)

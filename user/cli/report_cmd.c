@@ -11,16 +11,21 @@
 #include <unistd.h>
 
 #include "cli/cli_usage.h"
+#include "format/kineto/kineto_reader.h"
 #include "format/trace_format.h"
 #include "io/output_file.h"
 #include "io/progress.h"
 #include "report/report_session.h"
+
+#define KINETO_MAX 64
 
 struct report_options {
 	bool json, quiet;
 	const char *html;
 	unsigned top;
 	uint64_t ram;
+	const char *kineto[KINETO_MAX]; /* --kineto: PyTorch profiler traces to join */
+	unsigned nkineto;
 };
 
 static void report_usage(FILE *out)
@@ -42,6 +47,9 @@ static void report_usage(FILE *out)
 		"      --top N        rows of each list in --json and --html (default %d)\n"
 		"      --ram SIZE     memory of the machine the job ran on, for the findings\n"
 		"                     (e.g. 64G; default: this machine's)\n"
+		"      --kineto FILE  a PyTorch profiler (Kineto) trace of the job: the GPU's\n"
+		"                     idle time per step against the data waits (repeatable;\n"
+		"                     a trace merged with one by dltrace merge needs none)\n"
 		"  -q, --quiet        no terminal report (with --html)\n"
 		"  -h, --help         this help\n"
 		"\n"
@@ -106,6 +114,14 @@ static int read_traces(struct report_session *s, char **files, int n)
 
 		if (!strcmp(files[i], "-"))
 			continue;
+		if (kineto_file_is(files[i])) {
+			fprintf(stderr,
+				"dltrace report: %s: not a dltrace trace: a JSON object, as a "
+				"PyTorch profiler trace is (give one with --kineto FILE, or merge it "
+				"with the trace: dltrace merge)\n",
+				files[i]);
+			return 1;
+		}
 		if (trace_file_start(files[i], &start, err, sizeof(err))) {
 			fprintf(stderr, "dltrace report: %s: %s\n", files[i], err);
 			return 1;
@@ -165,17 +181,18 @@ static int write_html(const struct report_session *s, unsigned top, const char *
 
 int report_main(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_RAM };
+	enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_RAM, OPT_KINETO };
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"html", required_argument, NULL, OPT_HTML},
 	    {"top", required_argument, NULL, OPT_TOP},
 	    {"ram", required_argument, NULL, OPT_RAM},
+	    {"kineto", required_argument, NULL, OPT_KINETO},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	struct report_options o = {false, false, NULL, REPORT_DEFAULT_TOP, 0};
+	struct report_options o = {false, false, NULL, REPORT_DEFAULT_TOP, 0, {NULL}, 0};
 	struct report_session *s;
 	char *end;
 	int c, rc;
@@ -208,6 +225,13 @@ int report_main(int argc, char **argv)
 				return cli_usage_error(
 				    "report", "--ram needs a size such as 64G, not", optarg);
 			break;
+		case OPT_KINETO:
+			if (!*optarg)
+				return cli_usage_error("report", "--kineto needs a file name", NULL);
+			if (o.nkineto == KINETO_MAX)
+				return cli_usage_error("report", "too many --kineto files", NULL);
+			o.kineto[o.nkineto++] = optarg;
+			break;
 		case 'q':
 			o.quiet = true;
 			break;
@@ -228,7 +252,17 @@ int report_main(int argc, char **argv)
 		fprintf(stderr, "dltrace report: out of memory\n");
 		return 1;
 	}
+	if (o.nkineto)
+		report_session__expect_kineto(s); /* keep the data waits to join */
 	rc = read_traces(s, argv + optind, argc - optind);
+	for (unsigned k = 0; !rc && k < o.nkineto; k++) {
+		char err[400];
+
+		if (report_session__add_kineto(s, o.kineto[k], err, sizeof(err))) {
+			fprintf(stderr, "dltrace report: %s: %s\n", o.kineto[k], err);
+			rc = 1;
+		}
+	}
 	if (!rc) {
 		report_session__finish(s, o.ram);
 		report_session__warnings(s, stderr, "dltrace report: ");

@@ -131,6 +131,7 @@ struct ev_trace_begin {
 	uint64_t start_mono_ns;	     /* clock value at ts 0 */
 	int64_t start_wall_ns;	     /* CLOCK_REALTIME at the same instant */
 	uint32_t tracer_pid;
+	uint32_t profiler_traces; /* a merge's: PyTorch profiler traces placed in it */
 };
 
 /* EV_TRACE_END */

@@ -610,6 +610,8 @@ static void begin_args(struct args_out *o, const struct ev_trace_begin *b)
 		add_made(o, KEYLEN("start_wall"), p);
 	}
 	ADD_U64(o, "tracer_pid", b->tracer_pid);
+	if (b->profiler_traces)
+		ADD_U64(o, "profiler_traces", b->profiler_traces);
 }
 
 static void end_args(struct args_out *o, const struct ev_trace_end *s)

@@ -103,6 +103,7 @@
 	X(START_WALL_NS, "start_wall_ns")                                                          \
 	X(START_WALL, "start_wall")                                                                \
 	X(TRACER_PID, "tracer_pid")                                                                \
+	X(PROFILER_TRACES, "profiler_traces")                                                      \
 	X(EVENTS, "events")                                                                        \
 	X(LOST_EVENTS, "lost_events")                                                              \
 	X(LOST_BYTES, "lost_bytes")                                                                \
@@ -693,6 +694,7 @@ static void begin_event(const struct found *f, struct event *e)
 	b->start_mono_ns = u64_of(arg(f, K_START_MONO));
 	b->start_wall_ns = i64_of(arg(f, K_START_WALL_NS));
 	b->tracer_pid = u64_of(arg(f, K_TRACER_PID));
+	b->profiler_traces = u64_of(arg(f, K_PROFILER_TRACES));
 }
 
 static void end_event(struct event_parse *p, const struct found *f, struct event *e, unsigned n)

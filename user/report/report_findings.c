@@ -41,6 +41,10 @@
  *                                regions; without them, reads of pipes and
  *                                sockets) >= 20% of its iterations' time,
  *                                over >= 3 steps and >= 50 ms; high >= 50%
+ *   gpu_idle_on_data             data waits (batch waits, file reads, cache
+ *                                misses, block I/O) overlap >= 20% of the
+ *                                GPU's idle time in steps, over >= 3 steps;
+ *                                high >= 50% (report_gpu_idle.c)
  */
 #define _GNU_SOURCE
 #include "report/report_findings.h"
@@ -51,6 +55,7 @@
 #include <string.h>
 
 #include "report/render/report_format.h"
+#include "report/report_gpu_idle.h"
 #include "event/syscall_table.h"
 
 #define MIB (1ull << 20)
@@ -1080,6 +1085,7 @@ void report_findings(const struct report_stats *st, const struct finding_options
 	failed_syscalls(st, out);
 	low_read_parallelism(st, out);
 	data_stall(st, out);
+	rs_gpu_finding(st, out); /* gpu_idle_on_data (report_gpu_idle.c) */
 	for (int i = 0; i < out->n; i++)
 		python_behind(st, &out->items[i]);
 	/* stable: by level, then in rule order */

@@ -9,6 +9,7 @@
 #include "event/version.h"
 #include "format/trace_format.h"
 #include "report/render/report_output.h"
+#include "report/report_gpu_idle.h"
 #include "report/report_warnings.h"
 
 struct report_session {
@@ -85,6 +86,17 @@ int report_session__read_file_progress(struct report_session *s, const char *pat
 	return 0;
 }
 
+void report_session__expect_kineto(struct report_session *s)
+{
+	rs_gpu_expect(&s->st);
+}
+
+int report_session__add_kineto(struct report_session *s, const char *path, char *err,
+			       size_t errlen)
+{
+	return rs_gpu_read_kineto(&s->st, path, err, errlen);
+}
+
 static uint64_t machine_ram(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
@@ -110,6 +122,9 @@ void report_session__warnings(const struct report_session *s, FILE *out, const c
 		for (int k = 0; k < n; k++)
 			fprintf(out, "%swarning: %s\n", prefix, lines[k]);
 	}
+	if (rs_gpu_of(&s->st))
+		for (uint32_t k = 0; k < rs_gpu_of(&s->st)->nwarnings; k++)
+			fprintf(out, "%swarning: %s\n", prefix, rs_gpu_of(&s->st)->warnings[k]);
 }
 
 static struct report_view view(const struct report_session *s, unsigned top, bool color)

@@ -761,6 +761,25 @@ bool kineto_file_is(const char *path)
 	return false;
 }
 
+bool kineto_category(struct ev_str cat)
+{
+	static const char *const names[] = {
+	    "cpu_op",	       "user_annotation",	"gpu_user_annotation", "gpu_memcpy",
+	    "gpu_memset",      "kernel",		"external_correlation", "cuda_runtime",
+	    "cuda_driver",     "cpu_instant_event",	"python_function",     "overhead",
+	    "cuda_sync",       "cuda_profiler_range", "mtia_runtime",	     "mtia_ccp_events",
+	    "glow_runtime",    "hpu_op",		"xpu_runtime",	     "xpu_driver",
+	    "collective_comm", "privateuse1_runtime", "privateuse1_driver", "Trace",
+	    "ac2g",	       "fwdbwd",		"Kernel",	     "Memcpy",
+	    "Memset",	       "Runtime",		"Operator",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (is(cat, names[i]))
+			return true;
+	return false;
+}
+
 /* Kineto's categories of work on a device (libkineto's ActivityType names, and older ones). */
 bool kineto_gpu_category(struct ev_str cat)
 {
