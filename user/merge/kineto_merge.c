@@ -491,6 +491,22 @@ static void place_meta(struct kineto_input *k, const struct kineto_event *ev)
 	k->names_used++;
 }
 
+/* A pid or tid that is not a track's, as an arg: its text, or its number. */
+static bool id_arg(struct ev_arg *a, const char *key, const struct kineto_id *id)
+{
+	if (!id->present)
+		return false;
+	*a = (struct ev_arg){.key = {key, (uint32_t)strlen(key)}};
+	if (id->is_str) {
+		a->type = EV_ARG_STR;
+		a->s = id->s;
+	} else {
+		a->type = EV_ARG_U64;
+		a->u = id->v;
+	}
+	return true;
+}
+
 static char phase_of(const struct kineto_event *ev)
 {
 	if (ev->ph.len != 1)
@@ -557,15 +573,11 @@ static void place_event(void *ctx, const struct kineto_event *ev)
 					    : ev->pid.v);
 		}
 	} else {
-		/* the profiler's own events ("Spans", "Traces"): its ids in args */
+		/* the profiler's own events ("Spans", "Traces"), or ids beyond 32 bits: in args */
 		x.pid = k->proc;
 		x.tid = added_track(k, UINT64_MAX, 0);
-		if (ev->pid.present)
-			k->args[n++] = (struct ev_arg){
-			    .key = EV_STR("kineto_pid"), .type = EV_ARG_STR, .s = ev->pid.s};
-		if (ev->tid.present)
-			k->args[n++] = (struct ev_arg){
-			    .key = EV_STR("kineto_tid"), .type = EV_ARG_STR, .s = ev->tid.s};
+		n = id_arg(&k->args[n], "kineto_pid", &ev->pid) ? n + 1 : n;
+		n = id_arg(&k->args[n], "kineto_tid", &ev->tid) ? n + 1 : n;
 	}
 	for (uint32_t i = 0; i < ev->nargs; i++) {
 		if (n == EV_ARGS_MAX) {

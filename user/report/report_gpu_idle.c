@@ -484,7 +484,8 @@ static void build_unions(struct report_stats *st, struct unions *u)
 	struct rs_gpu *g = st->gpu;
 
 	u->ntraces = st->ntraces;
-	qsort(g->waits, g->nwaits, sizeof(*g->waits), wait_order);
+	if (g->nwaits)
+		qsort(g->waits, g->nwaits, sizeof(*g->waits), wait_order);
 	for (int k = GW_READ; k < GW_KINDS; k++) {
 		u->kind[k] = calloc(u->ntraces + 1, sizeof(struct ivals));
 		if (!u->kind[k]) {
@@ -621,7 +622,8 @@ static void idle_files(struct report_stats *st, struct ivals *idle)
 		x->idle_ns += ns;
 	}
 	free(reads.v);
-	qsort(g->files, g->nfiles, sizeof(*g->files), file_order);
+	if (g->nfiles)
+		qsort(g->files, g->nfiles, sizeof(*g->files), file_order);
 }
 
 static void derive_row(struct report_stats *st, struct unions *u, struct ivals *idle_all,
@@ -698,7 +700,8 @@ void rs_gpu_derive(struct report_stats *st)
 	}
 	if (!g->nsteps)
 		marker_steps(st);
-	qsort(g->steps, g->nsteps, sizeof(*g->steps), step_order);
+	if (g->nsteps)
+		qsort(g->steps, g->nsteps, sizeof(*g->steps), step_order);
 	if (g->waits_dropped)
 		warn(g, "%llu data waits beyond %u were not compared with the GPU's idle time",
 		     (unsigned long long)g->waits_dropped, GPU_WAITS_MAX);

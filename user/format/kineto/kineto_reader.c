@@ -268,6 +268,8 @@ static void element_done(struct kineto_reader *r)
 
 	memset(ev, 0, offsetof(struct kineto_event, args));
 	ev->nargs = 0;
+	/* strings never NULL: an event may lack any of them */
+	ev->name = ev->cat = ev->ph = ev->bp = ev->scope = (struct ev_str){"", 0};
 	ev->raw = (struct ev_str){text, (uint32_t)len};
 	r->st.elements++;
 	if (r->overflow) {
@@ -450,8 +452,10 @@ static size_t scan(struct kineto_reader *r, const char *p, size_t n, bool *done)
 
 	*done = false;
 	if (r->scalar) {
+		/* at least one byte: a value that starts with a delimiter is that byte */
 		for (; i < n; i++)
-			if (p[i] == ',' || p[i] == '}' || p[i] == ']' || blank(p[i])) {
+			if ((i || r->len) &&
+			    (p[i] == ',' || p[i] == '}' || p[i] == ']' || blank(p[i]))) {
 				*done = true;
 				return i;
 			}
@@ -764,14 +768,37 @@ bool kineto_file_is(const char *path)
 bool kineto_category(struct ev_str cat)
 {
 	static const char *const names[] = {
-	    "cpu_op",	       "user_annotation",	"gpu_user_annotation", "gpu_memcpy",
-	    "gpu_memset",      "kernel",		"external_correlation", "cuda_runtime",
-	    "cuda_driver",     "cpu_instant_event",	"python_function",     "overhead",
-	    "cuda_sync",       "cuda_profiler_range", "mtia_runtime",	     "mtia_ccp_events",
-	    "glow_runtime",    "hpu_op",		"xpu_runtime",	     "xpu_driver",
-	    "collective_comm", "privateuse1_runtime", "privateuse1_driver", "Trace",
-	    "ac2g",	       "fwdbwd",		"Kernel",	     "Memcpy",
-	    "Memset",	       "Runtime",		"Operator",
+	    "cpu_op",
+	    "user_annotation",
+	    "gpu_user_annotation",
+	    "gpu_memcpy",
+	    "gpu_memset",
+	    "kernel",
+	    "external_correlation",
+	    "cuda_runtime",
+	    "cuda_driver",
+	    "cpu_instant_event",
+	    "python_function",
+	    "overhead",
+	    "cuda_sync",
+	    "cuda_profiler_range",
+	    "mtia_runtime",
+	    "mtia_ccp_events",
+	    "glow_runtime",
+	    "hpu_op",
+	    "xpu_runtime",
+	    "xpu_driver",
+	    "collective_comm",
+	    "privateuse1_runtime",
+	    "privateuse1_driver",
+	    "Trace",
+	    "ac2g",
+	    "fwdbwd",
+	    "Kernel",
+	    "Memcpy",
+	    "Memset",
+	    "Runtime",
+	    "Operator",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
