@@ -328,6 +328,12 @@ bench-python-stacks: deps-bench
 	$(MAKE) all workloads bench-build
 	$(PYTHON) bench/python_stacks.py $(BENCH_ARGS)
 
+# How exactly a PyTorch profiler trace lands on dltrace's timeline (bench/clock_alignment.py).
+.PHONY: bench-clock-alignment
+bench-clock-alignment:
+	$(MAKE) all $(BENCH)/clock_pairs
+	$(PYTHON) bench/clock_alignment.py $(BENCH_ARGS)
+
 # The PyTorch example's epoch time, untraced and under dltrace with Python stacks off and on.
 .PHONY: bench-pytorch-stacks
 bench-pytorch-stacks: deps-bench
