@@ -216,7 +216,7 @@ FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_
 	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
 	format/chrome/chrome_format.c io/output_sink.c io/input_stream.c lib/fs_names.c lib/path_table.c \
 	lib/decimal.c lib/json_value.c io/progress.c \
-	report/report_gpu_idle.c report/render/report_gpu.c format/kineto/kineto_reader.c lib/json_flat.c)
+	report/report_gpu_idle.c report/render/report_gpu.c event/kineto_names.c)
 FUZZ_TARGET := $(BUILD)/fuzz/trace_reader_fuzz
 
 $(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)
@@ -242,7 +242,7 @@ $(PFTRACE_FUZZ_TARGET): tests/fuzz/pftrace_reader_fuzz.c $(PFTRACE_FUZZ_SRCS) $(
 # PyTorch profiler (Kineto) traces: the reader, then dltrace merge and the report's GPU join.
 KINETO_FUZZ_TARGET := $(BUILD)/fuzz/kineto_reader_fuzz
 KINETO_FUZZ_SRCS := $(PFTRACE_FUZZ_SRCS) $(addprefix user/,merge/kineto_merge.c merge/event_merge.c \
-	merge/merge_meta.c)
+	format/kineto/kineto_reader.c lib/json_flat.c)
 $(KINETO_FUZZ_TARGET): tests/fuzz/kineto_reader_fuzz.c $(KINETO_FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -I. -DDLTRACE_VERSION=\"$(VERSION)\" \

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "format/chrome/chrome_format.h"
+#include "event/kineto_names.h"
 #include "format/kineto/kineto_reader.h"
 #include "lib/json_string.h"
 #include "lib/string_index.h"

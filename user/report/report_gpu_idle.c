@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/kineto/kineto_reader.h"
+#include "event/kineto_names.h"
 #include "report/render/report_format.h"
 #include "report/report_findings.h"
 #include "report/report_stats_internal.h"
@@ -216,9 +216,9 @@ void rs_gpu_wait(struct report_stats *st, enum rs_gpu_wait kind, uint32_t ti, ui
 	g->nwaits++;
 }
 
-/* ---- --kineto FILE ---- */
+/* ---- a profiler trace given apart (--kineto) ---- */
 
-struct kineto_read {
+struct rs_gpu_profile {
 	struct report_stats *st;
 	struct rs_gpu_ival *busy;
 	int64_t *busy_dev;
@@ -232,21 +232,28 @@ struct kineto_read {
 	int64_t first, last; /* relative */
 };
 
-static void kineto_event(void *ctx, const struct kineto_event *ev)
+struct rs_gpu_profile *rs_gpu_profile__new(struct report_stats *st)
 {
-	struct kineto_read *r = ctx;
-	uint64_t pid = ev->pid.present && !ev->pid.is_str ? ev->pid.v : UINT64_MAX;
-	int64_t start = ev->ts_ns, end;
+	struct rs_gpu_profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->st = st;
+	p->first = INT64_MAX;
+	p->last = INT64_MIN;
+	return p;
+}
+
+void rs_gpu_profile__add(struct rs_gpu_profile *r, const struct rs_gpu_profile_event *ev)
+{
+	uint64_t pid = ev->has_pid ? ev->pid : UINT64_MAX;
 	void *p;
 
-	if (ev->malformed || !ev->has_ts || is(ev->ph, "M"))
-		return;
-	end = start + (ev->has_dur && ev->dur_ns > 0 ? ev->dur_ns : 0);
-	if (start < r->first)
-		r->first = start;
-	if (end > r->last)
-		r->last = end;
-	if (!is(ev->ph, "X"))
+	if (ev->start < r->first)
+		r->first = ev->start;
+	if (ev->end > r->last)
+		r->last = ev->end;
+	if (!ev->complete)
 		return;
 	if (kineto_busy_category(ev->cat)) {
 		if (!(p = grow(r->st, r->busy, &r->cap_busy, r->nbusy, sizeof(*r->busy))))
@@ -256,7 +263,7 @@ static void kineto_event(void *ctx, const struct kineto_event *ev)
 		if (!p)
 			return;
 		r->busy_dev = p;
-		r->busy[r->nbusy] = (struct rs_gpu_ival){(uint64_t)start, (uint64_t)end};
+		r->busy[r->nbusy] = (struct rs_gpu_ival){(uint64_t)ev->start, (uint64_t)ev->end};
 		r->busy_dev[r->nbusy++] = device_of(ev->args, ev->nargs, (int64_t)pid);
 		return;
 	}
@@ -270,14 +277,14 @@ static void kineto_event(void *ctx, const struct kineto_event *ev)
 		if (i < 64)
 			r->cpu[i].events++;
 	}
-	if (is_step(ev->cat, ev->name) && pid <= UINT32_MAX && ev->tid.present && !ev->tid.is_str &&
-	    ev->tid.v <= UINT32_MAX) {
+	if (is_step(ev->cat, ev->name) && pid <= UINT32_MAX && ev->has_tid &&
+	    ev->tid <= UINT32_MAX) {
 		if (!(p = grow(r->st, r->steps, &r->cap_steps, r->nsteps, sizeof(*r->steps))))
 			return;
 		r->steps = p;
 		r->steps[r->nsteps++] = (struct rs_gpu_step){
-		    UINT32_MAX,	     (uint32_t)pid, (uint32_t)ev->tid.v, step_number(ev->name),
-		    (uint64_t)start, (uint64_t)end};
+		    UINT32_MAX,		 (uint32_t)pid,	   (uint32_t)ev->tid, step_number(ev->name),
+		    (uint64_t)ev->start, (uint64_t)ev->end};
 	}
 }
 
@@ -301,38 +308,27 @@ static uint32_t joined_trace(const struct report_stats *st, uint32_t pid, int64_
 	return NONE32;
 }
 
-int rs_gpu_read_kineto(struct report_stats *st, const char *path, char *err, size_t errlen)
+void rs_gpu_profile__end(struct rs_gpu_profile *r, const char *path, int64_t base_ns,
+			 uint64_t events)
 {
-	struct kineto_read r = {.st = st, .first = INT64_MAX, .last = INT64_MIN};
-	struct kineto_header h;
-	struct kineto_status ks;
+	struct report_stats *st = r->st;
 	struct rs_gpu *g = gpu_get(st);
 	uint32_t pid = 0, trace = NONE32, before = 0;
-	int64_t base;
+	int64_t base = base_ns - st->origin_wall_ns; /* profiler time + base = report time */
 	bool seen = false;
 
-	if (!g) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (kineto_file_read(path, kineto_event, &r, &h, &ks)) {
-		snprintf(err, errlen, "%s", ks.error);
-		free(r.busy);
-		free(r.busy_dev);
-		free(r.steps);
-		return -1;
-	}
-	base = h.base_ns - st->origin_wall_ns; /* profiler time + base = report time */
+	if (!g)
+		goto done;
 	/* the training process: the steps', else the one with most CPU events */
-	if (r.nsteps) {
-		pid = r.steps[0].pid;
+	if (r->nsteps) {
+		pid = r->steps[0].pid;
 	} else {
-		for (uint32_t i = 0; i < r.ncpu; i++)
-			if (!i || r.cpu[i].events > r.cpu[0].events)
-				pid = (uint32_t)r.cpu[i].pid;
+		for (uint32_t i = 0; i < r->ncpu; i++)
+			if (!i || r->cpu[i].events > r->cpu[0].events)
+				pid = (uint32_t)r->cpu[i].pid;
 	}
-	if (r.first != INT64_MAX)
-		trace = joined_trace(st, pid, h.base_ns + r.first, h.base_ns + r.last, &seen);
+	if (r->first != INT64_MAX)
+		trace = joined_trace(st, pid, base_ns + r->first, base_ns + r->last, &seen);
 	if (trace == NONE32)
 		warn(g,
 		     "%s: %s; its steps are compared with the I/O of all traces by time only, "
@@ -340,16 +336,16 @@ int rs_gpu_read_kineto(struct report_stats *st, const char *path, char *err, siz
 		     path,
 		     seen ? "the process with its pid ran at other times (another boot or host?)"
 			  : "no traced process has its pid");
-	for (uint32_t i = 0; i < r.nbusy; i++) {
-		if ((int64_t)r.busy[i].start + base < 0) {
+	for (uint32_t i = 0; i < r->nbusy; i++) {
+		if ((int64_t)r->busy[i].start + base < 0) {
 			before++;
 			continue;
 		}
-		add_busy(st, trace, pid, r.busy_dev[i], r.busy[i].start + base,
-			 r.busy[i].end + base);
+		add_busy(st, trace, pid, r->busy_dev[i], r->busy[i].start + base,
+			 r->busy[i].end + base);
 	}
-	for (uint32_t i = 0; i < r.nsteps; i++) {
-		const struct rs_gpu_step *s = &r.steps[i];
+	for (uint32_t i = 0; i < r->nsteps; i++) {
+		const struct rs_gpu_step *s = &r->steps[i];
 
 		if ((int64_t)s->start + base < 0) {
 			before++;
@@ -361,11 +357,19 @@ int rs_gpu_read_kineto(struct report_stats *st, const char *path, char *err, siz
 	if (before)
 		warn(g, "%s: %u kernels and steps before the traces' start were left out", path,
 		     before);
-	g->profiler_events += ks.elements;
-	free(r.busy);
-	free(r.busy_dev);
-	free(r.steps);
-	return 0;
+	g->profiler_events += events;
+done:
+	rs_gpu_profile__free(r);
+}
+
+void rs_gpu_profile__free(struct rs_gpu_profile *r)
+{
+	if (!r)
+		return;
+	free(r->busy);
+	free(r->busy_dev);
+	free(r->steps);
+	free(r);
 }
 
 /* ---- unions of intervals ---- */

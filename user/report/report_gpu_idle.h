@@ -118,8 +118,28 @@ void rs_gpu_expect(struct report_stats *st);
 void rs_gpu_wait(struct report_stats *st, enum rs_gpu_wait kind, uint32_t ti, uint32_t file,
 		 uint64_t start, uint64_t end);
 
-/* --kineto FILE: its steps and GPU work, joined by pid and time to the traces read. */
-int rs_gpu_read_kineto(struct report_stats *st, const char *path, char *err, size_t errlen);
+/*
+ * A profiler trace given apart (--kineto), read by the caller after the
+ * traces: each of its events (times: ns since its base, as the trace has
+ * them), then its end, which joins its steps and GPU work to the traces by
+ * pid and wall clock (base_ns: its baseTimeNanoseconds) and frees it.
+ */
+struct rs_gpu_profile;
+struct rs_gpu_profile_event {
+	struct ev_str name, cat;
+	bool complete; /* a slice ('X') */
+	int64_t start, end;
+	bool has_pid, has_tid; /* numeric ones */
+	uint64_t pid, tid;
+	const struct ev_arg *args; /* "device" */
+	uint32_t nargs;
+};
+struct rs_gpu_profile *rs_gpu_profile__new(struct report_stats *st);
+void rs_gpu_profile__add(struct rs_gpu_profile *p, const struct rs_gpu_profile_event *e);
+void rs_gpu_profile__end(struct rs_gpu_profile *p, const char *path, int64_t base_ns,
+			 uint64_t events);
+/* Free it without joining it (the trace could not be read). */
+void rs_gpu_profile__free(struct rs_gpu_profile *p);
 
 /* ---- after the input ---- */
 

@@ -118,13 +118,6 @@ int kineto_file_read(const char *path, kineto_event_fn fn, void *ctx, struct kin
 /* Does the file look like a profiler trace (its first non-blank byte, gzip or not, is '{')? */
 bool kineto_file_is(const char *path);
 
-/* A category Kineto writes (libkineto's activity types, and its trace's own: "Trace", "ac2g"). */
-bool kineto_category(struct ev_str cat);
-/* The name of a Kineto category that is on a GPU ("kernel", "gpu_memcpy", ...). */
-bool kineto_gpu_category(struct ev_str cat);
-/* A category of GPU work that keeps the device busy (kernels, copies, memsets). */
-bool kineto_busy_category(struct ev_str cat);
-
 /* ns of a decimal number of microseconds ("12.345", "-3", "1e3"): exact for plain decimals. */
 bool kineto_us_to_ns(const char *s, size_t len, int64_t *ns);
 
