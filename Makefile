@@ -9,6 +9,9 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -std=gnu11 -I$(BUILD) -Ibpf -Iuser -I. -DDLTRACE_VERSION=\"$(VERSION)\" $(EXTRA_CFLAGS)
+# Each object (user/ and bpf/) writes the headers it includes into its .d (included at the
+# end): a header's change rebuilds the objects that include it, not all of them.
+DEPFLAGS := -MMD -MP
 LDFLAGS += $(EXTRA_LDFLAGS)
 LDLIBS += -lbpf -lelf -lz -lm -lpthread -ljson-c
 # BPF_PROG/BPF_KPROBE declare the traced function's whole signature: unused parameters are normal there.
@@ -22,15 +25,37 @@ BPF_CFLAGS += $(BPF_DEFS)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
-BPF_HDRS := $(wildcard bpf/*.h)
+BPF_HDRS := $(wildcard bpf/*.h) bpf/syscalls.def
 # user/ is grouped by stage (docs/developer-guide.md "Folders"); objects mirror its folders
 # under build/obj, so files of the same name in two folders cannot collide.
 USER_SRCS := $(shell find user -name '*.c' | sort)
-USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
 USER_HDRS := $(shell find user -name '*.h')
+# The sources that include the BPF skeleton: the only objects that differ between
+# builds of other BPF programs (BPF_DEFS, bench/'s variants).
+SKEL_SRCS := $(shell grep -rl --include='*.c' 'dltrace\.skel\.h' user | sort)
+SKEL_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(SKEL_SRCS))
+# BASE_BUILD: where the other objects come from; a variant's build sets it to the main
+# build's directory and compiles only its BPF side and SKEL_OBJS.
+BASE_BUILD ?= $(BUILD)
+USER_OBJS := $(patsubst user/%.c,$(BASE_BUILD)/obj/%.o,$(filter-out $(SKEL_SRCS),$(USER_SRCS))) \
+	$(SKEL_OBJS)
+# What the helpers linked from user/ take: every object but main().
+LIB_OBJS := $(filter-out %/obj/cli/main.o,$(USER_OBJS))
+# Sub-makes build in parallel: in the jobserver of a `make -jN` above them when there is
+# one, else with -j$(NPROC) of their own (`make test` as the README gives it).  Expanded
+# in a recipe, where MAKEFLAGS holds the -j of the command line.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+PARALLEL = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 
 .PHONY: all clean install vmlinux test test-shuffle test-each check-build stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
 all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so $(BUILD)/span_check $(BUILD)/trace_rewrite
+
+# The docs' lists of syscalls, from bpf/syscalls.def (tools/syscall_docs.py;
+# tests/test_syscall_docs.py checks them).
+SYSCALL_DOCS := man/dltrace.8 $(shell grep -l 'syscalls: begin (make syscall-docs)' README.md docs/*.md 2>/dev/null)
+.PHONY: syscall-docs
+syscall-docs: $(BUILD)/dltrace
+	$(PYTHON) tools/syscall_docs.py --dltrace $(BUILD)/dltrace $(SYSCALL_DOCS)
 
 # The marker library (markers/): USDT probes with semaphores, for jobs to name
 # their phases; python/dltrace_markers.py loads it with ctypes.
@@ -49,22 +74,29 @@ deps-test:
 
 # Longer than a minute: overload (two threads at full speed for 20 s, twice).
 stress: deps-test
-	$(MAKE) all workloads
-	$(PYTHON) tests/run_tests.py stress_overload
+	$(MAKE) $(PARALLEL) all workloads
+	$(PYTHON) tests/run_tests.py $(if $(STRICT),--strict) stress_overload
 
-# The whole suite against a dltrace built with AddressSanitizer and UBSan.
+# The suite against dltrace and its helpers built with AddressSanitizer and UBSan: every
+# test that runs one of them (run_tests.py --sanitized prints which, and leaves out those
+# marked runs_no_dltrace_code, which run neither).  SEED, ORDER and TESTS as for `make test`.
 ASAN_BUILD := build-asan
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The helpers linked from user/ that tests run: the same list as HELPERS in
+# tests/dltrace_harness.py (run_tests.py --sanitized fails when one is not sanitized).
+USER_HELPERS := trace_rewrite span_check tools/pystack_check tests/pftrace_encode \
+	tests/pb_writer_test tests/live_stats_test tests/btf_names_check tests/py_linetable_check \
+	tests/event_roundtrip tests/golden_decode tests/trace_damage
 test-asan: deps-test
-	$(MAKE) all workloads
-	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" EXTRA_LDFLAGS="$(SANITIZE)" \
-		$(ASAN_BUILD)/dltrace
+	$(MAKE) $(PARALLEL) all workloads
+	$(MAKE) $(PARALLEL) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" EXTRA_LDFLAGS="$(SANITIZE)" \
+		$(ASAN_BUILD)/dltrace $(addprefix $(ASAN_BUILD)/,$(USER_HELPERS))
 	# the marker library next to that dltrace is the one the tests' jobs load
 	ln -sf ../$(BUILD)/libdltrace_markers.so $(ASAN_BUILD)/libdltrace_markers.so
-	DLTRACE_BIN=$(CURDIR)/$(ASAN_BUILD)/dltrace DLTRACE_SANITIZED=1 \
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+	DLTRACE_BIN=$(CURDIR)/$(ASAN_BUILD)/dltrace DLTRACE_HELPERS=$(CURDIR)/$(ASAN_BUILD) \
+	DLTRACE_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:exitcode=99 \
-		$(PYTHON) tests/run_tests.py $(TESTS)
+		$(PYTHON) tests/run_tests.py --sanitized $(TEST_ORDER) $(TESTS)
 
 # A short trace under valgrind's memcheck: no errors, no leaks.
 valgrind: all workloads
@@ -83,7 +115,7 @@ deps-vm:
 # The README's first command: trace the PyTorch example end to end.
 DEMO_OUT ?= examples/out
 demo: deps-demo
-	$(MAKE) all
+	$(MAKE) $(PARALLEL) all
 	examples/pytorch/run_demo.sh $(BUILD)/dltrace $(PYTHON) $(DEMO_OUT)
 
 # The Perfetto writer's byte-exact tests and its driver (tests/perfetto/).
@@ -93,7 +125,7 @@ $(BUILD)/tests/pb_writer_test: tests/perfetto/pb_writer_test.c $(PFTRACE_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@
 $(BUILD)/tests/pftrace_encode: tests/perfetto/pftrace_encode.c \
-		$(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+		$(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -120,7 +152,7 @@ $(BUILD)/tests/%: tests/workloads/%.c
 
 # Python stacks: the BPF walk with its records decoded, one line per syscall
 # (tests/test_python_stacks.py); and the line-table decoder against CPython's own.
-$(BUILD)/tools/pystack_check: tools/pystack_check.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+$(BUILD)/tools/pystack_check: tools/pystack_check.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -134,20 +166,24 @@ $(BUILD)/tests/btf_names_check: tools/btf_names_check.c user/lib/btf_names.c use
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) tools/btf_names_check.c user/lib/btf_names.c -o $@ -lbpf
 
-# The README's test command: installs what it needs, builds, runs every test.
+# The README's test command: installs what it needs, builds, runs every test in a random
+# order (of the modules, the classes of each, the tests of each class), drawn from a seed
+# that it prints at the start and at the end:
+#   make test SEED=N        that order again (with the same TESTS)
+#   make test ORDER=fixed   the order of the files and of the tests in them
+#   make test STRICT=1      a skipped test fails the run (CI)
+#   make test TESTS='test_targets test_report.ReportTest'   those only
+TEST_ORDER = $(if $(filter fixed,$(ORDER)),,--shuffle $(SEED))$(if $(STRICT), --strict)
 test: deps-test
-	$(MAKE) all workloads
-	$(PYTHON) tests/run_tests.py $(TESTS)
+	$(MAKE) $(PARALLEL) all workloads
+	$(PYTHON) tests/run_tests.py $(TEST_ORDER) $(TESTS)
 
-# The suite in a random order (modules, classes, tests); SEED replays one,
-# without it a random seed is drawn and printed.
-test-shuffle: deps-test
-	$(MAKE) all workloads
-	$(PYTHON) tests/run_tests.py --shuffle $(SEED) $(TESTS)
+# What `make test` is now (it shuffles), under the name earlier runs printed for a replay.
+test-shuffle: test
 
 # Every test alone, each in a process of its own.
 test-each: deps-test
-	$(MAKE) all workloads
+	$(MAKE) $(PARALLEL) all workloads
 	$(PYTHON) tests/run_tests.py --each $(TESTS)
 
 # ---- The unit tier (tests/unit): `make check` ----
@@ -158,7 +194,7 @@ test-each: deps-test
 # seconds once built, with only what builds dltrace: it installs nothing.
 # `make test` runs these same tests in its one run of tests/run_tests.py
 # (both tiers), so CI runs none of them twice.
-UNIT_OBJS := $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+UNIT_OBJS := $(LIB_OBJS)
 UNIT_BINS := $(BUILD)/dltrace $(BUILD)/tests/event_roundtrip $(BUILD)/tests/golden_decode \
 	$(BUILD)/tests/trace_damage $(PFTRACE_TEST_BINS) \
 	$(BUILD)/tests/live_stats_test $(BUILD)/tests/py_linetable_check \
@@ -167,12 +203,15 @@ UNIT_BINS := $(BUILD)/dltrace $(BUILD)/tests/event_roundtrip $(BUILD)/tests/gold
 check: $(UNIT_BINS)
 	DLTRACE_BUILD=$(abspath $(BUILD)) $(PYTHON) tests/run_tests.py --unit $(TESTS)
 
-# The same with every program it runs (dltrace and the test programs linked
-# from user/) built with AddressSanitizer and UBSan, in $(ASAN_BUILD).
+# The same with every program it runs (dltrace and the programs linked from user/)
+# built with AddressSanitizer and UBSan, in $(ASAN_BUILD), as make test-asan runs them.
 check-asan:
-	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" EXTRA_LDFLAGS="$(SANITIZE)" \
-		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
-		UBSAN_OPTIONS=print_stacktrace=1:exitcode=99 check
+	$(MAKE) $(PARALLEL) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" \
+		EXTRA_LDFLAGS="$(SANITIZE)" $(ASAN_BUILD)/dltrace $(addprefix $(ASAN_BUILD)/,$(USER_HELPERS))
+	DLTRACE_BIN=$(CURDIR)/$(ASAN_BUILD)/dltrace DLTRACE_HELPERS=$(CURDIR)/$(ASAN_BUILD) \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+	UBSAN_OPTIONS=print_stacktrace=1:exitcode=99 \
+		$(PYTHON) tests/run_tests.py --unit --sanitized $(TESTS)
 
 # make test builds them with the workloads
 workloads: $(UNIT_BINS)
@@ -283,7 +322,7 @@ BENCH := $(BUILD)/bench
 BENCH_BINS := $(patsubst bench/workloads/%.c,$(BENCH)/%,$(wildcard bench/workloads/*.c)) \
 	$(BENCH)/floor_loader $(BENCH)/floor_probes.bpf.o $(BENCH)/uprobe_cost
 bench: deps-bench
-	$(MAKE) all bench-build
+	$(MAKE) $(PARALLEL) all bench-build
 	$(PYTHON) bench/run_bench.py $(if $(BENCH_QUICK),--quick) $(BENCH_ARGS)
 	$(MAKE) docs-table
 
@@ -295,37 +334,50 @@ docs-table:
 
 bench-build: $(BENCH_BINS) $(BENCH)/decode_replay bench-hooks bench-fdid
 
+# The variants below build only their BPF side (BPF_DEFS) and the objects that include
+# its skeleton (SKEL_OBJS) in their directory; the other objects are the main build's
+# (BASE_BUILD), built here first.
+VARIANT_SHARED_OBJS := $(filter-out $(SKEL_OBJS),$(USER_OBJS))
+
 # dltrace with other ways of naming a descriptor's file at each call, for
 # bench/fd_identity_cost.py: none (no file identity on the records), lru (no
 # per-task cache: the dl_files LRU map at every call).
 FDID := $(BENCH)/fdid
 .PHONY: bench-fdid
-bench-fdid:
-	$(MAKE) BUILD=$(FDID)/none BPF_DEFS=-DDL_FILE_ID_NONE $(FDID)/none/dltrace
-	$(MAKE) BUILD=$(FDID)/lru BPF_DEFS=-DDL_FILE_ID_NOCACHE $(FDID)/lru/dltrace
+bench-fdid: $(VARIANT_SHARED_OBJS)
+	$(MAKE) $(PARALLEL) BUILD=$(FDID)/none BASE_BUILD=$(BUILD) BPF_DEFS=-DDL_FILE_ID_NONE \
+		$(FDID)/none/dltrace
+	$(MAKE) $(PARALLEL) BUILD=$(FDID)/lru BASE_BUILD=$(BUILD) BPF_DEFS=-DDL_FILE_ID_NOCACHE \
+		$(FDID)/lru/dltrace
 
 # dltrace with the other ways of hooking the syscalls of meta_syscall_probes.bpf.c, for
 # bench/hook_options.py: none (those syscalls not traced), one program pair per tracepoint
-# (per-program), raw_syscalls (raw); each a whole build in its own directory.
+# (per-program), raw_syscalls (raw); each in its own directory.
 HOOKS := $(BENCH)/hooks
 .PHONY: bench-hooks
-bench-hooks: $(HOOKS)/raw/syscall_nrs.h
-	$(MAKE) BUILD=$(HOOKS)/none BPF_DEFS=-DDL_HOOKS_NONE $(HOOKS)/none/dltrace
-	$(MAKE) BUILD=$(HOOKS)/per-program BPF_DEFS=-DDL_HOOKS_PER_PROGRAM \
-		$(HOOKS)/per-program/dltrace
-	$(MAKE) BUILD=$(HOOKS)/raw BPF_DEFS="-DDL_HOOKS_RAW_SYSCALLS -I$(CURDIR)/$(HOOKS)/raw" \
-		$(HOOKS)/raw/dltrace
+bench-hooks: $(HOOKS)/raw/syscall_nrs.h $(VARIANT_SHARED_OBJS)
+	$(MAKE) $(PARALLEL) BUILD=$(HOOKS)/none BASE_BUILD=$(BUILD) BPF_DEFS=-DDL_HOOKS_NONE \
+		$(HOOKS)/none/dltrace
+	$(MAKE) $(PARALLEL) BUILD=$(HOOKS)/per-program BASE_BUILD=$(BUILD) \
+		BPF_DEFS=-DDL_HOOKS_PER_PROGRAM $(HOOKS)/per-program/dltrace
+	$(MAKE) $(PARALLEL) BUILD=$(HOOKS)/raw BASE_BUILD=$(BUILD) \
+		BPF_DEFS="-DDL_HOOKS_RAW_SYSCALLS -I$(CURDIR)/$(HOOKS)/raw" $(HOOKS)/raw/dltrace
 
-# The raw_syscalls variant dispatches on this machine's syscall numbers.
-$(HOOKS)/raw/syscall_nrs.h:
+# The raw_syscalls variant dispatches on this machine's syscall numbers; a
+# shared syscall newer than its headers gets a number no syscall has.
+$(HOOKS)/raw/syscall_nrs.h: bpf/syscalls.def
 	@mkdir -p $(dir $@)
 	echo '#include <sys/syscall.h>' | $(CC) -E -dM -x c - | grep '^#define __NR_' > $@.tmp
+	printf '#define DL_SYSCALL(k, n, tp, a, c, prog, ...) DL_TP_##prog tp\n#include "syscalls.def"\n' | \
+		$(CC) -E -P -Ibpf -x c - | awk '{ for (i = 1; i < NF; i++) if ($$i == "DL_TP_SHARED") \
+		printf "#ifndef __NR_%s\n#define __NR_%s (-%d)\n#endif\n", $$(i+1), $$(i+1), ++n }' \
+		> $(HOOKS)/raw/syscall_nrs_missing.h
 	mv $@.tmp $@
 
 # What Python stacks cost per traced pread, on and off (bench/python_stacks.py).
 .PHONY: bench-python-stacks
 bench-python-stacks: deps-bench
-	$(MAKE) all workloads bench-build
+	$(MAKE) $(PARALLEL) all workloads bench-build
 	$(PYTHON) bench/python_stacks.py $(BENCH_ARGS)
 
 # How exactly a PyTorch profiler trace lands on dltrace's timeline (bench/clock_alignment.py).
@@ -337,12 +389,12 @@ bench-clock-alignment:
 # The PyTorch example's epoch time, untraced and under dltrace with Python stacks off and on.
 .PHONY: bench-pytorch-stacks
 bench-pytorch-stacks: deps-bench
-	$(MAKE) all
+	$(MAKE) $(PARALLEL) all
 	$(PYTHON) bench/pytorch_stacks.py $(BENCH_ARGS)
 
 # The decode replay: saved ring records through the decoder and one consumer
 # (bench/decode_replay.c; "decode": `dltrace replay` is to replay a job's I/O).
-$(BENCH)/decode_replay: bench/decode_replay.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+$(BENCH)/decode_replay: bench/decode_replay.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -377,7 +429,7 @@ $(BENCH)/floor_probes.bpf.o: bench/floor_probes.bpf.c $(BENCH)/floor_probe_list.
 # targets, what `make valgrind` runs (dltrace, the workloads; its script is
 # checked for syntax) and the benchmark's programs.
 check-build: deps-test
-	$(MAKE) all workloads $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(KINETO_FUZZ_TARGET) \
+	$(MAKE) $(PARALLEL) all workloads $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(KINETO_FUZZ_TARGET) \
 		$(CONFIG_FUZZ_TARGET) bench-build
 	sh -n tests/valgrind_trace.sh
 
@@ -393,7 +445,7 @@ vm-prepare: deps-vm
 	tests/vm/prepare.sh
 
 vm-test: vm-prepare
-	$(MAKE) all workloads $(BUILD)/vm/attach_check
+	$(MAKE) $(PARALLEL) all workloads $(BUILD)/vm/attach_check
 	tests/vm/run.sh --timeout $(VM_TIMEOUT) --writable $(BUILD)/tests/scratch -- \
 		sh tests/vm/suite.sh $(VM_TESTS)
 
@@ -411,8 +463,8 @@ $(BUILD)/vm/attach_check: tests/vm/attach_check.c $(BUILD)/vm/attach_check.skel.
 $(BUILD):
 	mkdir -p $@
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # All BPF objects are linked into one, sharing their maps, for one skeleton.
 $(BUILD)/dltrace.bpf.o: $(BPF_OBJS)
@@ -421,9 +473,13 @@ $(BUILD)/dltrace.bpf.o: $(BPF_OBJS)
 $(BUILD)/dltrace.skel.h: $(BUILD)/dltrace.bpf.o
 	$(BPFTOOL) gen skeleton $< name dltrace_bpf > $@
 
-$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BPF_HDRS) $(BUILD)/dltrace.skel.h
+# The skeleton before the objects that include it (a clean build has no .d to say so);
+# the others compile meanwhile.
+$(SKEL_OBJS): $(BUILD)/dltrace.skel.h
+
+$(BUILD)/obj/%.o: user/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/dltrace: $(USER_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
@@ -455,7 +511,7 @@ $(BUILD)/span_check: tools/span_check.c $(SPAN_CHECK_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@
 
 # A trace read into events and written again: the reader's round trip (tools/trace_rewrite.c).
-$(BUILD)/trace_rewrite: tools/trace_rewrite.c $(filter-out $(BUILD)/obj/cli/main.o,$(USER_OBJS))
+$(BUILD)/trace_rewrite: tools/trace_rewrite.c $(LIB_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Regenerate the bundled vmlinux.h from the running kernel's BTF.
@@ -464,3 +520,6 @@ vmlinux:
 
 clean:
 	rm -rf $(BUILD)
+
+# What each object includes (DEPFLAGS); a variant's build (BASE_BUILD) only its own.
+-include $(patsubst %.o,%.d,$(filter $(BUILD)/%,$(USER_OBJS)) $(BPF_OBJS))

@@ -27,125 +27,14 @@
 #define DL_BATCH    8	 /* data records a task gathers before one ring write */
 
 /*
- * Record kinds.  The syscall kinds are dltrace's own dense numbering, the
- * same on every architecture; user space maps them to names and classes.
+ * Record kinds.  The syscall kinds are the rows of syscalls.def, in its
+ * order: dltrace's own dense numbering, the same on every architecture;
+ * user space maps them to names and classes.
  */
 enum dl_kind {
-	DL_SYS_OPEN,
-	DL_SYS_OPENAT,
-	DL_SYS_OPENAT2,
-	DL_SYS_CREAT,
-	DL_SYS_CLOSE,
-	DL_SYS_CLOSE_RANGE,
-	DL_SYS_READ,
-	DL_SYS_PREAD64,
-	DL_SYS_READV,
-	DL_SYS_PREADV,
-	DL_SYS_PREADV2,
-	DL_SYS_WRITE,
-	DL_SYS_PWRITE64,
-	DL_SYS_WRITEV,
-	DL_SYS_PWRITEV,
-	DL_SYS_PWRITEV2,
-	DL_SYS_LSEEK,
-	DL_SYS_FSYNC,
-	DL_SYS_FDATASYNC,
-	DL_SYS_SYNC_FILE_RANGE,
-	DL_SYS_MMAP,
-	DL_SYS_STAT,
-	DL_SYS_LSTAT,
-	DL_SYS_FSTAT,
-	DL_SYS_NEWFSTATAT,
-	DL_SYS_STATX,
-	DL_SYS_GETDENTS64,
-	DL_SYS_UNLINK,
-	DL_SYS_UNLINKAT,
-	DL_SYS_RENAME,
-	DL_SYS_RENAMEAT,
-	DL_SYS_RENAMEAT2,
-	DL_SYS_MKDIR,
-	DL_SYS_MKDIRAT,
-	DL_SYS_RMDIR,
-	DL_SYS_FTRUNCATE,
-	DL_SYS_FALLOCATE,
-	DL_SYS_DUP,
-	DL_SYS_DUP2,
-	DL_SYS_DUP3,
-	DL_SYS_FCNTL,
-	DL_SYS_SENDFILE,
-	DL_SYS_COPY_FILE_RANGE,
-	/*
-	 * Metadata, hint and sync syscalls, handled by the shared
-	 * programs of meta_syscall_probes.bpf.c.
-	 */
-	DL_SYS_ACCESS,
-	DL_SYS_FACCESSAT,
-	DL_SYS_FACCESSAT2,
-	DL_SYS_CHMOD,
-	DL_SYS_FCHMOD,
-	DL_SYS_FCHMODAT,
-	DL_SYS_FCHMODAT2,
-	DL_SYS_CHOWN,
-	DL_SYS_FCHOWN,
-	DL_SYS_LCHOWN,
-	DL_SYS_FCHOWNAT,
-	DL_SYS_UTIME,
-	DL_SYS_UTIMES,
-	DL_SYS_FUTIMESAT,
-	DL_SYS_UTIMENSAT,
-	DL_SYS_TRUNCATE,
-	DL_SYS_LINK,
-	DL_SYS_LINKAT,
-	DL_SYS_SYMLINK,
-	DL_SYS_SYMLINKAT,
-	DL_SYS_READLINK,
-	DL_SYS_READLINKAT,
-	DL_SYS_MKNOD,
-	DL_SYS_MKNODAT,
-	DL_SYS_SETXATTR,
-	DL_SYS_LSETXATTR,
-	DL_SYS_FSETXATTR,
-	DL_SYS_GETXATTR,
-	DL_SYS_LGETXATTR,
-	DL_SYS_FGETXATTR,
-	DL_SYS_LISTXATTR,
-	DL_SYS_LLISTXATTR,
-	DL_SYS_FLISTXATTR,
-	DL_SYS_REMOVEXATTR,
-	DL_SYS_LREMOVEXATTR,
-	DL_SYS_FREMOVEXATTR,
-	DL_SYS_SETXATTRAT,
-	DL_SYS_GETXATTRAT,
-	DL_SYS_LISTXATTRAT,
-	DL_SYS_REMOVEXATTRAT,
-	DL_SYS_STATFS,
-	DL_SYS_FSTATFS,
-	DL_SYS_CHDIR,
-	DL_SYS_FCHDIR,
-	DL_SYS_FLOCK,
-	DL_SYS_FADVISE64,
-	DL_SYS_READAHEAD,
-	DL_SYS_MADVISE,
-	DL_SYS_MSYNC,
-	DL_SYS_MUNMAP,
-	DL_SYS_SYNC,
-	DL_SYS_SYNCFS,
-	/*
-	 * Pipe transfers (splice, vmsplice, tee), native AIO and io_uring's own
-	 * calls, also on the shared programs.
-	 */
-	DL_SYS_SPLICE,
-	DL_SYS_VMSPLICE,
-	DL_SYS_TEE,
-	DL_SYS_IO_SETUP,
-	DL_SYS_IO_SUBMIT,
-	DL_SYS_IO_GETEVENTS,
-	DL_SYS_IO_PGETEVENTS,
-	DL_SYS_IO_CANCEL,
-	DL_SYS_IO_DESTROY,
-	DL_SYS_IO_URING_SETUP,
-	DL_SYS_IO_URING_ENTER,
-	DL_SYS_IO_URING_REGISTER,
+#define DL_SYSCALL(kind, ...) DL_SYS_##kind,
+#include "syscalls.def"
+#undef DL_SYSCALL
 	DL_SYS_COUNT, /* number of syscall kinds */
 
 	DL_EV_FORK = 128, /* a traced task created a process or thread */
@@ -165,8 +54,279 @@ enum dl_kind {
 	DL_KIND_COUNT,
 };
 
-/* seed_tgids value flag: the process joins its job at its next exec (-- COMMAND) */
-#define DL_SEED_AT_EXEC 0x100
+/*
+ * The kinds of the shared programs (meta_syscall_probes.bpf.c) follow the
+ * others: syscalls.def lists the rows of program OWN first.
+ */
+#define DL_PROG_OWN_OWN	   1
+#define DL_PROG_OWN_SHARED 0
+enum {
+	DL_SYS_SHARED_FIRST = 0
+#define DL_SYSCALL(kind, name, tp, args, cls, prog, ...) +DL_PROG_OWN_##prog
+#include "syscalls.def"
+#undef DL_SYSCALL
+};
+
+/*
+ * The columns of syscalls.def that say where a call's file is, as values
+ * (the rows' words are pasted: DL_FILE_KIND_##file).
+ */
+enum dl_file_kind {
+	DL_FILE_FD,	/* FD(n): a descriptor, its file identified at entry */
+	DL_FILE_FDNUM,	/* FDNUM(n): a descriptor, named from the descriptor table */
+	DL_FILE_RANGE,	/* RANGE(n): the first of a range of descriptors */
+	DL_FILE_NAME,	/* NAME(n): a name relative to the working directory */
+	DL_FILE_AT,	/* AT(d, n): a name relative to a descriptor */
+	DL_FILE_ATFD,	/* ATFD(d, n): the same, an empty name the descriptor's file */
+	DL_FILE_OPENED, /* OPENED(d, n): the file an open returned */
+	DL_FILE_MAPPED, /* MAPPED(n): the file mapped at an address */
+	DL_FILE_NONE,	/* NOFILE */
+};
+#define DL_FILE_KIND_FD(n)	  DL_FILE_FD
+#define DL_FILE_KIND_FDNUM(n)	  DL_FILE_FDNUM
+#define DL_FILE_KIND_RANGE(n)	  DL_FILE_RANGE
+#define DL_FILE_KIND_NAME(n)	  DL_FILE_NAME
+#define DL_FILE_KIND_AT(d, n)	  DL_FILE_AT
+#define DL_FILE_KIND_ATFD(d, n)	  DL_FILE_ATFD
+#define DL_FILE_KIND_OPENED(d, n) DL_FILE_OPENED
+#define DL_FILE_KIND_MAPPED(n)	  DL_FILE_MAPPED
+#define DL_FILE_KIND_NOFILE	  DL_FILE_NONE
+/* the descriptor's (or the dirfd's) argument; -1: none, or AT_FDCWD */
+#define DL_FILE_FD_FD(n)	n
+#define DL_FILE_FD_FDNUM(n)	n
+#define DL_FILE_FD_RANGE(n)	n
+#define DL_FILE_FD_NAME(n)	(-1)
+#define DL_FILE_FD_AT(d, n)	DL_ARG_##d
+#define DL_FILE_FD_ATFD(d, n)	DL_ARG_##d
+#define DL_FILE_FD_OPENED(d, n) DL_ARG_##d
+#define DL_FILE_FD_MAPPED(n)	(-1)
+#define DL_FILE_FD_NOFILE	(-1)
+/* the name's (or the address's) argument; -1: none */
+#define DL_FILE_NAME_FD(n)	  (-1)
+#define DL_FILE_NAME_FDNUM(n)	  (-1)
+#define DL_FILE_NAME_RANGE(n)	  (-1)
+#define DL_FILE_NAME_NAME(n)	  n
+#define DL_FILE_NAME_AT(d, n)	  n
+#define DL_FILE_NAME_ATFD(d, n)	  n
+#define DL_FILE_NAME_OPENED(d, n) n
+#define DL_FILE_NAME_MAPPED(n)	  n
+#define DL_FILE_NAME_NOFILE	  (-1)
+#define DL_ARG_CWD		  (-1)
+#define DL_ARG_0		  0
+#define DL_ARG_1		  1
+#define DL_ARG_2		  2
+#define DL_ARG_3		  3
+#define DL_ARG_4		  4
+#define DL_ARG_5		  5
+
+/* The second column: what else the call names, and its argument (-1: none). */
+enum dl_second_kind {
+	DL_SECOND_NONE,
+	DL_SECOND_OUT,	/* OUT(n): the output descriptor, in arg's lower half */
+	DL_SECOND_NEW,	/* NEW(d, n): a second name, path slot 1 */
+	DL_SECOND_TEXT, /* TEXT(n, max): a string, path slot 1 (DL_PATH_TEXT) */
+};
+#define DL_SECOND_KIND_NONE	     DL_SECOND_NONE
+#define DL_SECOND_KIND_OUT(n)	     DL_SECOND_OUT
+#define DL_SECOND_KIND_NEW(d, n)     DL_SECOND_NEW
+#define DL_SECOND_KIND_TEXT(n, max)  DL_SECOND_TEXT
+#define DL_SECOND_ARG_NONE	     (-1)
+#define DL_SECOND_ARG_OUT(n)	     n
+#define DL_SECOND_ARG_NEW(d, n)	     n
+#define DL_SECOND_ARG_TEXT(n, max)   n
+#define DL_SECOND_DIRFD_NONE	     (-1)
+#define DL_SECOND_DIRFD_OUT(n)	     (-1)
+#define DL_SECOND_DIRFD_NEW(d, n)    DL_ARG_##d
+#define DL_SECOND_DIRFD_TEXT(n, max) (-1)
+/* bytes of a TEXT slot read (with the NUL) */
+#define DL_SECOND_MAX_NONE	   0
+#define DL_SECOND_MAX_OUT(n)	   0
+#define DL_SECOND_MAX_NEW(d, n)	   0
+#define DL_SECOND_MAX_TEXT(n, max) DL_TEXT_##max
+#define DL_TEXT_XATTR_NAME	   (DL_NAME_MAX + 1)
+#define DL_TEXT_STRING		   DL_PATH_MAX
+
+/* The roles column (syscalls.def) */
+#define DL_ROLE_READS	 0x01 /* moves bytes from a file */
+#define DL_ROLE_WRITES	 0x02 /* moves bytes to a file */
+#define DL_ROLE_OPENS	 0x04 /* returns a new descriptor for a path */
+#define DL_ROLE_STATS	 0x08 /* the stat calls */
+#define DL_ROLE_DUPS	 0x10 /* dup, dup2, dup3: a copy of a descriptor */
+#define DL_ROLE_FLUSH	 0x20 /* sent at once: it changes what a descriptor means */
+#define DL_ROLE_PY_ARG	 0x40 /* the Python stack id rides in arg's upper half */
+#define DL_ROLE_PY_AFTER 0x80 /* the Python stack id follows the record (struct dl_io_py) */
+
+#define DL_REC_PATH_IO	    0
+#define DL_REC_PATH_PATH    1
+#define DL_REC_PATH_PATH_FD 1
+#define DL_REC_BYFD_IO	    0
+#define DL_REC_BYFD_PATH    0
+#define DL_REC_BYFD_PATH_FD 1
+
+/*
+ * One function per column or question, a switch on the kind: constant
+ * when the kind is (the programs of their own fold them away).  DL_ROW
+ * is the value of a row.
+ */
+#define DL_SYSCALL(kind, name, tp, args, cls, prog, roles, rec, file, second, store, show)         \
+	case DL_SYS_##kind:                                                                        \
+		return DL_ROW(name, tp, args, cls, prog, roles, rec, file, second);
+
+/* the roles column's words, for the switches below (syscall_def.h defines them for good) */
+#ifndef DL_ROLE_WORDS
+#define READS	 DL_ROLE_READS
+#define WRITES	 DL_ROLE_WRITES
+#define OPENS	 DL_ROLE_OPENS
+#define STATS	 DL_ROLE_STATS
+#define DUPS	 DL_ROLE_DUPS
+#define FLUSH	 DL_ROLE_FLUSH
+#define PY_ARG	 DL_ROLE_PY_ARG
+#define PY_AFTER DL_ROLE_PY_AFTER
+#endif
+
+/* The roles of a syscall kind (DL_ROLE_*), 0 for the others. */
+static inline unsigned int dl_kind_roles(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, cls, prog, roles, ...) (roles)
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return 0;
+	}
+#undef DL_ROW
+}
+
+/*
+ * The roles user space asks about for each record, as switches of 0 and 1
+ * (bit tests, where dl_kind_roles() is a table).
+ */
+static inline int dl_kind_py_arg(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, cls, prog, roles, ...) (((roles)&DL_ROLE_PY_ARG) != 0)
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return 0;
+	}
+#undef DL_ROW
+}
+
+static inline int dl_kind_py_after(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, cls, prog, roles, ...) (((roles)&DL_ROLE_PY_AFTER) != 0)
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return 0;
+	}
+#undef DL_ROW
+}
+#ifndef DL_ROLE_WORDS
+#undef READS
+#undef WRITES
+#undef OPENS
+#undef STATS
+#undef DUPS
+#undef FLUSH
+#undef PY_ARG
+#undef PY_AFTER
+#endif
+
+/* The syscall's argument count: the fields of its tracepoint. */
+static inline int dl_kind_nargs(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, ...) args
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return 0;
+	}
+#undef DL_ROW
+}
+
+/* enum dl_file_kind of a syscall kind */
+static inline int dl_kind_file(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, cls, prog, roles, rec, file, second) DL_FILE_KIND_##file
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return DL_FILE_NONE;
+	}
+#undef DL_ROW
+}
+
+/* The argument of its descriptor (or dirfd), -1: none or AT_FDCWD. */
+static inline int dl_kind_fd_arg(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, cls, prog, roles, rec, file, second) DL_FILE_FD_##file
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return -1;
+	}
+#undef DL_ROW
+}
+
+/* The argument of its name (or address), -1: none. */
+static inline int dl_kind_name_arg(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, cls, prog, roles, rec, file, second) DL_FILE_NAME_##file
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return -1;
+	}
+#undef DL_ROW
+}
+
+/* enum dl_second_kind of a syscall kind, and its argument */
+static inline int dl_kind_second(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, cls, prog, roles, rec, file, second) DL_SECOND_KIND_##second
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return DL_SECOND_NONE;
+	}
+#undef DL_ROW
+}
+
+static inline int dl_kind_second_arg(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, cls, prog, roles, rec, file, second) DL_SECOND_ARG_##second
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return -1;
+	}
+#undef DL_ROW
+}
+
+/* OUT(n): arg's lower half is a second descriptor, the output (sendfile, splice, ...). */
+static inline int dl_kind_out_fd(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, cls, prog, roles, rec, file, second)                                \
+	(DL_SECOND_KIND_##second == DL_SECOND_OUT)
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return 0;
+	}
+#undef DL_ROW
+}
+
+/* NEW(d, n): the argument of the second name's dirfd, -1: AT_FDCWD. */
+static inline int dl_kind_second_dirfd(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, cls, prog, roles, rec, file, second) DL_SECOND_DIRFD_##second
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return -1;
+	}
+#undef DL_ROW
+}
 
 /*
  * Syscall kinds whose record is a struct dl_path: they name a file, or
@@ -175,85 +335,68 @@ enum dl_kind {
  */
 static inline int dl_kind_has_path(unsigned int kind)
 {
+#define DL_ROW(name, tp, args, cls, prog, roles, rec, ...) DL_REC_PATH_##rec
 	switch (kind) {
-	case DL_SYS_OPEN:
-	case DL_SYS_OPENAT:
-	case DL_SYS_OPENAT2:
-	case DL_SYS_CREAT:
-	case DL_SYS_STAT:
-	case DL_SYS_LSTAT:
-	case DL_SYS_NEWFSTATAT:
-	case DL_SYS_STATX:
-	case DL_SYS_UNLINK:
-	case DL_SYS_UNLINKAT:
-	case DL_SYS_RENAME:
-	case DL_SYS_RENAMEAT:
-	case DL_SYS_RENAMEAT2:
-	case DL_SYS_MKDIR:
-	case DL_SYS_MKDIRAT:
-	case DL_SYS_RMDIR:
-	case DL_SYS_ACCESS:
-	case DL_SYS_FACCESSAT:
-	case DL_SYS_FACCESSAT2:
-	case DL_SYS_CHMOD:
-	case DL_SYS_FCHMODAT:
-	case DL_SYS_FCHMODAT2:
-	case DL_SYS_CHOWN:
-	case DL_SYS_LCHOWN:
-	case DL_SYS_FCHOWNAT:
-	case DL_SYS_UTIME:
-	case DL_SYS_UTIMES:
-	case DL_SYS_FUTIMESAT:
-	case DL_SYS_UTIMENSAT:
-	case DL_SYS_TRUNCATE:
-	case DL_SYS_LINK:
-	case DL_SYS_LINKAT:
-	case DL_SYS_SYMLINK:
-	case DL_SYS_SYMLINKAT:
-	case DL_SYS_READLINK:
-	case DL_SYS_READLINKAT:
-	case DL_SYS_MKNOD:
-	case DL_SYS_MKNODAT:
-	case DL_SYS_SETXATTR:
-	case DL_SYS_LSETXATTR:
-	case DL_SYS_FSETXATTR:
-	case DL_SYS_GETXATTR:
-	case DL_SYS_LGETXATTR:
-	case DL_SYS_FGETXATTR:
-	case DL_SYS_LISTXATTR:
-	case DL_SYS_LLISTXATTR:
-	case DL_SYS_REMOVEXATTR:
-	case DL_SYS_LREMOVEXATTR:
-	case DL_SYS_FREMOVEXATTR:
-	case DL_SYS_SETXATTRAT:
-	case DL_SYS_GETXATTRAT:
-	case DL_SYS_LISTXATTRAT:
-	case DL_SYS_REMOVEXATTRAT:
-	case DL_SYS_STATFS:
-	case DL_SYS_CHDIR:
-	case DL_SYS_MADVISE:
-	case DL_SYS_MSYNC:
-	case DL_SYS_MUNMAP:
-		return 1;
+#include "syscalls.def"
 	default:
 		return 0;
 	}
+#undef DL_ROW
 }
 
 /*
  * Path records whose file is a descriptor (fsetxattr, fgetxattr,
  * fremovexattr): slot 0 is empty, slot 1 holds the attribute's name.
  */
+#define DL_FILE_IS_FD_FD(n)	   1
+#define DL_FILE_IS_FD_FDNUM(n)	   0
+#define DL_FILE_IS_FD_RANGE(n)	   0
+#define DL_FILE_IS_FD_NAME(n)	   0
+#define DL_FILE_IS_FD_AT(d, n)	   0
+#define DL_FILE_IS_FD_ATFD(d, n)   0
+#define DL_FILE_IS_FD_OPENED(d, n) 0
+#define DL_FILE_IS_FD_MAPPED(n)	   0
+#define DL_FILE_IS_FD_NOFILE	   0
 static inline int dl_kind_names_fd(unsigned int kind)
 {
-	return kind == DL_SYS_FSETXATTR || kind == DL_SYS_FGETXATTR || kind == DL_SYS_FREMOVEXATTR;
+#define DL_ROW(name, tp, args, cls, prog, roles, rec, file, second)                                \
+	(DL_REC_PATH_##rec && DL_FILE_IS_FD_##file)
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return 0;
+	}
+#undef DL_ROW
 }
 
 /* Mapping kinds: the record names the file mapped at the address (struct dl_path.addr). */
 static inline int dl_kind_maps(unsigned int kind)
 {
-	return kind == DL_SYS_MADVISE || kind == DL_SYS_MSYNC || kind == DL_SYS_MUNMAP;
+#define DL_ROW(name, tp, args, cls, prog, roles, rec, file, second)                                \
+	(DL_FILE_KIND_##file == DL_FILE_MAPPED)
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return 0;
+	}
+#undef DL_ROW
 }
+
+/* Path kinds whose record is a plain struct dl_io when the name is empty (PATH_FD) */
+static inline int dl_kind_stats_at(unsigned int kind)
+{
+#define DL_ROW(name, tp, args, cls, prog, roles, rec, ...) DL_REC_BYFD_##rec
+	switch (kind) {
+#include "syscalls.def"
+	default:
+		return 0;
+	}
+#undef DL_ROW
+}
+#undef DL_SYSCALL
+
+/* seed_tgids value flag: the process joins its job at its next exec (-- COMMAND) */
+#define DL_SEED_AT_EXEC 0x100
 
 /* dl_hdr.flags */
 #define DL_F_OFFSET	 0x01 /* dl_io.offset holds a file offset */
@@ -286,53 +429,24 @@ struct dl_hdr {
  *    40 | offset              | size                |
  *    56 | arg                 | file    | file2     |
  *
- * Field use by kind (see user/event/syscall_table.c):
- *   h.fd    the file descriptor argument (open: the dirfd; dup: the old fd)
+ * Field use by kind: each row of syscalls.def says it (its file, second
+ * and store columns); in general:
+ *   h.fd    the file descriptor argument (open: the dirfd; dup: the old fd;
+ *           -1 for a call that names none: sync, the AIO calls' context)
  *   ret     return value, or -errno
  *   offset  explicit offset (p*), file position at entry (read/write/...),
  *           lseek: the requested offset; mmap: the file offset
  *   size    requested bytes (count, iovec sum, length)
- *   arg     open: flags | mode << 32; lseek: whence; dup2/3: new fd;
- *           fcntl: cmd | arg << 32; mmap: prot | flags << 32;
- *           sendfile/copy_file_range: the second fd;
- *           close_range: last fd | flags << 32;
- *           read kinds with DL_F_CACHE: pages the read added to the page cache
+ *   arg     the call's other arguments (a flag word, or two 32-bit halves);
+ *           read kinds with DL_F_CACHE: pages the read added to the page cache;
+ *           utime*: atime's ns | mtime's ns << 32, their seconds in offset
+ *           and size (no times: both UTIME_NOW)
  *   file    with DL_F_FILE: the file h.fd referred to when the call began,
  *           as a cookie (bpf/file_identity.bpf.h): 0 when h.fd had no file,
  *           else the cookie of a struct dl_file record sent before (or, for
  *           opens, of the opened file, described by the record itself);
  *           without DL_F_FILE the kind names no file by descriptor
  *   file2   sendfile/copy_file_range: the output descriptor's, likewise
- * The kinds from DL_SYS_ACCESS on (meta_syscall_probes.bpf.c):
- *   offset  truncate: the length; fadvise64, readahead: the offset;
- *           madvise/msync/munmap: the file offset of the address (DL_F_OFFSET);
- *           fcntl locks: l_start; utime*: atime's seconds
- *   size    fadvise64, readahead, madvise/msync/munmap: the length;
- *           readlink*: the buffer size; xattr calls: the value's (list's) size
- *           (set) or the buffer's (get, list); fcntl locks: l_len;
- *           utime*: mtime's seconds
- *   arg     access family: mode; chmod family: mode; chown family:
- *           uid | gid << 32; mknod*: dev | mode << 32; setxattr*: flags;
- *           flock: operation;
- *           fadvise64, madvise: advice; msync: flags;
- *           fcntl: cmd | arg << 32, locks: cmd | (l_type | l_whence << 16) << 32;
- *           utime*: atime's ns | mtime's ns << 32 (no times: both UTIME_NOW)
- * The kinds from DL_SYS_SPLICE on:
- *   h.fd    splice, tee: the input; vmsplice: the pipe; io_uring_*: the ring;
- *           the AIO calls: -1 (they name a context)
- *   offset  splice: the file side's offset (*off or the file position; of
- *           the output with DL_F_OUT_OFFSET), none when both are pipes;
- *           io_getevents, io_pgetevents: min_nr; io_cancel: the iocb's address;
- *           io_uring_enter: min_complete
- *   size    splice, tee: len; vmsplice: the iovec sum; io_setup: nr_events;
- *           io_submit: nr; io_getevents, io_pgetevents: nr;
- *           io_uring_setup: entries; io_uring_enter: to_submit;
- *           io_uring_register: nr_args
- *   arg     splice, tee: the output fd | flags << 32 (splice: with
- *           DL_SPLICE_OUT_OFFSET when offset is the output's); vmsplice: flags;
- *           the AIO calls: the context (io_setup: the one it made);
- *           io_uring_setup: the params' flags; io_uring_enter: flags;
- *           io_uring_register: the opcode
  */
 #define DL_SPLICE_OUT_OFFSET (1ull << 63) /* splice's dl_io.arg: the offset is the output's */
 struct dl_io {
@@ -410,11 +524,8 @@ struct dl_path {
  * descriptor's file in io.file, the *at flags in arg's lower half and the
  * Python stack id in its upper half.  Every other record of a path kind is
  * longer (a struct dl_path): the size tells them apart.
+ * (dl_kind_stats_at(): the rows of record PATH_FD).
  */
-static inline int dl_kind_stats_at(unsigned int kind)
-{
-	return kind == DL_SYS_NEWFSTATAT || kind == DL_SYS_STATX;
-}
 
 static inline int dl_kind_by_fd(unsigned int kind, __u32 size)
 {
@@ -911,34 +1022,13 @@ struct dl_py_code {
 /* Kinds whose arg has its upper half free for the stack id (and only those). */
 static inline int dl_py_in_arg(unsigned int kind)
 {
-	switch (kind) {
-	case DL_SYS_READ:
-	case DL_SYS_PREAD64:
-	case DL_SYS_READV:
-	case DL_SYS_PREADV:
-	case DL_SYS_PREADV2:
-	case DL_SYS_WRITE:
-	case DL_SYS_PWRITE64:
-	case DL_SYS_WRITEV:
-	case DL_SYS_PWRITEV:
-	case DL_SYS_PWRITEV2:
-	case DL_SYS_FSYNC:
-	case DL_SYS_FDATASYNC:
-	case DL_SYS_SYNC_FILE_RANGE: /* arg: flags, 32 bits */
-	case DL_SYS_FSTAT:
-	case DL_SYS_GETDENTS64:
-	case DL_SYS_FTRUNCATE:
-	case DL_SYS_FALLOCATE: /* arg: mode, 32 bits */
-		return 1;
-	default:
-		return 0;
-	}
+	return dl_kind_py_arg(kind);
 }
 
 /* Kinds whose stack id goes after the record (struct dl_io_py). */
 static inline int dl_py_after_io(unsigned int kind)
 {
-	return kind == DL_SYS_MMAP || kind == DL_SYS_SENDFILE || kind == DL_SYS_COPY_FILE_RANGE;
+	return dl_kind_py_after(kind);
 }
 
 /* Kinds that may carry a stack id. */

@@ -3,7 +3,8 @@
  * Metadata, hint and sync syscalls: access, chmod, chown, utimensat,
  * truncate, link, symlink, readlink, mknod, the xattr calls, statfs,
  * chdir, flock, fadvise64, readahead, madvise, msync, munmap, sync,
- * syncfs and their variants (the kinds from DL_SYS_ACCESS on).
+ * syncfs and their variants: the rows of program SHARED in syscalls.def,
+ * whose columns say where each call's file is and what its record holds.
  *
  * Two programs serve them all: dl_enter_shared is attached to the
  * sys_enter_* tracepoint of each of these syscalls and dl_exit_shared to
@@ -28,9 +29,9 @@
  * with AT_EMPTY_PATH, ...) records which file it was, at entry
  * (file_identity.bpf.h).
  *
- * The kinds from DL_SYS_SPLICE on are pipe transfers (splice, vmsplice,
- * tee: fd, the other fd, the file side's offset, length, ret), native AIO
- * (io_submit and io_getevents also send each iocb and each event reaped:
+ * Also shared: pipe transfers (splice, vmsplice, tee: fd, the other fd,
+ * the file side's offset, length, ret), native AIO (io_submit and
+ * io_getevents also send each iocb and each event reaped:
  * aio_records.bpf.h) and io_uring's own calls.  They are rare enough for
  * the shared programs: no program to load, a cookie per attachment.
  */
@@ -44,6 +45,7 @@
 #include "iovec.bpf.h"
 #include "aio_records.bpf.h"
 #include "file_identity.bpf.h"
+#include "syscall_store.bpf.h"
 
 /* the DL_HOOKS_NONE variant (bench/) has no program: the helpers go unused */
 #ifdef DL_HOOKS_NONE
@@ -58,17 +60,6 @@
 #define S_IFMT	   0170000
 #define S_IFREG	   0100000
 #define S_IFBLK	   0060000
-
-/*
- * setxattrat/getxattrat's argument (UAPI, linux/xattr.h, 6.13).  Not the
- * vmlinux.h type: its field reads would be CO-RE relocations, which fail on
- * kernels older than the struct (6.1 refused the whole program).
- */
-struct dl_xattr_args {
-	__u64 value;
-	__u32 size;
-	__u32 flags;
-};
 
 /* madvise, msync, munmap: the file mapped at an address */
 struct dl_map_lookup {
@@ -122,50 +113,182 @@ static __always_inline void splice_offset(struct dl_task *t)
 	}
 }
 
-/* The descriptor whose file the call works on, or -1 (a name, an address, none). */
-DL_META_HELPER int meta_fd(__u32 kind, const __u64 *a)
+/* The rows of program SHARED (the others' words are syscall_probes.bpf.c's). */
+#define DL_SHARED_OWN(...)
+#define DL_SHARED_SHARED(...) __VA_ARGS__
+
+/*
+ * One switch on the kind at entry, and one at exit, give what the call's
+ * row says, packed in a number (its plan), and its store; the kind is not
+ * read again after it, so the verifier follows one path per plan, not one
+ * per kind.
+ *
+ * At entry:
+ *   bits 0-3   the descriptor whose file is identified: its argument + 1 (0: none)
+ *   bits 4-7   ATFD: the name's argument + 1 (an empty name is the descriptor's file)
+ *   bit 8      the store asks for the descriptor's position (POS)
+ *   bit 9      MAPPED: the file mapped at an address; bits 10-12 the address's argument
+ *   bit 13     splice: the file side's offset (splice_offset())
+ *   bit 14     io_submit: each iocb (aio_records.bpf.h)
+ */
+#define DL_ENTER_POS		   0x0100
+#define DL_ENTER_MAPPED		   0x0200
+#define DL_ENTER_SPLICE		   0x2000
+#define DL_ENTER_SUBMIT		   0x4000
+#define DL_ENTER_FILE_FD(n)	   ((n) + 1)
+#define DL_ENTER_FILE_FDNUM(n)	   0
+#define DL_ENTER_FILE_RANGE(n)	   0
+#define DL_ENTER_FILE_NAME(n)	   0
+#define DL_ENTER_FILE_AT(d, n)	   0
+#define DL_ENTER_FILE_ATFD(d, n)   ((d) + 1 | ((n) + 1) << 4)
+#define DL_ENTER_FILE_OPENED(d, n) 0
+#define DL_ENTER_FILE_MAPPED(n)	   (DL_ENTER_MAPPED | (n) << 10)
+#define DL_ENTER_FILE_NOFILE	   0
+
+/* a store that asks for the descriptor's position (POS): 1 */
+#define DL_POS_ARG(s)	  | DL_IS_POS(s)
+#define DL_POS_LO(s)	  | DL_IS_POS(s)
+#define DL_POS_HI(s)	  | DL_IS_POS(s)
+#define DL_POS_SIZE(s)	  | DL_IS_POS(s)
+#define DL_POS_OFFSET(s)  | DL_IS_POS(s)
+#define DL_POS_ATFLAGS(s) | DL_IS_POS(s)
+#define DL_POS_FILE_OFFSET
+#define DL_POS_TIMES(n, layout)
+#define DL_POS_SPLICE_FLAGS
+
+DL_META_HELPER __u32 meta_enter_plan(__u32 kind)
 {
-	char first = 0;
+	switch (kind) {
+#define DL_ITEMS DL_POS
+#define DL_SYSCALL(k, name_, tp_, args_, cls_, prog_, roles_, rec_, file_, second_, store_, show_) \
+	DL_SHARED_##prog_(case DL_SYS_##k                                                          \
+			  : return DL_ENTER_FILE_##file_ | (0 store_) << 8 |                       \
+				   (DL_SYS_##k == DL_SYS_SPLICE) << 13 |                           \
+				   (DL_SYS_##k == DL_SYS_IO_SUBMIT) << 14;)
+#include "syscalls.def"
+#undef DL_SYSCALL
+#undef DL_ITEMS
+	default:
+		return 0;
+	}
+}
+
+/*
+ * At exit, besides the store, the names the path record holds (their
+ * values: the verifier need not follow each kind to know where they come
+ * from), and a plan:
+ *   bits 0-1   the file: DL_EXIT_NAMED (a name), DL_EXIT_FD, DL_EXIT_MAPPED
+ *   bits 2-3   enum dl_second_kind
+ *   bit 4      TEXT of an xattr name (else as long as a path)
+ *   bit 5      a struct dl_path record (else a struct dl_io, batched)
+ *   bit 6      io_getevents, io_pgetevents: the events reaped (aio_records.bpf.h)
+ */
+struct meta_names {
+	__u64 name;  /* slot 0's name, or the address mapped (MAPPED) */
+	__u64 name2; /* slot 1's name or string */
+	int dirfd;   /* slot 0's name relative to it (AT_FDCWD), or the descriptor (FD) */
+	int dirfd2;
+};
+
+#define DL_EXIT_NAMED		   0
+#define DL_EXIT_FD		   1
+#define DL_EXIT_MAPPED		   2
+#define DL_EXIT_XATTR		   (1 << 4)
+#define DL_EXIT_PATH		   (1 << 5)
+#define DL_EXIT_REAP		   (1 << 6)
+#define DL_EXIT_GROUP_FD(n)	   DL_EXIT_FD
+#define DL_EXIT_GROUP_FDNUM(n)	   DL_EXIT_FD
+#define DL_EXIT_GROUP_RANGE(n)	   DL_EXIT_FD
+#define DL_EXIT_GROUP_NAME(n)	   DL_EXIT_NAMED
+#define DL_EXIT_GROUP_AT(d, n)	   DL_EXIT_NAMED
+#define DL_EXIT_GROUP_ATFD(d, n)   DL_EXIT_NAMED
+#define DL_EXIT_GROUP_OPENED(d, n) DL_EXIT_NAMED
+#define DL_EXIT_GROUP_MAPPED(n)	   DL_EXIT_MAPPED
+#define DL_EXIT_GROUP_NOFILE	   DL_EXIT_FD
+#define DL_EXIT_PLAN(file, second)                                                                 \
+	(DL_EXIT_GROUP_##file | DL_SECOND_KIND_##second << 2 |                                     \
+	 (DL_SECOND_MAX_##second == DL_TEXT_XATTR_NAME ? DL_EXIT_XATTR : 0) | DL_EXIT_PATH)
+/* the descriptor argument d as a dirfd: AT_FDCWD for none */
+#define DL_EXIT_DIRFD(d) ((d) >= 0 ? (int)a[(d)&7] : AT_FDCWD)
+#define DL_EXIT_NAME2_NONE
+#define DL_EXIT_NAME2_OUT(n)
+#define DL_EXIT_NAME2_NEW(d, n)                                                                    \
+	nm->name2 = a[(n)&7];                                                                      \
+	nm->dirfd2 = DL_EXIT_DIRFD(DL_ARG_##d);
+#define DL_EXIT_NAME2_TEXT(n, max) nm->name2 = a[(n)&7];
+/* a path record's names and plan; a struct dl_io's descriptor */
+#define DL_EXIT_ROW_PATH(file, second)                                                             \
+	nm->name = a[DL_FILE_NAME_##file & 7];                                                     \
+	nm->dirfd = DL_EXIT_DIRFD(DL_FILE_FD_##file);                                              \
+	DL_EXIT_NAME2_##second plan = DL_EXIT_PLAN(file, second);
+#define DL_EXIT_ROW_PATH_FD(file, second) DL_EXIT_ROW_PATH(file, second)
+#define DL_EXIT_ROW_IO(file, second)                                                               \
+	*fd = DL_FILE_FD_##file >= 0 ? (int)a[DL_FILE_FD_##file & 7] : -1;
+
+/* SPLICE_FLAGS: the flags in arg's upper half, and whether the offset is the output's */
+#define DL_STORE_SPLICE_FLAGS meta_splice_flags(st, t, a);
+
+static __always_inline void meta_splice_flags(struct dl_store *st, struct dl_task *t,
+					      const __u64 *a)
+{
+	/* splice(fd_in, off_in, fd_out, off_out, len, flags) */
+	st->arg |= (a[5] & 0x7fffffff) << 32;
+	if (t->flags & DL_F_OFFSET) { /* the offset is the output's when the input is a pipe */
+		struct file *in = dl_fd_file((int)a[0]);
+
+		if (!in || !dl_has_offset(in))
+			st->arg |= DL_SPLICE_OUT_OFFSET;
+	}
+}
+
+/*
+ * The store column of a shared kind into st, and its plan; its names (a
+ * path record) or its descriptor (a struct dl_io).
+ */
+DL_META_HELPER __u32 meta_exit_plan(struct dl_store *st, struct meta_names *nm, struct dl_task *t,
+				    __u32 kind, int *fd)
+{
+	__u64 *a = t->a;
+	__u32 plan = 0;
 
 	switch (kind) {
-	case DL_SYS_FCHMOD:
-	case DL_SYS_FCHOWN:
-	case DL_SYS_FSETXATTR:
-	case DL_SYS_FGETXATTR:
-	case DL_SYS_FLISTXATTR:
-	case DL_SYS_FREMOVEXATTR:
-	case DL_SYS_FSTATFS:
-	case DL_SYS_FCHDIR:
-	case DL_SYS_FLOCK:
-	case DL_SYS_FADVISE64:
-	case DL_SYS_READAHEAD:
-	case DL_SYS_SYNCFS:
-		return (int)a[0];
-	case DL_SYS_FACCESSAT:
-	case DL_SYS_FACCESSAT2:
-	case DL_SYS_FCHMODAT:
-	case DL_SYS_FCHMODAT2:
-	case DL_SYS_FCHOWNAT:
-	case DL_SYS_FUTIMESAT:
-	case DL_SYS_UTIMENSAT:
-	case DL_SYS_LINKAT:
-	case DL_SYS_READLINKAT:
-	case DL_SYS_SETXATTRAT:
-	case DL_SYS_GETXATTRAT:
-	case DL_SYS_LISTXATTRAT:
-	case DL_SYS_REMOVEXATTRAT:
-		/* (dirfd, name): an empty or NULL name is the descriptor's own file */
-		if ((int)a[0] < 0 ||
-		    (a[1] && (bpf_probe_read_user(&first, 1, (void *)a[1]) || first)))
-			return -1;
-		return (int)a[0];
+#define DL_ITEMS DL_STORE
+#define DL_EXIT_REAPS(kind)                                                                        \
+	((kind) == DL_SYS_IO_GETEVENTS || (kind) == DL_SYS_IO_PGETEVENTS ? DL_EXIT_REAP : 0)
+#define DL_SYSCALL(k, name_, tp_, args_, cls_, prog_, roles_, rec_, file_, second_, store_, show_) \
+	DL_SHARED_##prog_(case DL_SYS_##k                                                          \
+			  : DL_STORE_SECOND_##second_ store_ DL_EXIT_ROW_##rec_(file_, second_)    \
+				plan |= DL_EXIT_REAPS(DL_SYS_##k);                                 \
+			  break;)
+#include "syscalls.def"
+#undef DL_SYSCALL
+#undef DL_ITEMS
 	default:
-		return -1;
+		break;
 	}
+	return plan;
+}
+
+/* The descriptor whose file the call works on, or -1 (a name, an address, none). */
+DL_META_HELPER int meta_fd(__u32 plan, const __u64 *a)
+{
+	int fd = plan & 15 ? (int)a[((plan & 15) - 1) & 7] : -1;
+	__u32 name_arg = (plan >> 4) & 15;
+	char first = 0;
+	__u64 name;
+
+	if (!name_arg)
+		return fd;
+	/* (dirfd, name): an empty or NULL name is the descriptor's own file */
+	name = a[(name_arg - 1) & 7];
+	if (fd < 0 || (name && (bpf_probe_read_user(&first, 1, (void *)name) || first)))
+		return -1;
+	return fd;
 }
 
 DL_META_HELPER int meta_enter(void *ctx, struct dl_task *t, __u32 kind)
 {
+	__u32 plan;
 	__u64 ts;
 	int fd;
 
@@ -174,24 +297,31 @@ DL_META_HELPER int meta_enter(void *ctx, struct dl_task *t, __u32 kind)
 	t->flags = 0;
 	t->file = 0;
 	t->file2 = 0;
-	fd = meta_fd(kind, t->a);
+	t->sys = kind + 1;
+	plan = meta_enter_plan(kind);
+	fd = meta_fd(plan, t->a);
 	if (fd >= 0) {
 		t->file = dl_fd_cookie(t, fd);
 		t->flags = DL_F_FILE;
+		if ((plan & DL_ENTER_POS) && !dl_fd_pos(fd, &t->pos))
+			t->flags |= DL_F_OFFSET;
 	}
-	if (kind == DL_SYS_SPLICE)
+	if (plan & DL_ENTER_SPLICE)
 		splice_offset(t);
-	if (dl_kind_maps(kind)) {
+	if (plan & DL_ENTER_MAPPED) {
 		/*
 		 * Mappings of files only (anonymous memory is no file I/O).  The
 		 * file is looked up now: munmap removes the mapping.  Its struct
 		 * file outlives the syscall's exit even when munmap drops the last
 		 * reference (the kernel releases it on the return to user space).
 		 */
-		struct dl_map_lookup m = {.addr = t->a[0]};
+		__u64 addr = t->a[(plan >> 10) & 7];
+		struct dl_map_lookup m = {.addr = addr};
 
-		if (bpf_find_vma(bpf_get_current_task_btf(), t->a[0], dl_map_vma, &m, 0) || !m.file)
+		if (bpf_find_vma(bpf_get_current_task_btf(), addr, dl_map_vma, &m, 0) || !m.file) {
+			t->sys = 0;
 			return 0;
+		}
 		t->a[3] = m.file;
 		t->pos = m.offset;
 		t->flags |= DL_F_OFFSET | DL_F_FILE;
@@ -199,37 +329,36 @@ DL_META_HELPER int meta_enter(void *ctx, struct dl_task *t, __u32 kind)
 		t->file = dl_file_cookie(t, (struct file *)m.file, -1);
 	}
 	t->cache_pages = 0;
-	t->sys = kind + 1;
 	ts = bpf_ktime_get_ns();
 	t->ts = ts;
-	if (kind == DL_SYS_IO_SUBMIT) /* stamped with the call's entry, as its own record */
+	if (plan & DL_ENTER_SUBMIT) /* stamped with the call's entry, as its own record */
 		dl_aio_submitted(t, ts);
 	return 0;
 }
 
-/* utime, utimes, futimesat, utimensat: the two times as seconds and nanoseconds. */
-static __always_inline void meta_times(struct dl_io *io, __u32 kind, const void *times)
+/* TIMES: utime's two times as seconds and nanoseconds (offset, size, arg). */
+static __always_inline void meta_times(struct dl_store *st, int layout, const void *times)
 {
 	__s64 v[4] = {};
 	__u64 ns0 = UTIME_NOW, ns1 = UTIME_NOW;
 	__s64 s0 = 0, s1 = 0;
 
 	/* utime: struct utimbuf {actime, modtime}; utimes: timeval[2]; utimensat: timespec[2] */
-	if (times && !bpf_probe_read_user(v, kind == DL_SYS_UTIME ? 16 : 32, times)) {
-		if (kind == DL_SYS_UTIME) {
+	if (times && !bpf_probe_read_user(v, layout == DL_TIMES_UTIMBUF ? 16 : 32, times)) {
+		if (layout == DL_TIMES_UTIMBUF) {
 			s0 = v[0];
 			s1 = v[1];
 			ns0 = ns1 = 0;
 		} else {
 			s0 = v[0];
 			s1 = v[2];
-			ns0 = kind == DL_SYS_UTIMENSAT ? v[1] : v[1] * 1000;
-			ns1 = kind == DL_SYS_UTIMENSAT ? v[3] : v[3] * 1000;
+			ns0 = layout == DL_TIMES_TIMESPEC ? v[1] : v[1] * 1000;
+			ns1 = layout == DL_TIMES_TIMESPEC ? v[3] : v[3] * 1000;
 		}
 	}
-	io->offset = s0;
-	io->size = s1;
-	io->arg = (ns0 & 0xffffffff) | (ns1 << 32);
+	st->offset = s0;
+	st->size = s1;
+	st->arg = (ns0 & 0xffffffff) | (ns1 << 32);
 }
 
 /* Slot 1 as text: an xattr name (at most 255 bytes) or a symlink's target. */
@@ -251,34 +380,34 @@ static __always_inline __u32 meta_text_slot(struct dl_path *p, char *data, __u32
 }
 
 static __always_inline int meta_exit_path(struct trace_event_raw_sys_exit *ctx, struct dl_task *t,
-					  __u32 kind, __u64 now)
+					  __u32 kind, __u64 now, __u32 plan, struct dl_store *st,
+					  const struct meta_names *nm)
 {
 	__u32 zero = 0, used = 0;
 	struct dl_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
 	struct dl_path *p;
-	__u64 *a = t->a;
 	char *data;
-	int dirfd = AT_FDCWD;
-	const char *name;
 
 	if (!s)
 		return 0;
 	p = (void *)s->buf;
 	data = s->buf + sizeof(struct dl_path);
+	if (st->times)
+		meta_times(st, st->times - 1, (void *)st->times_at);
 	dl_fill_hdr(&p->io.h, t->ts, kind, t->slot);
-	p->io.h.flags = t->flags;
+	p->io.h.flags = t->flags | st->flags;
 	p->io.dur = now - t->ts;
 	p->io.ret = ctx->ret;
-	p->io.offset = 0;
-	p->io.size = 0;
-	p->io.arg = 0;
+	p->io.offset = st->offset;
+	p->io.size = st->size;
+	p->io.arg = st->arg;
 	p->io.file = t->file;
 	p->io.file2 = 0;
 	p->ino = 0;
 	p->addr = 0;
 	p->dev = 0;
 	p->fs_magic = 0;
-	p->flags = 0;
+	p->flags = st->at_flags;
 	p->base_len[0] = p->base_len[1] = 0;
 	p->name_len[0] = p->name_len[1] = 0;
 	p->how[0] = p->how[1] = 0;
@@ -287,284 +416,55 @@ static __always_inline int meta_exit_path(struct trace_event_raw_sys_exit *ctx, 
 	p->pad2 = 0;
 
 	/* the file: (dirfd, name) or the name alone, relative to the cwd */
-	switch (kind) {
-	case DL_SYS_FACCESSAT:
-	case DL_SYS_FACCESSAT2:
-	case DL_SYS_FCHMODAT:
-	case DL_SYS_FCHMODAT2:
-	case DL_SYS_FCHOWNAT:
-	case DL_SYS_FUTIMESAT:
-	case DL_SYS_UTIMENSAT:
-	case DL_SYS_LINKAT:
-	case DL_SYS_READLINKAT:
-	case DL_SYS_MKNODAT:
-	case DL_SYS_SETXATTRAT:
-	case DL_SYS_GETXATTRAT:
-	case DL_SYS_LISTXATTRAT:
-	case DL_SYS_REMOVEXATTRAT:
-		dirfd = (int)a[0];
-		name = (void *)a[1];
-		break;
-	case DL_SYS_SYMLINK: /* symlink(target, linkpath) */
-		name = (void *)a[1];
-		break;
-	case DL_SYS_SYMLINKAT: /* symlinkat(target, newdirfd, linkpath) */
-		dirfd = (int)a[1];
-		name = (void *)a[2];
-		break;
-	default:
-		name = (void *)a[0];
-		break;
-	}
-	if (dl_kind_maps(kind)) {
+	if ((plan & 3) == DL_EXIT_MAPPED) {
 		/* madvise(addr, len, advice), msync(addr, len, flags), munmap(addr, len) */
-		p->addr = a[0];
-		p->io.size = a[1];
-		p->io.offset = t->pos;
-		if (kind != DL_SYS_MUNMAP)
-			p->io.arg = a[2] & 0xffffffff;
-		used = dl_walk_file((struct file *)a[3], 0, &p->how[0]);
+		p->addr = nm->name;
+		used = dl_walk_file((struct file *)t->a[3], 0, &p->how[0]);
 		p->how[0] |= DL_PATH_WALK;
 		p->base_len[0] = used;
-	} else if (!dl_kind_names_fd(kind)) {
-		p->io.h.fd = dirfd;
-		used = dl_name_slot(p, data, 0, 0, dirfd, name);
-	} else {
-		p->io.h.fd = (int)a[0];
+	} else if ((plan & 3) == DL_EXIT_NAMED) {
+		p->io.h.fd = nm->dirfd;
+		used = dl_name_slot(p, data, 0, 0, nm->dirfd, (void *)nm->name);
+	} else { /* fsetxattr, ...: the descriptor's file (its cookie) */
+		p->io.h.fd = nm->dirfd;
 	}
-
-	switch (kind) {
-	case DL_SYS_ACCESS: /* access(path, mode), chmod(path, mode) */
-	case DL_SYS_CHMOD:
-		p->io.arg = a[1] & 0xffffffff;
-		break;
-	case DL_SYS_FACCESSAT: /* faccessat(dfd, path, mode[, flags]), fchmodat likewise */
-	case DL_SYS_FACCESSAT2:
-	case DL_SYS_FCHMODAT:
-	case DL_SYS_FCHMODAT2:
-		p->io.arg = a[2] & 0xffffffff;
-		if (kind == DL_SYS_FACCESSAT2 || kind == DL_SYS_FCHMODAT2)
-			p->flags = a[3];
-		break;
-	case DL_SYS_CHOWN: /* chown(path, uid, gid) */
-	case DL_SYS_LCHOWN:
-		p->io.arg = (a[1] & 0xffffffff) | (a[2] << 32);
-		break;
-	case DL_SYS_FCHOWNAT: /* fchownat(dfd, path, uid, gid, flags) */
-		p->io.arg = (a[2] & 0xffffffff) | (a[3] << 32);
-		p->flags = a[4];
-		break;
-	case DL_SYS_UTIME: /* utime(path, times), utimes(path, times) */
-	case DL_SYS_UTIMES:
-		meta_times(&p->io, kind, (void *)a[1]);
-		break;
-	case DL_SYS_FUTIMESAT: /* futimesat(dfd, path, times), utimensat(dfd, path, times, flags) */
-	case DL_SYS_UTIMENSAT:
-		meta_times(&p->io, kind, (void *)a[2]);
-		if (kind == DL_SYS_UTIMENSAT)
-			p->flags = a[3];
-		break;
-	case DL_SYS_TRUNCATE: /* truncate(path, length) */
-		p->io.offset = a[1];
-		p->io.h.flags |= DL_F_OFFSET;
-		break;
-	case DL_SYS_LINK: /* link(old, new) */
-		used += dl_name_slot(p, data, used, 1, AT_FDCWD, (void *)a[1]);
-		break;
-	case DL_SYS_LINKAT: /* linkat(olddfd, old, newdfd, new, flags) */
-		p->flags = a[4];
-		used += dl_name_slot(p, data, used, 1, (int)a[2], (void *)a[3]);
-		break;
-	case DL_SYS_SYMLINK:
-	case DL_SYS_SYMLINKAT:
-		used += meta_text_slot(p, data, used, (void *)a[0], 0);
-		break;
-	case DL_SYS_READLINK: /* readlink(path, buf, size) */
-		p->io.size = a[2];
-		break;
-	case DL_SYS_READLINKAT: /* readlinkat(dfd, path, buf, size) */
-		p->io.size = a[3];
-		break;
-	case DL_SYS_MKNOD: /* mknod(path, mode, dev) */
-		p->io.arg = (a[2] & 0xffffffff) | (a[1] << 32);
-		break;
-	case DL_SYS_MKNODAT: /* mknodat(dfd, path, mode, dev) */
-		p->io.arg = (a[3] & 0xffffffff) | (a[2] << 32);
-		break;
-	case DL_SYS_SETXATTR: /* setxattr(path|fd, name, value, size, flags) */
-	case DL_SYS_LSETXATTR:
-	case DL_SYS_FSETXATTR:
-		p->io.size = a[3];
-		p->io.arg = a[4] & 0xffffffff;
-		used += meta_text_slot(p, data, used, (void *)a[1], 1);
-		break;
-	case DL_SYS_GETXATTR: /* getxattr(path|fd, name, value, size) */
-	case DL_SYS_LGETXATTR:
-	case DL_SYS_FGETXATTR:
-		p->io.size = a[3];
-		used += meta_text_slot(p, data, used, (void *)a[1], 1);
-		break;
-	case DL_SYS_LISTXATTR: /* listxattr(path, list, size) */
-	case DL_SYS_LLISTXATTR:
-		p->io.size = a[2];
-		break;
-	case DL_SYS_REMOVEXATTR: /* removexattr(path|fd, name) */
-	case DL_SYS_LREMOVEXATTR:
-	case DL_SYS_FREMOVEXATTR:
-		used += meta_text_slot(p, data, used, (void *)a[1], 1);
-		break;
-	case DL_SYS_SETXATTRAT: /* setxattrat(dfd, path, at_flags, name, uargs, usize) */
-	case DL_SYS_GETXATTRAT: {
-		struct dl_xattr_args args = {};
-
-		p->flags = a[2];
-		bpf_probe_read_user(&args, sizeof(args), (void *)a[4]);
-		p->io.size = args.size;
-		if (kind == DL_SYS_SETXATTRAT)
-			p->io.arg = args.flags;
-		used += meta_text_slot(p, data, used, (void *)a[3], 1);
-		break;
-	}
-	case DL_SYS_LISTXATTRAT: /* listxattrat(dfd, path, at_flags, list, size) */
-		p->flags = a[2];
-		p->io.size = a[4];
-		break;
-	case DL_SYS_REMOVEXATTRAT: /* removexattrat(dfd, path, at_flags, name) */
-		p->flags = a[2];
-		used += meta_text_slot(p, data, used, (void *)a[3], 1);
-		break;
-	default: /* statfs(path, buf), chdir(path), the mapping kinds */
-		break;
-	}
+	/* slot 1: a second name (link), or a string (an xattr's name, a symlink's target) */
+	if (((plan >> 2) & 3) == DL_SECOND_NEW)
+		used += dl_name_slot(p, data, used, 1, nm->dirfd2, (void *)nm->name2);
+	else if (((plan >> 2) & 3) == DL_SECOND_TEXT)
+		used += meta_text_slot(p, data, used, (void *)nm->name2, plan & DL_EXIT_XATTR);
 	DL_OPAQUE(used);
 	used &= DL_SCRATCH_MASK;
 	dl_output(p, sizeof(*p) + used, t->slot);
 	return 0;
 }
 
-/* The kinds without a path: fchmod, fchown, flistxattr, fstatfs, fchdir, flock, ... */
-static __always_inline void meta_fill_io(struct dl_io *e, struct dl_task *t, __u32 kind)
-{
-	__u64 *a = t->a;
-
-	e->h.fd = (int)a[0];
-	e->offset = 0;
-	e->size = 0;
-	e->arg = 0;
-	e->file = t->file;
-	e->file2 = 0;
-	switch (kind) {
-	case DL_SYS_FCHMOD: /* fchmod(fd, mode), flock(fd, operation) */
-	case DL_SYS_FLOCK:
-		e->arg = a[1] & 0xffffffff;
-		break;
-	case DL_SYS_FCHOWN: /* fchown(fd, uid, gid) */
-		e->arg = (a[1] & 0xffffffff) | (a[2] << 32);
-		break;
-	case DL_SYS_FLISTXATTR: /* flistxattr(fd, list, size) */
-		e->size = a[2];
-		break;
-	case DL_SYS_FADVISE64: /* fadvise64(fd, offset, len, advice) */
-		e->offset = a[1];
-		e->size = a[2];
-		e->arg = a[3] & 0xffffffff;
-		e->h.flags |= DL_F_OFFSET;
-		break;
-	case DL_SYS_READAHEAD: /* readahead(fd, offset, count) */
-		e->offset = a[1];
-		e->size = a[2];
-		e->h.flags |= DL_F_OFFSET;
-		break;
-	case DL_SYS_SYNC: /* sync(): no descriptor */
-		e->h.fd = -1;
-		break;
-	case DL_SYS_SPLICE: /* splice(fd_in, off_in, fd_out, off_out, len, flags) */
-		e->offset = t->pos;
-		e->size = a[4];
-		e->arg = (a[2] & 0xffffffff) | ((a[5] & 0x7fffffff) << 32);
-		if (t->flags &
-		    DL_F_OFFSET) { /* the offset is the output's when the input is a pipe */
-			struct file *in = dl_fd_file((int)a[0]);
-
-			if (!in || !dl_has_offset(in))
-				e->arg |= DL_SPLICE_OUT_OFFSET;
-		}
-		break;
-	case DL_SYS_VMSPLICE: /* vmsplice(fd, iov, nr_segs, flags) */
-		e->size = dl_iov_bytes((void *)a[1], a[2], &e->h.flags);
-		e->arg = a[3] & 0xffffffff;
-		break;
-	case DL_SYS_TEE: /* tee(fd_in, fd_out, len, flags) */
-		e->size = a[2];
-		e->arg = (a[1] & 0xffffffff) | (a[3] << 32);
-		break;
-	case DL_SYS_IO_SETUP: { /* io_setup(nr_events, ctxp): the context it made */
-		__u64 ctx_id = 0;
-
-		e->h.fd = -1;
-		e->size = a[0];
-		bpf_probe_read_user(&ctx_id, sizeof(ctx_id), (void *)a[1]);
-		e->arg = ctx_id;
-		break;
-	}
-	case DL_SYS_IO_SUBMIT:	/* io_submit(ctx, nr, iocbpp) */
-	case DL_SYS_IO_DESTROY: /* io_destroy(ctx) */
-		e->h.fd = -1;
-		e->arg = a[0];
-		if (kind == DL_SYS_IO_SUBMIT)
-			e->size = a[1];
-		break;
-	case DL_SYS_IO_GETEVENTS: /* io_[p]getevents(ctx, min_nr, nr, events, timeout[, sig]) */
-	case DL_SYS_IO_PGETEVENTS:
-		e->h.fd = -1;
-		e->arg = a[0];
-		e->offset = a[1];
-		e->size = a[2];
-		break;
-	case DL_SYS_IO_CANCEL: /* io_cancel(ctx, iocb, result) */
-		e->h.fd = -1;
-		e->arg = a[0];
-		e->offset = a[1];
-		break;
-	case DL_SYS_IO_URING_SETUP: { /* io_uring_setup(entries, params): its flags */
-		__u32 flags = 0;
-
-		e->h.fd = -1;
-		e->size = a[0];
-		bpf_probe_read_user(&flags, sizeof(flags), (char *)a[1] + 8);
-		e->arg = flags;
-		break;
-	}
-	case DL_SYS_IO_URING_ENTER: /* io_uring_enter(fd, to_submit, min_complete, flags, ...) */
-		e->size = a[1];
-		e->offset = a[2];
-		e->arg = a[3] & 0xffffffff;
-		break;
-	case DL_SYS_IO_URING_REGISTER: /* io_uring_register(fd, opcode, arg, nr_args) */
-		e->arg = a[1] & 0xffffffff;
-		e->size = a[3] & 0xffffffff;
-		break;
-	default: /* fstatfs(fd, buf), fchdir(fd), syncfs(fd) */
-		break;
-	}
-}
-
 DL_META_HELPER int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_task *t, __u32 kind)
 {
+	struct dl_store st = {};
+	struct meta_names nm = {};
 	struct dl_io *e;
-	__u32 i;
+	__u32 i, plan;
 	__u64 now;
+	int fd = -1;
 
 	if (t->sys != kind + 1)
 		return 0;
-	t->sys = 0;
 	now = bpf_ktime_get_ns();
-	if (dl_kind_has_path(kind)) {
+	plan = meta_exit_plan(&st, &nm, t, kind, &fd);
+	/*
+	 * The kind read back (volatile: not the register): the verifier knows no
+	 * more of it than of any value in the task's storage, so the paths of
+	 * the kinds of one plan are one path from here on.
+	 */
+	kind = *(volatile __u16 *)&t->sys - 1;
+	t->sys = 0;
+	if (plan & DL_EXIT_PATH) {
 		/* the data records before it go first: user space sees them in order */
 		dl_flush(t);
-		return meta_exit_path(ctx, t, kind, now);
+		return meta_exit_path(ctx, t, kind, now, plan, &st, &nm);
 	}
-	if (kind == DL_SYS_IO_GETEVENTS || kind == DL_SYS_IO_PGETEVENTS)
+	if (plan & DL_EXIT_REAP)
 		dl_aio_reaped(t, ctx->ret, now); /* the events it returned, before its own record */
 	i = t->nbatch;
 	if (i >= DL_BATCH) {
@@ -577,10 +477,15 @@ DL_META_HELPER int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_tas
 	e->h.tid = t->tid;
 	e->h.kind = kind;
 	e->h.job = t->slot;
-	e->h.flags = t->flags | DL_F_BATCH;
+	e->h.flags = t->flags | st.flags | DL_F_BATCH;
+	e->h.fd = fd;
 	e->dur = now - t->ts;
 	e->ret = ctx->ret;
-	meta_fill_io(e, t, kind);
+	e->offset = st.offset;
+	e->size = st.size;
+	e->arg = st.arg;
+	e->file = t->file;
+	e->file2 = 0;
 	t->nbatch = i + 1;
 	if (i + 1 == DL_BATCH || now - t->batch[0].h.ts > DL_BATCH_AGE_NS)
 		dl_flush(t);
@@ -588,75 +493,10 @@ DL_META_HELPER int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_tas
 }
 
 /*
- * The kinds of this file and their tracepoints, for the bench's variants
- * (the default build takes them from user/event/syscall_table.c).
+ * The bench's variants (bench/hook_options.py) attach these kinds in other
+ * ways; the default build attaches the shared pair to each kind's
+ * tracepoint, from user/event/syscall_table.c.
  */
-#define DL_META_SYSCALLS(X)                                                                        \
-	X(access, DL_SYS_ACCESS)                                                                   \
-	X(faccessat, DL_SYS_FACCESSAT)                                                             \
-	X(faccessat2, DL_SYS_FACCESSAT2)                                                           \
-	X(chmod, DL_SYS_CHMOD)                                                                     \
-	X(fchmod, DL_SYS_FCHMOD)                                                                   \
-	X(fchmodat, DL_SYS_FCHMODAT)                                                               \
-	X(fchmodat2, DL_SYS_FCHMODAT2)                                                             \
-	X(chown, DL_SYS_CHOWN)                                                                     \
-	X(fchown, DL_SYS_FCHOWN)                                                                   \
-	X(lchown, DL_SYS_LCHOWN)                                                                   \
-	X(fchownat, DL_SYS_FCHOWNAT)                                                               \
-	X(utime, DL_SYS_UTIME)                                                                     \
-	X(utimes, DL_SYS_UTIMES)                                                                   \
-	X(futimesat, DL_SYS_FUTIMESAT)                                                             \
-	X(utimensat, DL_SYS_UTIMENSAT)                                                             \
-	X(truncate, DL_SYS_TRUNCATE)                                                               \
-	X(link, DL_SYS_LINK)                                                                       \
-	X(linkat, DL_SYS_LINKAT)                                                                   \
-	X(symlink, DL_SYS_SYMLINK)                                                                 \
-	X(symlinkat, DL_SYS_SYMLINKAT)                                                             \
-	X(readlink, DL_SYS_READLINK)                                                               \
-	X(readlinkat, DL_SYS_READLINKAT)                                                           \
-	X(mknod, DL_SYS_MKNOD)                                                                     \
-	X(mknodat, DL_SYS_MKNODAT)                                                                 \
-	X(setxattr, DL_SYS_SETXATTR)                                                               \
-	X(lsetxattr, DL_SYS_LSETXATTR)                                                             \
-	X(fsetxattr, DL_SYS_FSETXATTR)                                                             \
-	X(getxattr, DL_SYS_GETXATTR)                                                               \
-	X(lgetxattr, DL_SYS_LGETXATTR)                                                             \
-	X(fgetxattr, DL_SYS_FGETXATTR)                                                             \
-	X(listxattr, DL_SYS_LISTXATTR)                                                             \
-	X(llistxattr, DL_SYS_LLISTXATTR)                                                           \
-	X(flistxattr, DL_SYS_FLISTXATTR)                                                           \
-	X(removexattr, DL_SYS_REMOVEXATTR)                                                         \
-	X(lremovexattr, DL_SYS_LREMOVEXATTR)                                                       \
-	X(fremovexattr, DL_SYS_FREMOVEXATTR)                                                       \
-	X(setxattrat, DL_SYS_SETXATTRAT)                                                           \
-	X(getxattrat, DL_SYS_GETXATTRAT)                                                           \
-	X(listxattrat, DL_SYS_LISTXATTRAT)                                                         \
-	X(removexattrat, DL_SYS_REMOVEXATTRAT)                                                     \
-	X(statfs, DL_SYS_STATFS)                                                                   \
-	X(fstatfs, DL_SYS_FSTATFS)                                                                 \
-	X(chdir, DL_SYS_CHDIR)                                                                     \
-	X(fchdir, DL_SYS_FCHDIR)                                                                   \
-	X(flock, DL_SYS_FLOCK)                                                                     \
-	X(fadvise64, DL_SYS_FADVISE64)                                                             \
-	X(readahead, DL_SYS_READAHEAD)                                                             \
-	X(madvise, DL_SYS_MADVISE)                                                                 \
-	X(msync, DL_SYS_MSYNC)                                                                     \
-	X(munmap, DL_SYS_MUNMAP)                                                                   \
-	X(sync, DL_SYS_SYNC)                                                                       \
-	X(syncfs, DL_SYS_SYNCFS)                                                                   \
-	X(splice, DL_SYS_SPLICE)                                                                   \
-	X(vmsplice, DL_SYS_VMSPLICE)                                                               \
-	X(tee, DL_SYS_TEE)                                                                         \
-	X(io_setup, DL_SYS_IO_SETUP)                                                               \
-	X(io_submit, DL_SYS_IO_SUBMIT)                                                             \
-	X(io_getevents, DL_SYS_IO_GETEVENTS)                                                       \
-	X(io_pgetevents, DL_SYS_IO_PGETEVENTS)                                                     \
-	X(io_cancel, DL_SYS_IO_CANCEL)                                                             \
-	X(io_destroy, DL_SYS_IO_DESTROY)                                                           \
-	X(io_uring_setup, DL_SYS_IO_URING_SETUP)                                                   \
-	X(io_uring_enter, DL_SYS_IO_URING_ENTER)                                                   \
-	X(io_uring_register, DL_SYS_IO_URING_REGISTER)
-
 #if defined(DL_HOOKS_PER_PROGRAM)
 /* bench variant: one program pair per tracepoint, as syscall_probes.bpf.c does */
 #define DL_META_PAIR(tp, kind)                                                                     \
@@ -672,7 +512,9 @@ DL_META_HELPER int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_tas
 		struct dl_task *t = dl_traced_task();                                              \
 		return t ? meta_exit(ctx, t, kind) : 0;                                            \
 	}
-DL_META_SYSCALLS(DL_META_PAIR)
+#define DL_SYSCALL(k, name, tp, args, cls, prog, ...) DL_SHARED_##prog(DL_META_PAIR(tp, DL_SYS_##k))
+#include "syscalls.def"
+#undef DL_SYSCALL
 
 #elif defined(DL_HOOKS_RAW_SYSCALLS)
 /*
@@ -693,15 +535,16 @@ DL_META_SYSCALLS(DL_META_PAIR)
 #define __NR_listxattrat   465
 #define __NR_removexattrat 466
 #endif
-
-#define DL_META_CASE(tp, kind)                                                                     \
-	case __NR_##tp:                                                                            \
-		return kind + 1;
+/* the others the headers lack: a number no syscall has (not dispatched) */
+#include "syscall_nrs_missing.h"
 
 static __always_inline __u32 meta_nr_kind(long nr)
 {
 	switch (nr) {
-		DL_META_SYSCALLS(DL_META_CASE)
+#define DL_SYSCALL(k, name, tp, args, cls, prog, ...)                                              \
+	DL_SHARED_##prog(case __NR_##tp : return DL_SYS_##k + 1;)
+#include "syscalls.def"
+#undef DL_SYSCALL
 	default:
 		return 0;
 	}
@@ -742,7 +585,7 @@ int dl_enter_shared(void *ctx)
 	if (!t)
 		return 0;
 	kind = bpf_get_attach_cookie(ctx);
-	if (kind < DL_SYS_ACCESS || kind >= DL_SYS_COUNT)
+	if (kind < DL_SYS_SHARED_FIRST || kind >= DL_SYS_COUNT)
 		return 0;
 	return meta_enter(ctx, t, kind);
 }
@@ -756,7 +599,7 @@ int dl_exit_shared(struct trace_event_raw_sys_exit *ctx)
 	if (!t)
 		return 0;
 	kind = bpf_get_attach_cookie(ctx);
-	if (kind < DL_SYS_ACCESS || kind >= DL_SYS_COUNT)
+	if (kind < DL_SYS_SHARED_FIRST || kind >= DL_SYS_COUNT)
 		return 0;
 	return meta_exit(ctx, t, kind);
 }

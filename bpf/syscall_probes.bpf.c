@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Syscall capture: one program on each sys_enter_* / sys_exit_* tracepoint
- * of the 43 file syscalls dltrace has reported from the start (the others:
- * meta_syscall_probes.bpf.c).  Entry saves the arguments and the
- * time in the task's storage; exit emits one record.  Every program starts
- * with the membership check so untraced tasks pay one storage lookup.
+ * of the hot file syscalls, the rows of program OWN in syscalls.def (the
+ * others: meta_syscall_probes.bpf.c).  Entry saves the arguments and the
+ * time in the task's storage; exit emits one record, as the row's columns
+ * say: each program has a constant kind, so the switches on it fold away.
+ * Every program starts with the membership check so untraced tasks pay one
+ * storage lookup.
  * A call on a descriptor records which file it was, at entry
  * (file_identity.bpf.h); the rename programs count every rename of the
  * machine first, traced or not.
@@ -19,6 +21,7 @@
 #include "iovec.bpf.h"
 #include "file_identity.bpf.h"
 #include "python_stack.bpf.h"
+#include "syscall_store.bpf.h"
 
 #define AT_FDCWD	-100
 #define MAP_ANONYMOUS	0x20
@@ -34,56 +37,39 @@
 #define O_WRONLY	01
 #define O_TRUNC		01000
 
-/* What an entry needs to remember beyond its raw arguments. */
+/* The rows of program OWN only (the shared rows' words are the other file's). */
+#define DL_OWN_OWN(...) __VA_ARGS__
+#define DL_OWN_SHARED(...)
+
+/* Kinds whose offset is the descriptor's position at entry (POS in their store). */
+#define DL_POS_ARG(s)	  | DL_IS_POS(s)
+#define DL_POS_LO(s)	  | DL_IS_POS(s)
+#define DL_POS_HI(s)	  | DL_IS_POS(s)
+#define DL_POS_SIZE(s)	  | DL_IS_POS(s)
+#define DL_POS_OFFSET(s)  | DL_IS_POS(s)
+#define DL_POS_ATFLAGS(s) | DL_IS_POS(s)
+#define DL_POS_FILE_OFFSET
+#define DL_POS_TIMES(n, layout)
+#define DL_POS_FCNTL_ARGS
+
 static __always_inline int dl_kind_reads_pos(enum dl_kind kind)
 {
 	switch (kind) {
-	case DL_SYS_READ:
-	case DL_SYS_READV:
-	case DL_SYS_WRITE:
-	case DL_SYS_WRITEV:
-		return 1;
+#define DL_ITEMS DL_POS
+#define DL_SYSCALL(k, name_, tp_, args_, cls_, prog_, roles_, rec_, file_, second_, store_, show_) \
+	DL_OWN_##prog_(case DL_SYS_##k : return 0 store_;)
+#include "syscalls.def"
+#undef DL_SYSCALL
+#undef DL_ITEMS
 	default:
 		return 0;
 	}
 }
 
-/* The argument that is the call's descriptor, or -1 (opens: the new one, at exit). */
-static __always_inline int dl_kind_fd_arg(enum dl_kind kind)
+/* The argument that is the call's descriptor, its file identified at entry, or -1. */
+static __always_inline int dl_kind_ident_arg(enum dl_kind kind)
 {
-	switch (kind) {
-	case DL_SYS_READ:
-	case DL_SYS_PREAD64:
-	case DL_SYS_READV:
-	case DL_SYS_PREADV:
-	case DL_SYS_PREADV2:
-	case DL_SYS_WRITE:
-	case DL_SYS_PWRITE64:
-	case DL_SYS_WRITEV:
-	case DL_SYS_PWRITEV:
-	case DL_SYS_PWRITEV2:
-	case DL_SYS_LSEEK:
-	case DL_SYS_FSYNC:
-	case DL_SYS_FDATASYNC:
-	case DL_SYS_SYNC_FILE_RANGE:
-	case DL_SYS_FSTAT:
-	case DL_SYS_GETDENTS64:
-	case DL_SYS_FTRUNCATE:
-	case DL_SYS_FALLOCATE:
-	case DL_SYS_CLOSE:
-	case DL_SYS_DUP:
-	case DL_SYS_DUP2:
-	case DL_SYS_DUP3:
-	case DL_SYS_FCNTL:
-	case DL_SYS_COPY_FILE_RANGE: /* copy_file_range(in, *off_in, out, ...) */
-		return 0;
-	case DL_SYS_SENDFILE: /* sendfile(out, in, ...) */
-		return 1;
-	case DL_SYS_MMAP: /* mmap(addr, len, prot, flags, fd, off) */
-		return 4;
-	default:
-		return -1;
-	}
+	return dl_kind_file(kind) == DL_FILE_FD ? dl_kind_fd_arg(kind) : -1;
 }
 
 /* struct flock (UAPI), without vmlinux.h's CO-RE relocations: the layout is fixed */
@@ -102,62 +88,6 @@ static __always_inline int dl_fcntl_is_lock(__u64 cmd)
 	       cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW;
 }
 
-/*
- * Arguments of each syscall.  A program may only read the context up to
- * its tracepoint's last field, or the kernel refuses to attach it.
- */
-static __always_inline int dl_nargs(enum dl_kind kind)
-{
-	switch (kind) {
-	case DL_SYS_CLOSE:
-	case DL_SYS_FSYNC:
-	case DL_SYS_FDATASYNC:
-	case DL_SYS_UNLINK:
-	case DL_SYS_RMDIR:
-	case DL_SYS_DUP:
-		return 1;
-	case DL_SYS_CREAT:
-	case DL_SYS_STAT:
-	case DL_SYS_LSTAT:
-	case DL_SYS_FSTAT:
-	case DL_SYS_RENAME:
-	case DL_SYS_MKDIR:
-	case DL_SYS_FTRUNCATE:
-	case DL_SYS_DUP2:
-		return 2;
-	case DL_SYS_OPEN:
-	case DL_SYS_CLOSE_RANGE:
-	case DL_SYS_READ:
-	case DL_SYS_READV:
-	case DL_SYS_WRITE:
-	case DL_SYS_WRITEV:
-	case DL_SYS_LSEEK:
-	case DL_SYS_GETDENTS64:
-	case DL_SYS_UNLINKAT:
-	case DL_SYS_MKDIRAT:
-	case DL_SYS_DUP3:
-	case DL_SYS_FCNTL:
-		return 3;
-	case DL_SYS_OPENAT:
-	case DL_SYS_OPENAT2:
-	case DL_SYS_PREAD64:
-	case DL_SYS_PWRITE64:
-	case DL_SYS_SYNC_FILE_RANGE:
-	case DL_SYS_NEWFSTATAT:
-	case DL_SYS_RENAMEAT:
-	case DL_SYS_FALLOCATE:
-	case DL_SYS_SENDFILE:
-		return 4;
-	case DL_SYS_PREADV:
-	case DL_SYS_PWRITEV:
-	case DL_SYS_STATX:
-	case DL_SYS_RENAMEAT2:
-		return 5;
-	default: /* preadv2, pwritev2, mmap, copy_file_range */
-		return 6;
-	}
-}
-
 static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum dl_kind kind)
 {
 	struct dl_task *t = dl_traced_task();
@@ -169,17 +99,21 @@ static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum
 		return 0;
 
 	t->flags = 0;
-	/* constant offsets only: the verifier refuses a moved context pointer */
+	/*
+	 * Constant offsets only (the verifier refuses a moved context pointer),
+	 * and up to the tracepoint's last field, the row's argument count: the
+	 * kernel refuses to attach a program that reads beyond.
+	 */
 	t->a[0] = ctx->args[0];
-	if (dl_nargs(kind) > 1)
+	if (dl_kind_nargs(kind) > 1)
 		t->a[1] = ctx->args[1];
-	if (dl_nargs(kind) > 2)
+	if (dl_kind_nargs(kind) > 2)
 		t->a[2] = ctx->args[2];
-	if (dl_nargs(kind) > 3)
+	if (dl_kind_nargs(kind) > 3)
 		t->a[3] = ctx->args[3];
-	if (dl_nargs(kind) > 4)
+	if (dl_kind_nargs(kind) > 4)
 		t->a[4] = ctx->args[4];
-	if (dl_nargs(kind) > 5)
+	if (dl_kind_nargs(kind) > 5)
 		t->a[5] = ctx->args[5];
 
 	if (kind == DL_SYS_FCNTL && dl_fcntl_is_lock(ctx->args[1])) {
@@ -193,9 +127,9 @@ static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum
 	}
 	t->file = 0;
 	t->file2 = 0;
-	if (dl_kind_fd_arg(kind) >= 0) {
+	if (dl_kind_ident_arg(kind) >= 0) {
 		/* the file the descriptor refers to now: its position, its identity */
-		int fd = (int)t->a[dl_kind_fd_arg(kind) & 7];
+		int fd = (int)t->a[dl_kind_ident_arg(kind) & 7];
 		struct file *f = dl_fd_file(fd);
 
 		if (f && dl_kind_reads_pos(kind)) {
@@ -204,9 +138,9 @@ static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum
 		}
 		t->file = dl_file_cookie(t, f, fd);
 		t->flags |= DL_F_FILE;
-		if (kind == DL_SYS_SENDFILE || kind == DL_SYS_COPY_FILE_RANGE)
-			t->file2 =
-			    dl_fd_cookie(t, (int)(kind == DL_SYS_SENDFILE ? t->a[0] : t->a[2]));
+		if (dl_kind_second(kind) ==
+		    DL_SECOND_OUT) /* sendfile, copy_file_range: the output */
+			t->file2 = dl_fd_cookie(t, (int)t->a[dl_kind_second_arg(kind) & 7]);
 	}
 	if (kind == DL_SYS_PREADV2 || kind == DL_SYS_PWRITEV2) {
 		/* offset -1 means "at the file position" */
@@ -235,103 +169,50 @@ static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum
 	return 0;
 }
 
-/* Fill the kind-specific fields of a completed syscall. */
-static __always_inline void dl_fill_io(struct dl_io *e, struct dl_task *t, enum dl_kind kind)
+/* FCNTL_ARGS: cmd | arg << 32; the locks: cmd | (l_type | l_whence << 16) << 32, l_start, l_len */
+#define DL_STORE_FCNTL_ARGS dl_fcntl_store(st, a);
+
+static __always_inline void dl_fcntl_store(struct dl_store *st, const __u64 *a)
+{
+	if (dl_fcntl_is_lock(a[1])) { /* a[3..5]: the struct flock, read at entry */
+		st->arg = (a[1] & 0xffffffff) | (a[3] << 32);
+		st->offset = a[4];
+		st->size = a[5];
+	} else {
+		st->arg = (a[1] & 0xffffffff) | (a[2] << 32);
+	}
+}
+
+/* What the record of kind holds besides its header, file and result (the store column). */
+static __always_inline void dl_store(struct dl_store *st, struct dl_task *t, enum dl_kind kind)
 {
 	__u64 *a = t->a;
 
-	e->h.fd = (int)a[0];
-	e->offset = 0;
-	e->size = 0;
-	e->arg = 0;
-	e->file = t->file;
-	e->file2 = t->file2;
 	switch (kind) {
-	case DL_SYS_READ:
-	case DL_SYS_WRITE:
-		e->size = a[2];
-		e->offset = t->pos;
-		break;
-	case DL_SYS_GETDENTS64:
-		e->size = a[2];
-		break;
-	case DL_SYS_PREAD64:
-	case DL_SYS_PWRITE64:
-		e->size = a[2];
-		e->offset = a[3];
-		e->h.flags |= DL_F_OFFSET;
-		break;
-	case DL_SYS_READV:
-	case DL_SYS_WRITEV:
-	case DL_SYS_PREADV2:
-	case DL_SYS_PWRITEV2:
-		e->size = dl_iov_bytes((void *)a[1], a[2], &e->h.flags);
-		e->offset = t->pos;
-		break;
-	case DL_SYS_PREADV:
-	case DL_SYS_PWRITEV:
-		e->size = dl_iov_bytes((void *)a[1], a[2], &e->h.flags);
-		e->offset = a[3];
-		e->h.flags |= DL_F_OFFSET;
-		break;
-	case DL_SYS_LSEEK:
-		e->offset = a[1];
-		e->arg = a[2];
-		break;
-	case DL_SYS_SYNC_FILE_RANGE:
-	case DL_SYS_FALLOCATE:
-		/* sync_file_range(fd, off, n, flags), fallocate(fd, mode, off, len) */
-		e->offset = kind == DL_SYS_FALLOCATE ? a[2] : a[1];
-		e->size = kind == DL_SYS_FALLOCATE ? a[3] : a[2];
-		e->arg = kind == DL_SYS_FALLOCATE ? a[1] : a[3];
-		e->h.flags |= DL_F_OFFSET;
-		break;
-	case DL_SYS_FTRUNCATE:
-		e->offset = a[1];
-		e->h.flags |= DL_F_OFFSET;
-		break;
-	case DL_SYS_MMAP:
-		e->h.fd = (int)a[4];
-		e->size = a[1];
-		e->offset = a[5];
-		e->arg = (a[2] & 0xffffffff) | (a[3] << 32);
-		e->h.flags |= DL_F_OFFSET;
-		break;
-	case DL_SYS_CLOSE_RANGE:
-		e->arg = (a[1] & 0xffffffff) | (a[2] << 32);
-		break;
-	case DL_SYS_DUP2:
-		e->arg = a[1] & 0xffffffff;
-		break;
-	case DL_SYS_DUP3:
-		e->arg = (a[1] & 0xffffffff) | (a[2] << 32);
-		break;
-	case DL_SYS_FCNTL:
-		if (dl_fcntl_is_lock(a[1])) {
-			/* cmd | (l_type | l_whence << 16) << 32, l_start, l_len */
-			e->arg = (a[1] & 0xffffffff) | (a[3] << 32);
-			e->offset = a[4];
-			e->size = a[5];
-		} else {
-			e->arg = (a[1] & 0xffffffff) | (a[2] << 32);
-		}
-		break;
-	case DL_SYS_SENDFILE:
-		/* sendfile(out, in, *off, count): report the input side */
-		e->h.fd = (int)a[1];
-		e->arg = a[0] & 0xffffffff;
-		e->size = a[3];
-		e->offset = t->pos;
-		break;
-	case DL_SYS_COPY_FILE_RANGE:
-		/* copy_file_range(in, *off_in, out, *off_out, len, flags) */
-		e->arg = a[2] & 0xffffffff;
-		e->size = a[4];
-		e->offset = t->pos;
-		break;
+#define DL_ITEMS DL_STORE
+#define DL_SYSCALL(k, name_, tp_, args_, cls_, prog_, roles_, rec_, file_, second_, store_, show_) \
+	DL_OWN_##prog_(case DL_SYS_##k : DL_STORE_SECOND_##second_ store_ break;)
+#include "syscalls.def"
+#undef DL_SYSCALL
+#undef DL_ITEMS
 	default:
 		break;
 	}
+}
+
+/* Fill the kind-specific fields of a completed syscall. */
+static __always_inline void dl_fill_io(struct dl_io *e, struct dl_task *t, enum dl_kind kind)
+{
+	struct dl_store st = {};
+
+	dl_store(&st, t, kind);
+	e->h.fd = dl_kind_fd_arg(kind) >= 0 ? (int)t->a[dl_kind_fd_arg(kind) & 7] : -1;
+	e->h.flags |= st.flags;
+	e->offset = st.offset;
+	e->size = st.size;
+	e->arg = st.arg;
+	e->file = t->file;
+	e->file2 = t->file2;
 }
 
 /* Describe the file an open returned: its walked path, identity and cookie. */
@@ -366,16 +247,17 @@ static __always_inline int dl_empty_name(const char *user)
 /* fstatat(fd, "", AT_EMPTY_PATH) or statx alike: no path record (dl_kind_by_fd()). */
 static __always_inline int dl_stat_of_fd(struct dl_task *t, enum dl_kind kind)
 {
-	return dl_kind_stats_at(kind) && (int)t->a[0] >= 0 && dl_empty_name((void *)t->a[1]);
+	return dl_kind_stats_at(kind) && (int)t->a[dl_kind_fd_arg(kind) & 7] >= 0 &&
+	       dl_empty_name((void *)t->a[dl_kind_name_arg(kind) & 7]);
 }
 
-/*
- * The *at flags: newfstatat(dfd, name, buf, flags), statx(dfd, name,
- * flags, mask, buf), unlinkat(dfd, name, flags).
- */
-static __always_inline __u32 dl_at_flags(enum dl_kind kind, const __u64 *a)
+/* The *at flags of the row's store (a by-fd stat's arg). */
+static __always_inline __u32 dl_at_flags(struct dl_task *t, enum dl_kind kind)
 {
-	return kind == DL_SYS_NEWFSTATAT ? a[3] : a[2];
+	struct dl_store st = {};
+
+	dl_store(&st, t, kind);
+	return st.at_flags;
 }
 
 static __always_inline int sys_exit_path(struct trace_event_raw_sys_exit *ctx, struct dl_task *t,
@@ -383,10 +265,14 @@ static __always_inline int sys_exit_path(struct trace_event_raw_sys_exit *ctx, s
 {
 	__u32 zero = 0, used = 0;
 	struct dl_opened opened = {};
+	struct dl_store st = {};
 	struct dl_scratch *s;
 	struct dl_path *p;
 	__u64 *a = t->a;
 	char *data;
+	int fd_arg = dl_kind_fd_arg(kind), dirfd2 = dl_kind_second_dirfd(kind);
+	int dirfd = fd_arg >= 0 ? (int)a[fd_arg & 7] : AT_FDCWD;
+	const char *name = (void *)a[dl_kind_name_arg(kind) & 7];
 
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
@@ -394,18 +280,20 @@ static __always_inline int sys_exit_path(struct trace_event_raw_sys_exit *ctx, s
 	p = (void *)s->buf;
 	data = s->buf + sizeof(struct dl_path);
 	dl_fill_hdr(&p->io.h, t->ts, kind, t->slot);
+	dl_store(&st, t, kind);
 	p->io.dur = now - t->ts;
 	p->io.ret = ctx->ret;
-	p->io.offset = 0;
-	p->io.size = 0;
-	p->io.arg = 0;
+	p->io.offset = st.offset;
+	p->io.size = st.size;
+	p->io.arg = st.arg;
+	p->io.h.flags |= st.flags;
 	p->io.file = 0;
 	p->io.file2 = 0;
 	p->ino = 0;
 	p->file_size = 0;
 	p->dev = 0;
 	p->fs_magic = 0;
-	p->flags = 0;
+	p->flags = st.at_flags;
 	p->base_len[0] = p->base_len[1] = 0;
 	p->name_len[0] = p->name_len[1] = 0;
 	p->how[0] = p->how[1] = 0;
@@ -413,78 +301,18 @@ static __always_inline int sys_exit_path(struct trace_event_raw_sys_exit *ctx, s
 	p->py_stack = py;
 	p->pad2 = 0;
 
-	switch (kind) {
-	case DL_SYS_OPEN:
-	case DL_SYS_CREAT:
-	case DL_SYS_OPENAT:
-	case DL_SYS_OPENAT2: {
-		int dirfd = AT_FDCWD;
-		const char *name = (void *)a[0];
-
-		if (kind == DL_SYS_OPEN) {
-			p->io.arg = (a[1] & 0xffffffff) | (a[2] << 32);
-		} else if (kind == DL_SYS_CREAT) {
-			p->io.arg = (O_CREAT | O_WRONLY | O_TRUNC) | (a[1] << 32);
-		} else {
-			dirfd = (int)a[0];
-			name = (void *)a[1];
-			if (kind == DL_SYS_OPENAT) {
-				p->io.arg = (a[2] & 0xffffffff) | (a[3] << 32);
-			} else {
-				struct open_how how = {};
-
-				bpf_probe_read_user(&how, sizeof(how), (void *)a[2]);
-				p->io.arg = (how.flags & 0xffffffff) | (how.mode << 32);
-			}
-		}
+	if (fd_arg >= 0 || dl_kind_file(kind) == DL_FILE_OPENED) /* opens: AT_FDCWD too */
 		p->io.h.fd = dirfd;
-		if (ctx->ret >= 0) {
-			dl_opened_file(p, (int)ctx->ret, &opened);
-			used = p->base_len[0];
-		} else {
-			used = dl_name_slot(p, data, 0, 0, dirfd, name);
-		}
-		break;
+	if (dl_kind_file(kind) == DL_FILE_OPENED && ctx->ret >= 0) {
+		/* the file it opened */
+		dl_opened_file(p, (int)ctx->ret, &opened);
+		used = p->base_len[0];
+	} else {
+		used = dl_name_slot(p, data, 0, 0, dirfd, name);
 	}
-	case DL_SYS_STAT:
-	case DL_SYS_LSTAT:
-	case DL_SYS_UNLINK:
-	case DL_SYS_RMDIR:
-		used = dl_name_slot(p, data, 0, 0, AT_FDCWD, (void *)a[0]);
-		break;
-	case DL_SYS_MKDIR:
-		p->io.arg = a[1] << 32;
-		used = dl_name_slot(p, data, 0, 0, AT_FDCWD, (void *)a[0]);
-		break;
-	case DL_SYS_MKDIRAT:
-		p->io.h.fd = (int)a[0];
-		p->io.arg = a[2] << 32;
-		used = dl_name_slot(p, data, 0, 0, (int)a[0], (void *)a[1]);
-		break;
-	case DL_SYS_NEWFSTATAT:
-	case DL_SYS_STATX:
-	case DL_SYS_UNLINKAT:
-		/* newfstatat(dfd, name, buf, flags), statx(dfd, name, flags, mask, buf),
-		 * unlinkat(dfd, name, flags) */
-		p->io.h.fd = (int)a[0];
-		p->flags = dl_at_flags(kind, a);
-		used = dl_name_slot(p, data, 0, 0, (int)a[0], (void *)a[1]);
-		break;
-	case DL_SYS_RENAME:
-		used = dl_name_slot(p, data, 0, 0, AT_FDCWD, (void *)a[0]);
-		used += dl_name_slot(p, data, used, 1, AT_FDCWD, (void *)a[1]);
-		break;
-	case DL_SYS_RENAMEAT:
-	case DL_SYS_RENAMEAT2:
-		p->io.h.fd = (int)a[0];
-		p->io.arg = a[2] & 0xffffffff;
-		p->flags = kind == DL_SYS_RENAMEAT2 ? a[4] : 0;
-		used = dl_name_slot(p, data, 0, 0, (int)a[0], (void *)a[1]);
-		used += dl_name_slot(p, data, used, 1, (int)a[2], (void *)a[3]);
-		break;
-	default:
-		break;
-	}
+	if (dl_kind_second(kind) == DL_SECOND_NEW) /* rename*: the new name */
+		used += dl_name_slot(p, data, used, 1, dirfd2 >= 0 ? (int)a[dirfd2 & 7] : AT_FDCWD,
+				     (void *)a[dl_kind_second_arg(kind) & 7]);
 	DL_OPAQUE(used);
 	used &= DL_SCRATCH_MASK;
 	/* an opened file's cookie counts once its record (its struct dl_file) went out */
@@ -499,9 +327,7 @@ static __always_inline int sys_exit_path(struct trace_event_raw_sys_exit *ctx, s
  */
 static __always_inline int dl_kind_batches(enum dl_kind kind)
 {
-	return !dl_kind_has_path(kind) && kind != DL_SYS_CLOSE && kind != DL_SYS_CLOSE_RANGE &&
-	       kind != DL_SYS_DUP && kind != DL_SYS_DUP2 && kind != DL_SYS_DUP3 &&
-	       kind != DL_SYS_FCNTL;
+	return !dl_kind_has_path(kind) && !(dl_kind_roles(kind) & DL_ROLE_FLUSH);
 }
 
 /* The fields every syscall record has, from the task's saved entry. */
@@ -517,8 +343,9 @@ static __always_inline void dl_fill_exit(struct dl_io *e, struct dl_task *t, lon
 	e->dur = now - t->ts;
 	e->ret = ret;
 	dl_fill_io(e, t, kind);
-	if (cache_layer && (kind == DL_SYS_READ || kind == DL_SYS_PREAD64 || kind == DL_SYS_READV ||
-			    kind == DL_SYS_PREADV || kind == DL_SYS_PREADV2)) {
+	/* the reads whose arg is free: not sendfile, copy_file_range (the output's descriptor) */
+	if (cache_layer && (dl_kind_roles(kind) & DL_ROLE_READS) &&
+	    dl_kind_second(kind) != DL_SECOND_OUT) {
 		e->arg = t->cache_pages;
 		e->h.flags |= DL_F_CACHE;
 	}
@@ -585,7 +412,7 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 	if (by_fd) { /* see dl_kind_by_fd(): the descriptor's file, the *at flags in arg */
 		e->file = dl_fd_cookie(t, (int)t->a[0]);
 		e->h.flags |= DL_F_FILE;
-		e->arg = dl_at_flags(kind, t->a);
+		e->arg = dl_at_flags(t, kind);
 	}
 	if (py) /* a kind of dl_py_in_arg() or a stat of a descriptor: arg's upper half is free */
 		e->arg |= (__u64)py << 32;
@@ -597,7 +424,7 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 }
 
 /* One enter and one exit program per syscall tracepoint. */
-#define DL_SYSCALL(tp, kind)                                                                       \
+#define DL_PROGRAMS(tp, kind)                                                                      \
 	SEC("tracepoint/syscalls/sys_enter_" #tp)                                                  \
 	int dl_enter_##tp(struct trace_event_raw_sys_enter *ctx)                                   \
 	{                                                                                          \
@@ -608,49 +435,9 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 	{                                                                                          \
 		return sys_exit(ctx, kind);                                                        \
 	}
-
-DL_SYSCALL(open, DL_SYS_OPEN)
-DL_SYSCALL(openat, DL_SYS_OPENAT)
-DL_SYSCALL(openat2, DL_SYS_OPENAT2)
-DL_SYSCALL(creat, DL_SYS_CREAT)
-DL_SYSCALL(close, DL_SYS_CLOSE)
-DL_SYSCALL(close_range, DL_SYS_CLOSE_RANGE)
-DL_SYSCALL(read, DL_SYS_READ)
-DL_SYSCALL(pread64, DL_SYS_PREAD64)
-DL_SYSCALL(readv, DL_SYS_READV)
-DL_SYSCALL(preadv, DL_SYS_PREADV)
-DL_SYSCALL(preadv2, DL_SYS_PREADV2)
-DL_SYSCALL(write, DL_SYS_WRITE)
-DL_SYSCALL(pwrite64, DL_SYS_PWRITE64)
-DL_SYSCALL(writev, DL_SYS_WRITEV)
-DL_SYSCALL(pwritev, DL_SYS_PWRITEV)
-DL_SYSCALL(pwritev2, DL_SYS_PWRITEV2)
-DL_SYSCALL(lseek, DL_SYS_LSEEK)
-DL_SYSCALL(fsync, DL_SYS_FSYNC)
-DL_SYSCALL(fdatasync, DL_SYS_FDATASYNC)
-DL_SYSCALL(sync_file_range, DL_SYS_SYNC_FILE_RANGE)
-DL_SYSCALL(mmap, DL_SYS_MMAP)
-DL_SYSCALL(newstat, DL_SYS_STAT)
-DL_SYSCALL(newlstat, DL_SYS_LSTAT)
-DL_SYSCALL(newfstat, DL_SYS_FSTAT)
-DL_SYSCALL(newfstatat, DL_SYS_NEWFSTATAT)
-DL_SYSCALL(statx, DL_SYS_STATX)
-DL_SYSCALL(getdents64, DL_SYS_GETDENTS64)
-DL_SYSCALL(unlink, DL_SYS_UNLINK)
-DL_SYSCALL(unlinkat, DL_SYS_UNLINKAT)
-DL_SYSCALL(rename, DL_SYS_RENAME)
-DL_SYSCALL(renameat, DL_SYS_RENAMEAT)
-DL_SYSCALL(renameat2, DL_SYS_RENAMEAT2)
-DL_SYSCALL(mkdir, DL_SYS_MKDIR)
-DL_SYSCALL(mkdirat, DL_SYS_MKDIRAT)
-DL_SYSCALL(rmdir, DL_SYS_RMDIR)
-DL_SYSCALL(ftruncate, DL_SYS_FTRUNCATE)
-DL_SYSCALL(fallocate, DL_SYS_FALLOCATE)
-DL_SYSCALL(dup, DL_SYS_DUP)
-DL_SYSCALL(dup2, DL_SYS_DUP2)
-DL_SYSCALL(dup3, DL_SYS_DUP3)
-DL_SYSCALL(fcntl, DL_SYS_FCNTL)
-DL_SYSCALL(sendfile64, DL_SYS_SENDFILE)
-DL_SYSCALL(copy_file_range, DL_SYS_COPY_FILE_RANGE)
+#define DL_SYSCALL(k, name_, tp_, args_, cls_, prog_, ...)                                         \
+	DL_OWN_##prog_(DL_PROGRAMS(tp_, DL_SYS_##k))
+#include "syscalls.def"
+#undef DL_SYSCALL
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -18,6 +18,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get('DLTRACE_BUILD', os.path.join(ROOT, 'build'))
 # make test-asan points this at a sanitizer build
 DLTRACE = os.environ.get('DLTRACE_BIN', os.path.join(BUILD, 'dltrace'))
+# ... and this at the same build's directory, for the helpers linked from user/ (HELPERS)
+HELPER_BUILD = os.environ.get('DLTRACE_HELPERS', BUILD)
+# The helpers built from user/'s code that tests run, by their path under a build directory.
+# The Makefile's USER_HELPERS builds the same list with the sanitizers for make test-asan.
+HELPERS = ('trace_rewrite', 'span_check', 'tools/pystack_check', 'tests/pftrace_encode',
+           'tests/pb_writer_test', 'tests/live_stats_test', 'tests/btf_names_check',
+           'tests/py_linetable_check', 'tests/event_roundtrip', 'tests/golden_decode',
+           'tests/trace_damage')
+# The test programs of tests/workloads/: built once, never with the sanitizers.
 WORKLOADS = os.path.join(BUILD, 'tests')
 TESTS = os.path.join(ROOT, 'tests')
 # Debian's interpreter: the one with python3-numpy/torch/h5py.
@@ -26,6 +35,23 @@ PYTHON = os.environ.get('DLTRACE_TEST_PYTHON', '/usr/bin/python3')
 
 def workload(name):
     return os.path.join(WORKLOADS, name)
+
+
+def helper(name):
+    """The path of a helper of HELPERS, in the build that DLTRACE comes from."""
+    if name not in HELPERS:
+        raise ValueError('%s is not in dltrace_harness.HELPERS (nor in the Makefile\'s '
+                         'USER_HELPERS): add it to both' % name)
+    return os.path.join(HELPER_BUILD, name)
+
+
+def runs_no_dltrace_code(test):
+    """Marks a test, or a class of tests, that runs neither dltrace nor a helper built
+    from user/ (only workloads, Python and system tools): the sanitized run
+    (run_tests.py --sanitized, make test-asan) has nothing to check in it and leaves it
+    out.  run_tests.py checks the mark against the programs each test runs."""
+    test.runs_no_dltrace_code = True
+    return test
 
 
 def load_trace(path):

@@ -1,4 +1,4 @@
-"""Overload (`make stress`): two threads issuing 4,000,000 preads each as fast as
+"""Overload (`make stress`): two threads issuing 1,000,192 preads each as fast as
 they can under dltrace.  Nothing crashes, dltrace's memory stays bounded, the
 job never waits for the tracer, and every pread the workload counted is
 either in the trace or in dltrace's count of lost pread64 records: exactly,
@@ -20,7 +20,7 @@ import unittest
 
 from dltrace_harness import DLTRACE, TraceTest, wait_for, workload
 
-PER_THREAD = 4000000  # preads of each of the two threads (a multiple of 256)
+PER_THREAD = 1000192  # preads of each of the two threads (a multiple of 256)
 RSS_LIMIT_KIB = 64 * 1024
 
 
@@ -120,7 +120,7 @@ class OverloadTest(TraceTest):
         self.check_not_held(waits)
 
     def test_tiny_ring_loses_and_says_so(self):
-        # 1 MiB holds about 14,000 records: the rest of 8,000,000 must be dropped
+        # 1 MiB holds about 14,000 records: the rest of 2,000,384 must be dropped
         issued, traced, lost, peak, waits, stderr = self.run_overload(['--ring-size', '1'],
                                                                       stop_reader=True)
         self.assertGreater(lost, 0)

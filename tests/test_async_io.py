@@ -260,9 +260,9 @@ class FioTest(AsyncTest):
         write_random(self.file, self.SIZE)
 
     def fio(self, *args, cold=False):
-        # fio writes its log as it runs: in /dev/shm, which the report keeps out of
-        # the application's figures (environment), as it does fio's other files
-        fd, log = tempfile.mkstemp(prefix='dltrace-iolog-', dir='/dev/shm')
+        # fio writes its log as it runs: in /run, which the report keeps out of the
+        # application's figures (the system's, environment), as it does fio's other files
+        fd, log = tempfile.mkstemp(prefix='dltrace-iolog-', dir='/run')
         os.close(fd)
         self.addCleanup(os.unlink, log)
         if cold:

@@ -219,23 +219,45 @@ class PyTorchExampleTest(NamingTest):
         self.assertEqual(sorted((e['name'], e['args']['ret'], e['args']['offset'], e['pid'])
                                 for e in shm),
                          sorted(('write', 1, 0, e['pid']) for e in created))
-        # the dataset in /dev/shm is file I/O (the /dev row), the sockets and pipes are not
-        rep = json.loads(subprocess.run([DLTRACE, 'report', '--json', self.path('train.json')],
+        # the dataset staged in /dev/shm is the application's, every byte of it; torch's
+        # segments are shared memory, with the sockets and pipes; /dev keeps what is below it
+        rep = json.loads(subprocess.run([DLTRACE, 'report', '--json', '--top', '100000',
+                                         self.path('train.json')],
                                         capture_output=True, check=True, timeout=120).stdout)
-        dev = next(k for k in rep['environment']['kinds'] if k['kind'] == 'dev')
+        dev = next((k for k in rep['environment']['kinds'] if k['kind'] == 'dev'),
+                   {'bytes_read': 0, 'bytes_written': 0})
 
         def read_bytes(pred, calls=('read', 'pread')):
             return sum(e['args']['ret'] for e in data if e['args']['ret'] > 0 and
                        e['name'].startswith(calls) and pred(e['args']['path']))
 
+        def below_dev(p):
+            return p.startswith('/dev/') and not p.startswith('/dev/shm/')
+
+        def segment(p):  # torch's, and the semaphores of its queues (sem.*)
+            return ((p.startswith('/dev/shm/') and not p.startswith(self.shm + '/')) or
+                    p.startswith(('/memfd:', '/SYSV')))
+
+        def segment_or_unnamed(p):
+            return not p.startswith('/') or segment(p)
+
         dataset = read_bytes(lambda p: p.startswith(self.shm + '/'))
         self.assertGreaterEqual(dataset, os.path.getsize(os.path.join(self.shm, 'train.h5')))
-        self.assertEqual(dev['bytes_read'], read_bytes(lambda p: p.startswith('/dev/')))
-        self.assertEqual(rep['other']['bytes_read'], read_bytes(lambda p: not p.startswith('/')))
+        staged = {f['path']: f['bytes_read'] for f in rep['files']['list']
+                  if f['path'].startswith(self.shm + '/')}
+        read = {e['args']['path'] for e in data if e['args']['path'].startswith(self.shm + '/')}
+        self.assertEqual({p: staged.get(p) for p in read},
+                         {p: read_bytes(lambda x: x == p) for p in read})
+        self.assertEqual(sum(staged.values()), dataset)
+        self.assertFalse([f for f in rep['files']['list'] if '/dev/shm/torch_' in f['path']])
+        self.assertEqual(dev['bytes_read'], read_bytes(below_dev))
+        self.assertEqual(dev['bytes_written'], read_bytes(below_dev, ('write', 'pwrite')))
+        self.assertEqual(rep['other']['bytes_read'], read_bytes(segment_or_unnamed))
         self.assertEqual(rep['other']['bytes_written'],
-                         read_bytes(lambda p: not p.startswith('/'), ('write', 'pwrite')))
-        self.assertEqual(dev['bytes_written'],
-                         read_bytes(lambda p: p.startswith('/dev/'), ('write', 'pwrite')))
+                         read_bytes(segment_or_unnamed, ('write', 'pwrite')))
+        self.assertEqual((rep['other']['shared_memory']['bytes_read'],
+                          rep['other']['shared_memory']['bytes_written']),
+                         (read_bytes(segment), read_bytes(segment, ('write', 'pwrite'))))
 
 
 if __name__ == '__main__':

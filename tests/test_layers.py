@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 import unittest
 
-from dltrace_harness import BUILD, DLTRACE, load_trace, metadata, run_command, workload
+from dltrace_harness import BUILD, DLTRACE, helper, load_trace, metadata, run_command, workload
 
 SCRATCH_PARENT = os.path.join(BUILD, 'tests', 'scratch')
 TMPFS_MAGIC = 0x01021994
@@ -191,7 +191,7 @@ class LayerTest(unittest.TestCase):
         reads = [e for e in events if e['name'] == 'pread64' and e['pid'] == report['pid']]
         self.assertTrue(reads)
         self.assertFalse([e for e in reads if 'cache_miss_bytes' in e['args']])
-        res = subprocess.run([os.path.join(BUILD, 'dltrace'), '--layers', 'syscall,bogus',
+        res = subprocess.run([DLTRACE, '--layers', 'syscall,bogus',
                               '--', 'true'], capture_output=True)
         self.assertEqual(res.returncode, 2)
         self.assertIn("unknown layer 'bogus'", res.stderr.decode())

@@ -10,11 +10,11 @@ import shutil
 import subprocess
 import unittest
 
-from dltrace_harness import BUILD, DLTRACE, PYTHON, ROOT, TraceTest, load_trace, metadata, \
-    run_command, tracer_processes, wait_until_detached, workload
+from dltrace_harness import DLTRACE, PYTHON, ROOT, TraceTest, helper, load_trace, metadata, \
+    run_command, runs_no_dltrace_code, tracer_processes, wait_until_detached, workload
 
 MARKERS_PY = os.path.join(ROOT, 'python')
-REWRITE = os.path.join(BUILD, 'trace_rewrite')
+REWRITE = helper('trace_rewrite')
 LEVEL_CATS = ('stdio', 'hdf5', 'mpiio', 'marker')
 READ_KINDS = ('read', 'pread64', 'readv', 'preadv', 'preadv2')
 WRITE_KINDS = ('write', 'pwrite64', 'writev', 'pwritev', 'pwritev2')
@@ -365,6 +365,7 @@ class MarkerTest(LevelTest):
         self.assertEqual([(e['epoch'], e['steps'], e['bytes_read']) for e in loop['epoch_list']],
                          [(0, 5, 500), (1, 5, 500)])
 
+    @runs_no_dltrace_code
     def test_markers_cost_nothing_untraced(self):
         """Without a tracer the semaphores are 0 and the module calls no C."""
         # the test before may have traced markers: its detaching helper drops the USDT
@@ -465,7 +466,7 @@ class MissingLibraryTest(LevelTest):
         # a copy of dltrace with no marker library next to it (nor in ldconfig -p)
         alone = self.path('bin')
         os.mkdir(alone)
-        shutil.copy(os.path.join(BUILD, 'dltrace'), alone)
+        shutil.copy(DLTRACE, os.path.join(alone, 'dltrace'))
         out = self.path('trace.json')
         res = subprocess.run([os.path.join(alone, 'dltrace'), '-o', out, '--layers',
                               'syscall,markers', '--', 'cat', '/etc/hostname'],
@@ -515,7 +516,7 @@ class MissingLibraryTest(LevelTest):
                          [self.path('file.h5')])  # the openat the call made
 
     def test_lib_that_is_no_library_of_a_layer(self):
-        res = subprocess.run([os.path.join(BUILD, 'dltrace'), '--lib', '/etc/hostname', '--',
+        res = subprocess.run([DLTRACE, '--lib', '/etc/hostname', '--',
                               'true'], capture_output=True, text=True)
         self.assertEqual(res.returncode, 2)
         self.assertEqual(res.stderr.splitlines()[0],

@@ -176,8 +176,8 @@ class EverySyscallTest(unittest.TestCase):
             convert(pf, back)
             self.assertTrue(same_bytes(src, back), name)
             self.assertEqual(report_json(pf), report_json(src), name)
-        # the precondition: both traces together hold every syscall the shared programs
-        # trace on this kernel, and the data calls
+        # what the round trips above covered: both traces together hold every syscall the
+        # shared programs trace on this kernel, and the data calls
         table = traced_syscalls()
         shared = {n for n, s in table.items() if s['present'] and s['program'] == 'dl_enter_shared'}
         self.assertEqual(shared - seen, set())

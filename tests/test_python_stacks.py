@@ -27,10 +27,10 @@ import sys
 import time
 import unittest
 
-from dltrace_harness import (BUILD, DLTRACE, ROOT, Tracer, TraceTest, cgroup2_root, load_trace,
+from dltrace_harness import (DLTRACE, ROOT, Tracer, TraceTest, cgroup2_root, helper, load_trace,
                              metadata, remove_cgroup, start_in_cgroup, wait_for)
 
-CHECK = os.path.join(BUILD, 'tools', 'pystack_check')
+CHECK = helper('tools/pystack_check')
 CASES = os.path.join(ROOT, 'tests', 'workloads', 'py_stack_cases.py')
 DEBIAN_PYTHON = '/usr/bin/python3'
 WALK_FRAMES = 16  # DL_PY_FRAMES

@@ -13,15 +13,21 @@ import math
 import os
 import pty
 import re
+import select
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 import unittest
 from collections import Counter, defaultdict
 
-from dltrace_harness import (DLTRACE, disk_scratch_dir, io_events, parse_log, scratch_dir,
-                             trace_command, workload)
+from dltrace_harness import (DLTRACE, TESTS, disk_scratch_dir, io_events, load_trace, parse_log,
+                             scratch_dir, trace_command, workload)
 from throttled_disk import ThrottledDisk
+
+sys.path.insert(0, os.path.join(TESTS, 'perfetto'))
+import pftrace_decode  # noqa: E402
 
 MIB = 1 << 20
 PATTERNS = workload('report_patterns')
@@ -804,6 +810,337 @@ class CommandLineTest(unittest.TestCase):
         f = [x for x in rep['findings'] if x['id'] == 'imbalance'][0]
         self.assertAlmostEqual(f['metrics']['host_imbalance'], across['bytes_imbalance'])
         self.assertIn('hosts: %s moved ' % names[most], '\n'.join(f['evidence']))
+
+
+class StagedInShmTest(unittest.TestCase):
+    """A dataset staged in /dev/shm is application I/O; the shared-memory segments beside it
+    (one named as PyTorch names its own, one of no known name made as shm_open(3) makes them)
+    stay out of the application's figures, whatever their calls and page faults."""
+
+    def setUp(self):
+        self.dir = scratch_dir()
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
+        stage = tempfile.mkdtemp(prefix='dltrace-stage-', dir='/dev/shm')
+        self.addCleanup(shutil.rmtree, stage, ignore_errors=True)
+        self.shard = os.path.join(stage, 'shard0.bin')
+        write_file(self.shard, 4 * MIB)
+        fd, self.top = tempfile.mkstemp(prefix='dltrace-top-', suffix='.bin', dir='/dev/shm')
+        os.close(fd)
+        self.addCleanup(os.unlink, self.top)
+        write_file(self.top, MIB)
+        tag = '%d_%d' % (os.getpid(), int.from_bytes(os.urandom(4), 'little'))
+        self.seg = '/dev/shm/dltrace-seg-' + tag
+        self.torch = '/dev/shm/torch_' + tag
+        for path in (self.seg, self.torch):  # the workload unlinks them; a failed run may not
+            self.addCleanup(lambda p=path: os.path.exists(p) and os.unlink(p))
+
+    def test_staged_files_are_application_io_segments_are_not(self):
+        out = os.path.join(self.dir, 'shm.json')
+        _, events = trace_command([PATTERNS, 'shm-stage', self.shard, self.top,
+                                   self.seg[len('/dev/shm'):], self.torch], out)
+        calls = [e for e in events if e.get('ph') == 'X' and 'path' in e.get('args', {})]
+
+        def on(path):
+            return [e for e in calls if e['args']['path'] == path]
+
+        # the workload did what the report is asked about: two segments, made two ways
+        seg_opens = [e['args']['flags'] for e in on(self.seg) if e['name'] == 'openat']
+        torch_opens = [e['args']['flags'] for e in on(self.torch) if e['name'] == 'openat']
+        self.assertEqual(seg_opens, ['O_RDWR|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC'])
+        self.assertEqual(torch_opens, ['O_RDWR|O_CREAT|O_EXCL'])  # only its name tells
+        made = ['close', 'ftruncate', 'mmap', 'munmap', 'openat', 'unlink']
+        self.assertEqual(sorted(e['name'] for e in on(self.seg)), made)
+        self.assertEqual(sorted(e['name'] for e in on(self.torch)), sorted(made + ['write']))
+        self.assertEqual(sorted((e['name'], e['args']['ret']) for e in on(self.shard)),
+                         [('close', 0), ('openat', 3)] + [('pread64', 64 << 10)] * 64)
+
+        rep = report_json(out)
+        p = rep['pattern']
+        self.assertEqual((p['reads'], p['bytes_read'], p['writes'], p['bytes_written'],
+                          p['opens'], p['mmaps']), (64 + 17, 5 * MIB, 0, 0, 2, 0))
+        self.assertEqual(p['by_origin']['mmap'], {'reads': 0, 'writes': 0, 'syncs': 0,
+                                                  'bytes_read': 0, 'bytes_written': 0})
+        files = {f['path']: f for f in rep['files']['list']}
+        self.assertEqual(sorted(x for x in files if x.startswith('/dev/shm/')),
+                         sorted([self.shard, self.top]))
+        self.assertEqual((files[self.shard]['reads'], files[self.shard]['bytes_read'],
+                          files[self.shard]['opens']), (64, 4 * MIB, 1))
+        self.assertEqual((files[self.top]['reads'], files[self.top]['bytes_read'],
+                          files[self.top]['opens']), (17, MIB, 1))
+        app_calls = {c['name']: c for c in rep['syscalls']['application']}
+        self.assertEqual((app_calls['pread64']['calls'], app_calls['pread64']['bytes']),
+                         (64, 4 * MIB))
+        self.assertEqual((app_calls['read']['calls'], app_calls['read']['bytes']), (17, MIB))
+        for name in ('ftruncate', 'mmap', 'munmap', 'unlink', 'write'):
+            self.assertNotIn(name, app_calls)
+        # the segments' calls are shared memory, apart; /dev keeps only what is below /dev
+        segment_calls = on(self.seg) + on(self.torch)
+        self.assertEqual(rep['other']['shared_memory'],
+                         {'calls': len(segment_calls), 'failed': 0, 'bytes_read': 0,
+                          'bytes_written': 1,
+                          'io_ns': rep['other']['shared_memory']['io_ns']})
+        dev = [k for k in rep['environment']['kinds'] if k['kind'] == 'dev']
+        below_dev = [e for e in calls if e['args']['path'].startswith('/dev/') and
+                     not e['args']['path'].startswith('/dev/shm/')]
+        self.assertEqual(dev[0]['calls'] if dev else 0, len(below_dev))
+        # the pages filled through the segments' mappings are no application I/O either
+        faults = [e for e in events if e['name'] == 'page_fault']
+        self.assertEqual(len([e for e in faults if e['args']['path'] in
+                              (self.seg, self.torch)]), 2 * 256)  # one per page written
+        self.assertEqual(rep['layers']['page_faults']['application'],
+                         len([e for e in faults if e['args'].get('path') in files]))
+        text = run_report([out]).stdout.decode()
+        self.assertIn('reads  81, 5.00 MiB', text)
+        self.assertIn('of them shared memory (segments in /dev/shm, SysV, memfd): %d calls, '
+                      '0 B read, 1 B written' % len(segment_calls), text)
+
+
+
+def pftrace_summary(path):
+    """The summary packet's args of a .pftrace, as protoc decodes them."""
+    text, _ = pftrace_decode.decode_text(path)
+    for p in reversed(pftrace_decode.parse_text(text)['packet']):
+        for ev in p.get('track_event', []):
+            if pftrace_decode.one(ev, 'name') == b'dltrace_summary':
+                return {k.decode(): v.decode() if isinstance(v, bytes) else v
+                        for k, v in (pftrace_decode.arg_value(a, {}, {})
+                                     for a in ev['debug_annotations'])}
+    raise AssertionError('%s: no dltrace_summary packet' % path)
+
+
+def html_text(s):
+    """s as the HTML report escapes it."""
+    for a, b in (('&', '&amp;'), ('<', '&lt;'), ('>', '&gt;'), ('"', '&quot;'), ("'", '&#39;')):
+        s = s.replace(a, b)
+    return s
+
+
+def wall_ms(ns):
+    """A wall-clock time in ns as the report's warning writes it (UTC, ms)."""
+    return time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(ns // 10**9)) + \
+        '.%03dZ' % (ns % 10**9 // 10**6)
+
+
+
+class StopReasonsTest(unittest.TestCase):
+    """Each way a summary says the trace does not cover the whole job, said once: the same
+    trace with its summary rewritten (a signal, --duration, the size cap, a write error the
+    daemon's job ran past, a trace converted from a cut one)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.trace = pattern_trace('small-reads')
+        with open(cls.trace) as f:
+            cls.text = f.read()
+        cls.summary = json.loads(cls.text.splitlines()[-2][1:])['args']
+        cls.dir = tempfile.mkdtemp(prefix='dltrace-report-')
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def with_summary(self, name, **changes):
+        args = dict(self.summary, **changes)
+        lines = self.text.splitlines()
+        lines[-2] = ',' + json.dumps({'name': 'dltrace_summary', 'ph': 'M', 'pid': 0, 'tid': 0,
+                                      'args': args}, separators=(',', ':'))
+        path = os.path.join(self.dir, name)
+        with open(path, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        rep = report_json(path)
+        t = rep['traces'][0]
+        text = run_report([path]).stdout.decode()
+        self.assertEqual(rep['pattern'], report_json(self.trace)['pattern'])  # same events
+        self.assertEqual((t['stopped_early'], rep['job']['stopped_early'], len(t['warnings'])),
+                         (True, True, 1))
+        self.assertEqual([l for l in text.splitlines() if 'warning:' in l],
+                         ['  warning: ' + t['warnings'][0]])
+        return t, t['warnings'][0][len(path) + 2:]
+
+    def test_stop_reasons(self):
+        stop, wall = self.summary['duration_ns'], self.summary['end_wall_ns']
+        t, w = self.with_summary('signal.json', stop_reason='signal')
+        self.assertEqual((t['complete'], t['events_not_written'], t['stop_ns'],
+                          t['stop_wall_ns']), (True, 0, stop, wall))
+        self.assertRegex(w, r"^tracing stopped early \(signal\) at [\d.]+ m?s into the trace, "
+                         r"%s; the figures cover only the trace's first [\d.]+ m?s$" %
+                         re.escape(wall_ms(wall)))
+        t, w = self.with_summary('duration.json', stop_reason='duration')
+        self.assertTrue(w.startswith('tracing stopped early (duration) at '), w)
+        t, w = self.with_summary('cap.json', capped_events=12345)
+        self.assertEqual((t['complete'], t['capped_events'], t['events_not_written']),
+                         (False, 12345, 12345))
+        self.assertRegex(w, r"^the trace stopped taking events at its size cap; tracing went "
+                         r"on to [\d.]+ m?s \(target exited\); its events end at [\d.]+ m?s, "
+                         r"12,345 more were not written; the figures cover only the trace's "
+                         r"first [\d.]+ m?s$")
+        t, w = self.with_summary('daemon.json', stop_reason='cgroup removed', truncated=True,
+                                 write_error='Disk quota exceeded')
+        self.assertEqual((t['complete'], t['truncated'], t['write_error']),
+                         (False, True, 'Disk quota exceeded'))
+        self.assertTrue(w.startswith('the trace file stopped taking events (output write '
+                                     'error: Disk quota exceeded); tracing went on to '), w)
+        args = dict(self.summary)
+        del args['stop_reason']
+        self.summary, saved = args, self.summary
+        try:
+            t, w = self.with_summary('converted.json', truncated=True)
+        finally:
+            self.summary = saved
+        self.assertTrue(w.startswith('the trace was cut short (its summary says truncated); '
+                                     'its events end at '), w)
+
+
+class StoppedEarlyTest(unittest.TestCase):
+    """A trace cut short by a full disk says so in every report format (terminal, --json,
+    --html, --report at the end of the run), in JSON and .pftrace: tracing stopped early,
+    when, why, and that the figures cover only the time before; a trace of a whole job says
+    nothing of the kind."""
+
+    N = 100000  # preads: about 20 MB of events, ten times what the file system holds
+    STOP = 'tracing stopped early (output write error: No space left on device) at '
+
+    def setUp(self):
+        self.dir = scratch_dir()
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
+        self.mnt = os.path.join(self.dir, 'small')
+        os.mkdir(self.mnt)
+        res = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', self.mnt],
+                             capture_output=True)
+        if res.returncode:
+            self.fail('setup: mounting a 2 MiB tmpfs on %s failed: %s' %
+                      (self.mnt, res.stderr.decode()))
+        self.addCleanup(subprocess.run, ['umount', self.mnt])
+        self.input = os.path.join(self.dir, 'in.bin')
+        write_file(self.input, 4096)
+
+    def trace_until_stopped(self, out, *args):
+        """Trace N preads into out on the full file system.  The job waits until dltrace
+        has said that tracing stopped, then ends: tracing stops while the job runs.
+        Returns (dltrace's stdout, its stderr, the job's end on the wall clock)."""
+        p = subprocess.Popen([DLTRACE, '-o', out] + list(args) +
+                             ['--', PATTERNS, 'preads-wait', self.input, str(self.N)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        said, err = 'writing %s failed: No space left on device; tracing stopped' % out, b''
+        deadline = time.monotonic() + 300  # a guard against a hang, not a timing goal
+        while said.encode() not in err:
+            ready, _, _ = select.select([p.stderr], [], [], max(0, deadline - time.monotonic()))
+            chunk = os.read(p.stderr.fileno(), 65536) if ready else b''
+            if not chunk:
+                p.kill()
+                p.wait()
+                self.fail('dltrace did not say that tracing stopped: %s' % err.decode())
+            err += chunk
+        out_text, rest = p.communicate(input=b'', timeout=300)  # the job's input ends
+        err = (err + rest).decode()
+        self.assertEqual(p.returncode, 1, err)
+        end_wall = int(re.search(r'end_wall_ns (\d+)', out_text.decode()).group(1))
+        return out_text.decode(), err, end_wall
+
+    def check_stopped(self, out, end_wall):
+        """The trace out, cut short: its summary and every report format say so."""
+        json_out = out
+        if out.endswith('.pftrace'):
+            json_out = os.path.join(self.dir, 'back.json')
+            subprocess.run([DLTRACE, 'convert', '-q', out, json_out], check=True,
+                           capture_output=True)
+        events = load_trace(json_out)
+        summary = events[-1]['args']
+        if out.endswith('.pftrace'):  # convert counts its own events: the file's summary
+            summary = pftrace_summary(out)
+        self.assertEqual((summary['stop_reason'], summary['truncated'],
+                          summary['write_error']),
+                         ('output write error', True, 'No space left on device'))
+        preads = [e for e in events if e['name'] == 'pread64' and
+                  e['args']['path'] == self.input]
+        self.assertGreater(len(preads), 1000)  # what 2 MiB holds, not the job's N
+        self.assertLess(len(preads), self.N)
+        timed = [e for e in events if e.get('ph') == 'X' or
+                 (e.get('ph') == 'i' and e.get('cat') == 'process')]
+        first = min(round(e['ts'] * 1000) for e in timed)
+        until = max(round(e['ts'] * 1000) + round(e.get('dur', 0) * 1000) for e in timed)
+
+        res = run_report(['--json', out])
+        rep = json.loads(res.stdout)
+        t = rep['traces'][0]
+        self.assertEqual((t['stop_reason'], t['truncated'], t['write_error'], t['complete'],
+                          t['stopped_early'], rep['job']['stopped_early']),
+                         ('output write error', True, 'No space left on device', False, True,
+                          True))
+        self.assertEqual((t['stop_ns'], t['stop_wall_ns'], t['events_until_ns']),
+                         (summary['duration_ns'], summary['end_wall_ns'], until))
+        # it stopped after the last event the file kept, while the job still ran
+        self.assertLessEqual(first, t['events_until_ns'])
+        self.assertLess(t['events_until_ns'], t['stop_ns'])
+        self.assertLess(t['start_wall_ns'], t['stop_wall_ns'])
+        self.assertLess(t['stop_wall_ns'], end_wall)
+        self.assertEqual(t['events_not_written'], summary['events'] - t['events'])
+        self.assertGreater(t['events_not_written'], 0)
+        self.assertEqual(rep['pattern']['reads'], len(preads))  # the time before, no more
+        warning = t['warnings'][0]
+        self.assertIn(self.STOP, warning)
+        self.assertIn(' into the trace, %s; its events end at ' % wall_ms(t['stop_wall_ns']),
+                      warning)
+        self.assertIn(', {:,} more were not written; the figures cover only the trace\'s '
+                      'first '.format(t['events_not_written']), warning)
+        self.assertEqual(len(t['warnings']), 1)
+        self.assertEqual(res.stderr.decode(), 'dltrace report: warning: %s\n' % warning)
+        # the terminal: once, near the top, and only there (not also on stderr)
+        res = run_report([out])
+        lines = res.stdout.decode().splitlines()
+        self.assertEqual([i for i, l in enumerate(lines) if self.STOP in l], [3])
+        self.assertEqual(lines[3], '  warning: ' + warning)
+        self.assertEqual(res.stderr, b'')
+        # the HTML page: once, first in its first section
+        page = os.path.join(self.dir, 'report.html')
+        run_report(['-q', '--html', page, out])
+        with open(page, encoding='utf-8') as f:
+            html = f.read()
+        self.assertEqual(html.count('tracing stopped early'), 1)
+        self.assertIn('<section id="job"><h2>Job</h2><p class="warnline">Warning: %s</p>' %
+                      html_text(warning), html)
+
+    def test_full_disk_json_and_report_at_the_end(self):
+        out = os.path.join(self.mnt, 't.json')
+        stdout, err, end_wall = self.trace_until_stopped(out, '--layers', 'syscall',
+                                                         '--report')
+        self.check_stopped(out, end_wall)
+        # the report printed when tracing ended saw every event traced: it says the stop
+        # once, with no events left out of it
+        stops = [l for l in stdout.splitlines() if self.STOP in l]
+        self.assertEqual(len(stops), 1, stdout)
+        self.assertRegex(stops[0], r'^  warning: %s: %s[\d.]+ [mun]?s into the trace, '
+                         r'[-\dT:.]+Z; its events end at [\d.]+ [mun]?s; the figures cover '
+                         r"only the trace's first [\d.]+ [mun]?s$" %
+                         (re.escape(out), re.escape(self.STOP)))
+
+    def test_full_disk_pftrace(self):
+        out = os.path.join(self.mnt, 't.pftrace')
+        self.check_stopped(out, self.trace_until_stopped(out, '--layers', 'syscall')[2])
+
+    def test_a_whole_job_says_nothing_of_it(self):
+        out = os.path.join(self.dir, 'whole.json')
+        res = subprocess.run([DLTRACE, '-q', '-o', out, '--layers', 'syscall', '--',
+                              PATTERNS, 'preads-wait', self.input, '1000'],
+                             stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        summary = load_trace(out)[-1]['args']
+        rep = report_json(out)
+        t = rep['traces'][0]
+        self.assertEqual((t['stop_reason'], t['truncated'], t['write_error'], t['complete'],
+                          t['stopped_early'], rep['job']['stopped_early'],
+                          t['events_not_written'], t['capped_events'], t['warnings']),
+                         ('target exited', False, None, True, False, False, 0, 0, []))
+        self.assertEqual((t['stop_ns'], t['stop_wall_ns'], t['events']),
+                         (summary['duration_ns'], summary['end_wall_ns'], summary['events']))
+        self.assertEqual(rep['pattern']['reads'], 1000)
+        self.assertNotIn('stopped early', run_report([out]).stdout.decode())
+        page = os.path.join(self.dir, 'report.html')
+        run_report(['-q', '--html', page, out])
+        with open(page, encoding='utf-8') as f:
+            self.assertNotIn('stopped early', f.read())
+
 
 if __name__ == '__main__':
     unittest.main()

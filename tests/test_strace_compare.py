@@ -42,9 +42,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PAGE = 4096
 LINE = re.compile(r'^(\d+\.\d+) (\w+)\((.*)\) += (\?|0x[0-9a-f]+|-?\d+)(?: (E\w+))?')
 # syscalls newer than strace 6.1, which names them by number (x86_64)
-BY_NUMBER = {'syscall_0x1c4': 'fchmodat2', 'syscall_0x1cf': 'setxattrat',
-             'syscall_0x1d0': 'getxattrat', 'syscall_0x1d1': 'listxattrat',
-             'syscall_0x1d2': 'removexattrat'}
+BY_NUMBER = {'syscall_0x1c3': 'cachestat', 'syscall_0x1c4': 'fchmodat2',
+             'syscall_0x1cf': 'setxattrat', 'syscall_0x1d0': 'getxattrat',
+             'syscall_0x1d1': 'listxattrat', 'syscall_0x1d2': 'removexattrat'}
 MAPPING_CALLS = ('munmap', 'madvise', 'msync')
 NOT_SYSCALL_EVENTS = {'execve', 'execveat', 'getcwd'}
 

@@ -9,12 +9,13 @@ command, and logs the whole of each call's trace arguments: they must be
 equal.
 """
 import os
+import re
 import shutil
 import subprocess
 import unittest
 from collections import defaultdict
 
-from dltrace_harness import (BUILD, errno_name, io_events, parse_log, scratch_dir, summary,
+from dltrace_harness import (errno_name, helper, io_events, parse_log, scratch_dir, summary,
                              trace_command, traced_syscalls, workload)
 
 # trace args compared with the workload's own log when it logged them
@@ -161,6 +162,16 @@ ASYNC_KINDS = {'splice', 'vmsplice', 'tee', 'io_setup', 'io_submit', 'io_geteven
                'io_pgetevents', 'io_cancel', 'io_destroy', 'io_uring_setup', 'io_uring_enter',
                'io_uring_register'}
 
+# Syscalls newer than some kernels dltrace runs on (vm-test: Debian's 6.1):
+# the first kernel that has each, and how many calls of it meta_sequence makes.
+NEWER = {'fchmodat2': ((6, 6), 1), 'setxattrat': ((6, 13), 1), 'getxattrat': ((6, 13), 1),
+         'listxattrat': ((6, 13), 1), 'removexattrat': ((6, 13), 1), 'cachestat': ((6, 5), 1)}
+
+
+def kernel_version():
+    """(major, minor) of the running kernel."""
+    return tuple(int(x) for x in re.match(r'(\d+)\.(\d+)', os.uname().release).groups())
+
 
 class MetaSyscallTest(unittest.TestCase):
     """meta_sequence: each metadata, hint and sync syscall, and fcntl, argument by argument."""
@@ -172,6 +183,7 @@ class MetaSyscallTest(unittest.TestCase):
         os.mkdir(cls.data_dir)
         cls.trace = os.path.join(cls.tmp, 'trace.json')
         res, cls.events = trace_command([workload('meta_sequence'), cls.data_dir], cls.trace)
+        cls.stderr = res.stderr.decode()
         log = parse_log(res.stdout.decode())
         cls.anonymous = [e for e in log if e.get('anonymous')]
         cls.log = [e for e in log if not e.get('anonymous')]
@@ -201,7 +213,7 @@ class MetaSyscallTest(unittest.TestCase):
         shared = {n for n, s in self.syscalls.items() if s['program'] == 'dl_enter_shared'}
         self.assertEqual(shared & ASYNC_KINDS, ASYNC_KINDS)
         shared -= ASYNC_KINDS
-        self.assertEqual(len(shared), 52)
+        self.assertEqual(len(shared), 53)
         self.assertEqual({e['sys'] for e in self.log}, shared | {'fcntl'})
 
     def test_every_call_and_every_argument(self):
@@ -227,6 +239,24 @@ class MetaSyscallTest(unittest.TestCase):
         for name, n in want.items():
             self.assertEqual(counts[name], n, name)
 
+    def test_syscalls_newer_than_some_kernels(self):
+        """Traced, each call, where the kernel has them; else absent and named as not on it."""
+        counts = defaultdict(int)
+        for calls in self.traced_calls().values():
+            for ev in calls:
+                counts[ev['name']] += 1
+        logged = defaultdict(int)
+        for e in self.log:
+            logged[e['sys']] += 1
+        skipped = re.search(r'not on this kernel: ([^;)]*)', self.stderr)
+        skipped = skipped.group(1).split(', ') if skipped else []
+        for name, (since, calls) in NEWER.items():
+            present = kernel_version() >= since
+            self.assertEqual(self.present(name), present, name)
+            self.assertEqual(logged[name], calls, name)
+            self.assertEqual(counts[name], calls if present else 0, name)
+            self.assertEqual('sys_enter_' + name in skipped, not present, (name, self.stderr))
+
     def test_categories(self):
         cats = {ev['name']: ev['cat'] for calls in self.traced_calls().values() for ev in calls}
         self.assertEqual({n for n, c in cats.items() if c == 'hint'},
@@ -249,7 +279,7 @@ class MetaSyscallTest(unittest.TestCase):
         """Read into typed events and written again: the same trace, byte for byte."""
         again = os.path.join(self.tmp, 'again.json')
         with open(again, 'wb') as out:
-            subprocess.run([os.path.join(BUILD, 'trace_rewrite'), self.trace], stdout=out,
+            subprocess.run([helper('trace_rewrite'), self.trace], stdout=out,
                            check=True)
         with open(self.trace, 'rb') as a, open(again, 'rb') as b:
             self.assertEqual(a.read().splitlines(), b.read().splitlines())

@@ -593,6 +593,7 @@ static const struct kind_spec kinds[] = {
      .hi = 0,
      .off = 0,
      .size = 3},
+    {.kind = DL_SYS_CACHESTAT, .f = WR | F_LO, .lo = 1},
 };
 
 /* A syscall event of spec k: ret 4096 (opens: 7), every field its kind carries set. */

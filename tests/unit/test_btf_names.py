@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import unittest
 
-from dltrace_harness import BUILD
+from dltrace_harness import helper
 
 # Debian's is in /usr/sbin, not on a user's PATH (as in the Makefile)
 BPFTOOL = os.environ.get('BPFTOOL') or shutil.which('bpftool') or '/usr/sbin/bpftool'
@@ -18,7 +18,7 @@ class BtfNamesTest(unittest.TestCase):
     def test_kernel_type_names(self):
         """Start-up's one-pass index of the kernel's BTF (lib/btf_names) finds every function
         and typedef at the id libbpf gives, and counts what bpftool's dump lists."""
-        out = subprocess.run([os.path.join(BUILD, 'tests', 'btf_names_check')],
+        out = subprocess.run([helper('tests/btf_names_check')],
                              capture_output=True, text=True)
         self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
         dump = subprocess.run([BPFTOOL, 'btf', 'dump', 'file', '/sys/kernel/btf/vmlinux'],

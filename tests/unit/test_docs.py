@@ -316,27 +316,7 @@ class Syscalls(unittest.TestCase):
                 self.assertEqual(n, self.total, '%s says %d syscalls' % (rel(md), n))
         self.assertIn(self.total, self.counts(read(os.path.join(ROOT, 'README.md'))))
 
-    def test_counts_in_the_man_page(self):
-        text = re.sub(r'\s+', ' ', man_text())
-        self.assertEqual(self.counts(text), [self.total])
-        shared = re.findall(r'for the (\d+) served by the two shared programs', text)
-        self.assertEqual(shared, [str(self.shared)])
-
-    def test_category_table_of_the_user_guide(self):
-        text = read(os.path.join(ROOT, 'docs', 'user-guide.md'))
-        table = {m.group(1): {s.strip() for s in m.group(2).replace(';', ',').split(',')}
-                 for m in re.finditer(r'^\| `(data|metadata|sync|hint)` \| ([^|]+) \|$', text,
-                                      re.M)}
-        self.assertEqual(table, self.by_category)
-
-    def test_lists_of_the_man_page(self):
-        section = man_sections()['SYSCALLS']
-        lists = {}
-        for m in re.finditer(r'^\.TP\n\.B (data|metadata|sync|hint)\n(.*?)(?=^\.(?:TP|PP|SH))',
-                             section + '\n.PP', re.M | re.S):
-            names = re.sub(r'\([^)]*\)', '', m.group(2).replace('\n', ' '))
-            lists[m.group(1)] = {s.strip(' .') for s in names.split(',')}
-        self.assertEqual(lists, self.by_category)
+    # the man page's and the user guide's lists: tests/unit/test_syscall_docs.py
 
 
 class NoDriftingFacts(unittest.TestCase):

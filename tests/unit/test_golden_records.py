@@ -26,10 +26,10 @@ import tempfile
 import unittest
 from collections import defaultdict
 
-from dltrace_harness import ROOT, WORKLOADS, errno_name, load_trace, parse_log
+from dltrace_harness import ROOT, errno_name, helper, load_trace, parse_log
 
 GOLDEN = os.path.join(ROOT, 'tests', 'unit', 'golden')
-DECODE = os.path.join(WORKLOADS, 'golden_decode')
+DECODE = helper('tests/golden_decode')
 NAMES = ('io', 'meta', 'aio', 'uring', 'fd')
 WORK = '/tmp/dltrace-golden'  # where tests/unit/golden/record.sh ran the workloads
 

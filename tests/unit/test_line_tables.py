@@ -8,10 +8,10 @@ import os
 import subprocess
 import unittest
 
-from dltrace_harness import BUILD, ROOT
+from dltrace_harness import ROOT, helper
 from test_python_stacks import DEBIAN_PYTHON, pyenv_python, pyenv_root
 
-LINES = os.path.join(BUILD, 'tests', 'py_linetable_check')
+LINES = helper('tests/py_linetable_check')
 DUMP = os.path.join(ROOT, 'tests', 'workloads', 'py_linetable_dump.py')
 
 

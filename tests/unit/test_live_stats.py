@@ -5,11 +5,10 @@ data stall from fetch and step regions, tables of 4 rows whose rows and
 rows (processes only once exited), latency buckets, the /metrics buckets at
 and around their bounds (le: at most the bound), a snapshot through
 JSON and back."""
-import os
 import subprocess
 import unittest
 
-from dltrace_harness import WORKLOADS
+from dltrace_harness import helper
 
 EXPECTED = '''\
 phases steps 10 fetches 10 fetch_ns 300000000 step_ns 700000000
@@ -66,7 +65,7 @@ json same 1 bytes 2420 lost 3 files 3
 
 class LiveStatsTest(unittest.TestCase):
     def test_exact_figures(self):
-        res = subprocess.run([os.path.join(WORKLOADS, 'live_stats_test')], capture_output=True,
+        res = subprocess.run([helper('tests/live_stats_test')], capture_output=True,
                              text=True, timeout=60)
         self.assertEqual((res.returncode, res.stderr), (0, ''))
         got = [' '.join(l.split()) for l in res.stdout.splitlines()]

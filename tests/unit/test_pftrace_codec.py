@@ -16,11 +16,11 @@ import shutil
 import subprocess
 import unittest
 
-from dltrace_harness import BUILD, DLTRACE, load_trace, scratch_dir
+from dltrace_harness import DLTRACE, helper, load_trace, scratch_dir
 from test_report_synthetic import small_job
 from trace_files import convert, differences, json_lines, pftrace_decode, report_json, same_bytes
 
-ENCODE = os.path.join(BUILD, 'tests', 'pftrace_encode')
+ENCODE = helper('tests/pftrace_encode')
 
 
 def need_protoc(test):
@@ -31,7 +31,7 @@ def need_protoc(test):
 
 class EncoderBytesTest(unittest.TestCase):
     def test_known_messages_byte_for_byte(self):
-        res = subprocess.run([os.path.join(BUILD, 'tests', 'pb_writer_test')],
+        res = subprocess.run([helper('tests/pb_writer_test')],
                              capture_output=True, text=True)
         self.assertEqual(res.returncode, 0, res.stdout)
         self.assertRegex(res.stdout.splitlines()[-1], r'^\d+ passed, 0 failed$')
@@ -383,7 +383,7 @@ class DamagedTraceTest(unittest.TestCase):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def damage(self, path):
-        res = subprocess.run([os.path.join(BUILD, 'tests', 'trace_damage'), path],
+        res = subprocess.run([helper('tests/trace_damage'), path],
                              capture_output=True, text=True, errors='replace', timeout=300)
         self.assertEqual((res.returncode, res.stderr), (0, ''), res.stdout[-3000:])
         lines = res.stdout.splitlines()

@@ -130,6 +130,7 @@ class ReportFiguresTest(unittest.TestCase):
         self.assertEqual(self.rep['job'], {
             'commands': ['command python3 train.py'], 'hosts': ['node1'], 'start_ns': T0,
             'wall_ns': 18004096,  # the failed openat at 18 ms ends the job
+            'stopped_early': False,  # the summary says the target exited
             'processes': 2, 'threads': 3, 'events': len(self.events), 'lost_events': 0,
             'syscalls': 24, 'failed_syscalls': 1})
         [tr] = self.rep['traces']
@@ -290,7 +291,11 @@ class ReportFiguresTest(unittest.TestCase):
                 {'kind': 'system', 'calls': 1, 'failed': 0, 'bytes_read': 0,
                  'bytes_written': 0, 'io_ns': 2048, 'files': 1}]})
         self.assertEqual(self.rep['other'], {'calls': 1, 'failed': 0, 'bytes_read': 100,
-                                             'bytes_written': 0, 'io_ns': 262144})
+                                             'bytes_written': 0, 'io_ns': 262144,
+                                             'shared_memory': {'calls': 0, 'failed': 0,
+                                                               'bytes_read': 0,
+                                                               'bytes_written': 0,
+                                                               'io_ns': 0}})
         self.assertEqual(self.rep['errors'], [{'errno': 'ENOENT', 'count': 1,
                                                'application': 1, 'environment': 0,
                                                'other': 0}])
@@ -326,7 +331,7 @@ class ReportFiguresTest(unittest.TestCase):
                      '  redundant reads: 4.00 KiB read again within an open, 0 B read at the '
                      'same time by several processes\n',
                      '  4 calls (0 failed), 832 B read, 21.5 us in I/O\n',
-                     '  pipes, sockets, unnamed: 1 calls, 100 B read, 0 B written\n',
+                     '  pipes, sockets, unnamed, shared memory: 1 calls, 100 B read, 0 B written\n',
                      '  errors: ENOENT 1\n',
                      '  no finding: nothing in this trace matches a rule\n'):
             self.assertIn(line, text)

@@ -9,4 +9,4 @@ if ! build/vm/attach_check vfs_read vfs_write; then
 	echo "vm-suite: this kernel lacks an attach method the VM tests rely on"
 	exit 1
 fi
-exec /usr/bin/python3 tests/run_tests.py "$@"
+exec /usr/bin/python3 tests/run_tests.py --strict "$@"

@@ -416,6 +416,8 @@ int main(int argc, char **argv)
 	       fd, in_dir("m.bin"));
 	logged("readahead", syscall(SYS_readahead, fd, 0L, 16384L),
 	       "\"fd\":%ld,\"path\":\"%s\",\"offset\":0,\"size\":16384", fd, in_dir("m.bin"));
+	logged("cachestat", syscall(451, fd, (uint64_t[2]){4096, 8192}, (uint64_t[5]){0}, 0L),
+	       "\"fd\":%ld,\"path\":\"%s\",\"offset\":4096,\"size\":8192", fd, in_dir("m.bin"));
 	mapping_calls(fd);
 	logged("sync", syscall(SYS_sync), "");
 	logged("syncfs", syscall(SYS_syncfs, fd), "\"fd\":%ld,\"path\":\"%s\"", fd,

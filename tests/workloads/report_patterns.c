@@ -30,6 +30,19 @@
  *   single-reader IN    read IN (64 MiB) in 64 KiB reads, from the disk (its
  *                       cached pages are dropped first, readahead is off: each
  *                       read waits for its own request), while 3 threads wait
+ *   shm-stage SHARD TOP SEG TORCH
+ *                       a dataset staged in /dev/shm among shared-memory
+ *                       segments: makes the segment SEG ("/name") as
+ *                       shm_open(3) does and the segment TORCH (a path) as
+ *                       PyTorch does (open O_RDWR|O_CREAT|O_EXCL, ftruncate,
+ *                       mmap shared, a write of 1 byte at 0), each 1 MiB,
+ *                       filled through the mapping, then unmapped, closed and
+ *                       unlinked; reads SHARD (4 MiB, in a directory) in 64
+ *                       preads of 64 KiB and TOP (1 MiB, directly in /dev/shm)
+ *                       in 64 KiB reads to its end (17 reads)
+ *   preads-wait IN N    N preads of 4 KiB at offset 0 of IN, then wait until
+ *                       standard input ends and print "end_wall_ns <ns>"
+ *                       (CLOCK_REALTIME then): a job that outlives its tracer
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -38,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -360,6 +374,66 @@ static void single_reader(const char *in)
 		pthread_join(t[i], NULL);
 }
 
+/* 1 MiB, filled through a shared mapping, then let go as its owner does */
+static void fill_segment(int fd, const char *what)
+{
+	char *p;
+
+	if (ftruncate(fd, MIB))
+		die("ftruncate");
+	p = mmap(NULL, MIB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		die(what);
+	memset(p, 's', MIB);
+	if (munmap(p, MIB))
+		die("munmap");
+}
+
+static void shm_stage(const char *shard, const char *top, const char *seg, const char *torch)
+{
+	int fd = shm_open(seg, O_RDWR | O_CREAT | O_EXCL, 0600);
+
+	if (fd < 0)
+		die(seg);
+	fill_segment(fd, seg);
+	close(fd);
+	if (shm_unlink(seg))
+		die("shm_unlink");
+	fd = open(torch, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		die(torch);
+	fill_segment(fd, torch);
+	if (write(fd, "", 1) != 1) /* MapAllocator's byte: the size is allocated */
+		die("write");
+	close(fd);
+	if (unlink(torch))
+		die("unlink");
+	fd = open_or_die(shard, O_RDONLY);
+	for (int i = 0; i < 64; i++)
+		if (pread(fd, buf, 64 << 10, (off_t)i << 16) != 64 << 10)
+			die("pread");
+	close(fd);
+	fd = open_or_die(top, O_RDONLY | O_CLOEXEC);
+	read_all(fd, 64 << 10, 0);
+	close(fd);
+}
+
+static void preads_wait(const char *in, long n)
+{
+	int fd = open_or_die(in, O_RDONLY);
+	struct timespec now;
+	char c;
+
+	for (long i = 0; i < n; i++)
+		if (pread(fd, buf, 4096, 0) != 4096)
+			die("pread");
+	close(fd);
+	while (read(0, &c, 1) > 0)
+		;
+	clock_gettime(CLOCK_REALTIME, &now);
+	printf("end_wall_ns %lld\n", (long long)now.tv_sec * 1000000000 + now.tv_nsec);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -398,6 +472,10 @@ int main(int argc, char **argv)
 		enoent(argv[2]);
 	else if (!strcmp(mode, "single-reader") && argc == 3)
 		single_reader(argv[2]);
+	else if (!strcmp(mode, "shm-stage") && argc == 6)
+		shm_stage(argv[2], argv[3], argv[4], argv[5]);
+	else if (!strcmp(mode, "preads-wait") && argc == 4)
+		preads_wait(argv[2], atol(argv[3]));
 	else {
 		fprintf(stderr, "usage: report_patterns MODE ARGS... (see the source)\n");
 		return 2;

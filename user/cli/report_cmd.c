@@ -265,7 +265,9 @@ int report_main(int argc, char **argv)
 	}
 	if (!rc) {
 		report_session__finish(s, o.ram);
-		report_session__warnings(s, stderr, "dltrace report: ");
+		/* the terminal report says them itself, near its top: once */
+		if (o.json || o.quiet)
+			report_session__warnings(s, stderr, "dltrace report: ");
 		if (o.html)
 			rc = write_html(s, o.top, o.html);
 		if (o.json)

@@ -79,8 +79,10 @@ void trace_usage(FILE *out)
 		"                         site-packages, dist-packages, <frozen ...>)\n"
 		"      --save-records FILE  also save the kernel's raw records to FILE\n"
 		"                         (input of the benchmark's decode replay; developers)\n"
-		"      --list-syscalls    print the syscalls dltrace traces (name, category,\n"
-		"                         tracepoint, program, whether this kernel has it)\n"
+		"      --list-syscalls[=FORMAT]  print the syscalls dltrace traces (name,\n"
+		"                         category, tracepoint, program, whether this kernel\n"
+		"                         has it); FORMAT man or markdown: the docs' list,\n"
+		"                         by category\n"
 		"  -q, --quiet            print nothing but errors\n"
 		"  -v, --verbose          show libbpf's messages and the verifier log\n"
 		"  -h, --help             this help\n"
@@ -114,6 +116,53 @@ static void list_syscalls(void)
 		       : tracepoint_exists("syscalls", tp) ? "yes"
 							   : "no");
 	}
+}
+
+/*
+ * --list-syscalls=man|markdown: the docs' list, the names by category
+ * (make syscall-docs puts it in the man page): man, a count and one .TP per
+ * category, its names wrapped; markdown, a table of one row per category.
+ */
+static int list_syscalls_docs(const char *format)
+{
+	static const enum io_class order[] = {IO_DATA, IO_METADATA, IO_SYNC, IO_HINT};
+	bool man = !strcmp(format, "man");
+
+	if (!man && strcmp(format, "markdown"))
+		return -1;
+	if (man)
+		printf("The %d syscalls, by category:\n", DL_SYS_COUNT);
+	else
+		printf("| category | syscalls |\n| --- | --- |\n");
+	for (size_t c = 0; c < sizeof(order) / sizeof(order[0]); c++) {
+		size_t col = 0;
+
+		if (man)
+			printf(".TP\n.B %s\n", io_class_name(order[c]));
+		else
+			printf("| `%s` |", io_class_name(order[c]));
+		for (unsigned k = 0, n = 0; k < DL_SYS_COUNT; k++) {
+			const struct syscall_info *si = syscall_info(k);
+			size_t len = strlen(si->name);
+
+			if (si->io_class != order[c])
+				continue;
+			if (man && n && col + 2 + len > 74) {
+				printf(",\n");
+				col = 0;
+			} else if (n) {
+				printf(", ");
+				col += 2;
+			} else if (!man) {
+				printf(" ");
+			}
+			printf("%s", si->name);
+			col += len;
+			n++;
+		}
+		printf(man ? ".\n" : " |\n");
+	}
+	return 0;
 }
 
 static void top_usage(FILE *out)
@@ -195,7 +244,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	    {"vfs-attach", required_argument, NULL, OPT_VFS},
 	    {"save-records", required_argument, NULL, OPT_SAVE_RECORDS},
 	    {"lib", required_argument, NULL, OPT_LIB},
-	    {"list-syscalls", no_argument, NULL, OPT_LIST_SYSCALLS},
+	    {"list-syscalls", optional_argument, NULL, OPT_LIST_SYSCALLS},
 	    {"python-stacks", optional_argument, NULL, OPT_PYTHON_STACKS},
 	    {"python-skip", required_argument, NULL, OPT_PYTHON_SKIP},
 	    {"quiet", no_argument, NULL, 'q'},
@@ -352,7 +401,11 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 				trace_usage(stdout);
 			return 1;
 		case OPT_LIST_SYSCALLS:
-			list_syscalls();
+			if (optarg && list_syscalls_docs(optarg))
+				return usage_error("--list-syscalls=%s: FORMAT is man or markdown",
+						   optarg);
+			if (!optarg)
+				list_syscalls();
 			return 1;
 		case 'V':
 			printf("dltrace %s\n", DLTRACE_VERSION);

@@ -338,13 +338,6 @@ static struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h
 	return p;
 }
 
-/* utime*: the times the record carries in offset (atime s), size (mtime s), arg (ns, ns) */
-static bool times_kind(unsigned kind)
-{
-	return kind == DL_SYS_UTIME || kind == DL_SYS_UTIMES || kind == DL_SYS_FUTIMESAT ||
-	       kind == DL_SYS_UTIMENSAT;
-}
-
 static bool utime_special(uint32_t nsec)
 {
 	return nsec == UTIME_NOW || nsec == UTIME_OMIT;
@@ -393,7 +386,9 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io, size_
 			s->file_size = rec->file_size;
 		}
 	}
-	if (times_kind(s->sys)) {
+	if (rec && syscall_info(s->sys)->times) {
+		/* utime* (path records): offset (atime's seconds), size (mtime's), arg (their ns)
+		 */
 		/* UTIME_NOW and UTIME_OMIT ignore the seconds: 0, as a trace shows them */
 		s->times.sec[0] = utime_special(s->arg_lo) ? 0 : (int64_t)io->offset;
 		s->times.sec[1] = utime_special(s->arg_hi) ? 0 : (int64_t)io->size;
@@ -628,8 +623,7 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 			path = cookie_file(d, io->file);
 	} else if (io->h.kind != DL_SYS_CLOSE_RANGE) {
 		int out_fd = (int)(io->arg & 0xffffffff);
-		bool pair = io->h.kind == DL_SYS_SENDFILE || io->h.kind == DL_SYS_COPY_FILE_RANGE ||
-			    io->h.kind == DL_SYS_SPLICE || io->h.kind == DL_SYS_TEE;
+		bool pair = dl_kind_out_fd(io->h.kind); /* sendfile, splice, ... */
 
 		if (cookies) {
 			path = fd_file(d, p, io->h.fd, io->file, io->h.ts);

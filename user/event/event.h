@@ -56,6 +56,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "event/lost_counts.h"
 
@@ -70,6 +71,12 @@ struct ev_str {
 };
 
 #define EV_STR(lit) ((struct ev_str){(lit), sizeof(lit) - 1})
+
+/* A C string (NULL: none) as an ev_str. */
+static inline struct ev_str ev_str_of(const char *s)
+{
+	return (struct ev_str){s, s ? (uint32_t)strlen(s) : 0};
+}
 
 struct path_ref; /* lib/path_table.h */
 
@@ -142,9 +149,10 @@ struct ev_trace_end {
 	uint64_t duration_ns;
 	int64_t end_wall_ns;
 	struct ev_str stop_reason;
-	uint64_t capped_events; /* not written: the trace reached its size cap */
-	uint64_t paths_unknown; /* calls whose file cannot be known (EVS_PATH_UNKNOWN) */
-	bool truncated;		/* the trace was cut short by a write error */
+	uint64_t capped_events;	   /* not written: the trace reached its size cap */
+	uint64_t paths_unknown;	   /* calls whose file cannot be known (EVS_PATH_UNKNOWN) */
+	bool truncated;		   /* the trace was cut short by a write error */
+	struct ev_str write_error; /* that error's text ("No space left on device"; len 0: none) */
 	/* keys after the others, of any name: a merge's counts of the profiler traces it placed */
 	const struct ev_arg *extra;
 	uint32_t nextra;
@@ -166,19 +174,11 @@ struct ev_times {
 };
 
 /*
- * EV_SYSCALL; the fields by kind are in bpf/dltrace_events.h (struct dl_io).
- * arg_lo/arg_hi of the kinds from DL_SYS_ACCESS on: access*, chmod*:
- * arg_lo the mode; chown*: arg_lo uid, arg_hi gid; mknod*: arg_lo the
- * device (kernel encoding), arg_hi the mode; setxattr*: arg_lo the xattr
- * flags; flock: arg_lo the operation; fadvise64, madvise: arg_lo the
- * advice; msync: arg_lo the flags; fcntl: arg_lo the command, arg_hi its
- * argument (locks: l_type | l_whence << 16, with offset = l_start and
- * size = l_len).  splice, tee: arg_lo the output fd, arg_hi the flags;
- * vmsplice: arg_lo the flags; the AIO calls: arg_hi << 32 | arg_lo the
- * context, offset io_getevents' min_nr or io_cancel's iocb, size nr (the
- * iocbs, events, io_setup's nr_events); io_uring_setup: size the entries,
- * arg_lo the flags; io_uring_enter: size to_submit, offset min_complete,
- * arg_lo the flags; io_uring_register: arg_lo the opcode, size nr_args.
+ * EV_SYSCALL: the fields of each kind are its row's in bpf/syscalls.def:
+ * the record's (struct dl_io, bpf/dltrace_events.h), arg split in
+ * arg_lo and arg_hi, and what its show column names (fcntl: arg_lo the
+ * command, arg_hi its argument, the locks' l_type | l_whence << 16, with
+ * offset = l_start and size = l_len).
  */
 struct ev_syscall {
 	uint16_t

@@ -111,15 +111,6 @@ static void add_hex(struct args_out *o, const char *key, size_t key_len, uint64_
 	add(o, key, key_len, EV_ARG_HEX)->u = v;
 }
 
-/* "0644" */
-static void add_mode(struct args_out *o, uint32_t mode)
-{
-	char *p = o->scratch;
-
-	*p++ = '0';
-	add_made(o, KEYLEN("mode"), oct_u64(p, mode));
-}
-
 /* ino, dev and fs (its name, else its magic in hex) */
 static void add_identity(struct args_out *o, uint64_t ino, uint32_t dev, uint32_t fs_magic)
 {
@@ -133,124 +124,22 @@ static void add_identity(struct args_out *o, uint64_t ino, uint32_t dev, uint32_
 		add_hex(o, KEYLEN("fs"), fs_magic);
 }
 
-/* Kinds whose fd argument is worth showing (the AT_FDCWD of *at calls is not). */
-static bool shows_fd(const struct ev_syscall *s)
-{
-	switch (s->sys) {
-	case DL_SYS_OPEN:
-	case DL_SYS_CREAT:
-	case DL_SYS_STAT:
-	case DL_SYS_LSTAT:
-	case DL_SYS_UNLINK:
-	case DL_SYS_RENAME:
-	case DL_SYS_MKDIR:
-	case DL_SYS_RMDIR:
-	case DL_SYS_ACCESS:
-	case DL_SYS_CHMOD:
-	case DL_SYS_CHOWN:
-	case DL_SYS_LCHOWN:
-	case DL_SYS_UTIME:
-	case DL_SYS_UTIMES:
-	case DL_SYS_TRUNCATE:
-	case DL_SYS_LINK:
-	case DL_SYS_SYMLINK:
-	case DL_SYS_READLINK:
-	case DL_SYS_MKNOD:
-	case DL_SYS_SETXATTR:
-	case DL_SYS_LSETXATTR:
-	case DL_SYS_GETXATTR:
-	case DL_SYS_LGETXATTR:
-	case DL_SYS_LISTXATTR:
-	case DL_SYS_LLISTXATTR:
-	case DL_SYS_REMOVEXATTR:
-	case DL_SYS_LREMOVEXATTR:
-	case DL_SYS_STATFS:
-	case DL_SYS_CHDIR:
-	case DL_SYS_MADVISE: /* no descriptor: an address */
-	case DL_SYS_MSYNC:
-	case DL_SYS_MUNMAP:
-	case DL_SYS_SYNC:
-	case DL_SYS_IO_SETUP: /* a context, no descriptor */
-	case DL_SYS_IO_SUBMIT:
-	case DL_SYS_IO_GETEVENTS:
-	case DL_SYS_IO_PGETEVENTS:
-	case DL_SYS_IO_CANCEL:
-	case DL_SYS_IO_DESTROY:
-	case DL_SYS_IO_URING_SETUP:
-		return false;
-	case DL_SYS_OPENAT:
-	case DL_SYS_OPENAT2:
-	case DL_SYS_NEWFSTATAT:
-	case DL_SYS_STATX:
-	case DL_SYS_UNLINKAT:
-	case DL_SYS_RENAMEAT:
-	case DL_SYS_RENAMEAT2:
-	case DL_SYS_MKDIRAT:
-	case DL_SYS_FACCESSAT:
-	case DL_SYS_FACCESSAT2:
-	case DL_SYS_FCHMODAT:
-	case DL_SYS_FCHMODAT2:
-	case DL_SYS_FCHOWNAT:
-	case DL_SYS_FUTIMESAT:
-	case DL_SYS_UTIMENSAT:
-	case DL_SYS_LINKAT:
-	case DL_SYS_SYMLINKAT:
-	case DL_SYS_READLINKAT:
-	case DL_SYS_MKNODAT:
-	case DL_SYS_SETXATTRAT:
-	case DL_SYS_GETXATTRAT:
-	case DL_SYS_LISTXATTRAT:
-	case DL_SYS_REMOVEXATTRAT:
-		return s->fd != -100; /* AT_FDCWD */
-	default:
-		return true;
-	}
-}
-
-/* Kinds that show "size" (bytes asked for, or a buffer's size). */
-static bool shows_size(const struct ev_syscall *s, const struct syscall_info *si)
-{
-	if (si->reads || si->writes)
-		return true;
-	switch (s->sys) {
-	case DL_SYS_MMAP:
-	case DL_SYS_GETDENTS64:
-	case DL_SYS_FALLOCATE:
-	case DL_SYS_SYNC_FILE_RANGE:
-	case DL_SYS_READLINK:
-	case DL_SYS_READLINKAT:
-	case DL_SYS_SETXATTR:
-	case DL_SYS_LSETXATTR:
-	case DL_SYS_FSETXATTR:
-	case DL_SYS_GETXATTR:
-	case DL_SYS_LGETXATTR:
-	case DL_SYS_FGETXATTR:
-	case DL_SYS_LISTXATTR:
-	case DL_SYS_LLISTXATTR:
-	case DL_SYS_FLISTXATTR:
-	case DL_SYS_SETXATTRAT:
-	case DL_SYS_GETXATTRAT:
-	case DL_SYS_LISTXATTRAT:
-	case DL_SYS_FADVISE64:
-	case DL_SYS_READAHEAD:
-	case DL_SYS_MADVISE:
-	case DL_SYS_MSYNC:
-	case DL_SYS_MUNMAP:
-	case DL_SYS_VMSPLICE:
-	case DL_SYS_TEE:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* "rdev": "major:minor" of mknod's device, in the kernel's new_decode_dev() encoding */
-static void add_rdev(struct args_out *o, uint32_t dev)
+static void add_rdev(struct args_out *o, const char *key, size_t key_len, uint32_t dev)
 {
 	char *p = dec_u64(o->scratch, (dev & 0xfff00) >> 8);
 
 	*p++ = ':';
-	add_made(o, KEYLEN("rdev"), dec_u64(p, (dev & 0xff) | ((dev >> 12) & 0xfff00)));
+	add_made(o, key, key_len, dec_u64(p, (dev & 0xff) | ((dev >> 12) & 0xfff00)));
+}
+
+/* "0644" */
+static void add_octal(struct args_out *o, const char *key, size_t key_len, uint32_t mode)
+{
+	char *p = o->scratch;
+
+	*p++ = '0';
+	add_made(o, key, key_len, oct_u64(p, mode));
 }
 
 /* The fcntl command, and what its argument was. */
@@ -288,233 +177,121 @@ static void fcntl_args(struct args_out *o, const struct ev_syscall *s, char *buf
 	}
 }
 
-/* The arguments of the kinds from DL_SYS_ACCESS on (meta_syscall_probes.bpf.c). */
-static void meta_kind_args(struct args_out *o, const struct ev_syscall *s, char *buf, size_t size)
+/* The value of a field of the show column (syscall_table.h). */
+static uint64_t show_value(const struct ev_syscall *s, unsigned field)
 {
-	uint32_t lo = s->arg_lo, hi = s->arg_hi;
-
-	switch (s->sys) {
-	case DL_SYS_ACCESS:
-	case DL_SYS_FACCESSAT:
-	case DL_SYS_FACCESSAT2:
-		format_flag_set(FLAGS_ACCESS, lo, buf, size);
-		ADD_COPY(o, "mode", buf);
-		break;
-	case DL_SYS_CHMOD:
-	case DL_SYS_FCHMOD:
-	case DL_SYS_FCHMODAT:
-	case DL_SYS_FCHMODAT2:
-		add_mode(o, lo);
-		break;
-	case DL_SYS_CHOWN:
-	case DL_SYS_FCHOWN:
-	case DL_SYS_LCHOWN:
-	case DL_SYS_FCHOWNAT:
-		/* -1: left as it is */
-		ADD_I64(o, "uid", (int32_t)lo);
-		ADD_I64(o, "gid", (int32_t)hi);
-		break;
-	case DL_SYS_UTIME:
-	case DL_SYS_UTIMES:
-	case DL_SYS_FUTIMESAT:
-	case DL_SYS_UTIMENSAT:
-		format_utime(s->times.sec[0], s->times.nsec[0], buf, size);
-		ADD_COPY(o, "atime", buf);
-		format_utime(s->times.sec[1], s->times.nsec[1], buf, size);
-		ADD_COPY(o, "mtime", buf);
-		break;
-	case DL_SYS_SYMLINK:
-	case DL_SYS_SYMLINKAT:
-		ADD_STR(o, "target", s->text);
-		break;
-	case DL_SYS_MKNOD:
-	case DL_SYS_MKNODAT:
-		add_mode(o, hi);
-		add_rdev(o, lo);
-		break;
-	case DL_SYS_SETXATTR:
-	case DL_SYS_LSETXATTR:
-	case DL_SYS_FSETXATTR:
-	case DL_SYS_SETXATTRAT:
-		ADD_STR(o, "name", s->text);
-		if (lo) {
-			format_flag_set(FLAGS_XATTR, lo, buf, size);
-			ADD_COPY(o, "xattr_flags", buf);
-		}
-		break;
-	case DL_SYS_GETXATTR:
-	case DL_SYS_LGETXATTR:
-	case DL_SYS_FGETXATTR:
-	case DL_SYS_GETXATTRAT:
-	case DL_SYS_REMOVEXATTR:
-	case DL_SYS_LREMOVEXATTR:
-	case DL_SYS_FREMOVEXATTR:
-	case DL_SYS_REMOVEXATTRAT:
-		ADD_STR(o, "name", s->text);
-		break;
-	case DL_SYS_FLOCK:
-		format_flag_set(FLAGS_FLOCK, lo, buf, size);
-		ADD_COPY(o, "operation", buf);
-		break;
-	case DL_SYS_FADVISE64:
-		format_sym(SYM_FADVISE, lo, buf, size);
-		ADD_COPY(o, "advice", buf);
-		break;
-	case DL_SYS_MADVISE:
-		format_sym(SYM_MADVISE, lo, buf, size);
-		ADD_COPY(o, "advice", buf);
-		break;
-	case DL_SYS_MSYNC:
-		format_flag_set(FLAGS_MSYNC, lo, buf, size);
-		ADD_COPY(o, "flags", buf);
-		break;
-	case DL_SYS_SPLICE:
-	case DL_SYS_TEE:
-		ADD_U64(o, "out_fd", lo);
-		if (hi) {
-			format_flag_set(FLAGS_SPLICE, hi, buf, size);
-			ADD_COPY(o, "flags", buf);
-		}
-		break;
-	case DL_SYS_VMSPLICE:
-		if (lo) {
-			format_flag_set(FLAGS_SPLICE, lo, buf, size);
-			ADD_COPY(o, "flags", buf);
-		}
-		break;
-	case DL_SYS_IO_SETUP:
-		ADD_U64(o, "nr_events", s->size);
-		add_hex(o, KEYLEN("ctx"), (uint64_t)hi << 32 | lo);
-		break;
-	case DL_SYS_IO_SUBMIT:
-		add_hex(o, KEYLEN("ctx"), (uint64_t)hi << 32 | lo);
-		ADD_I64(o, "nr", (int64_t)s->size);
-		break;
-	case DL_SYS_IO_GETEVENTS:
-	case DL_SYS_IO_PGETEVENTS:
-		add_hex(o, KEYLEN("ctx"), (uint64_t)hi << 32 | lo);
-		ADD_I64(o, "min_nr", (int64_t)s->offset);
-		ADD_I64(o, "nr", (int64_t)s->size);
-		break;
-	case DL_SYS_IO_CANCEL:
-		add_hex(o, KEYLEN("ctx"), (uint64_t)hi << 32 | lo);
-		add_hex(o, KEYLEN("iocb"), s->offset);
-		break;
-	case DL_SYS_IO_DESTROY:
-		add_hex(o, KEYLEN("ctx"), (uint64_t)hi << 32 | lo);
-		break;
-	case DL_SYS_IO_URING_SETUP:
-		ADD_U64(o, "entries", s->size);
-		format_flag_set(FLAGS_URING_SETUP, lo, buf, size);
-		ADD_COPY(o, "flags", buf);
-		break;
-	case DL_SYS_IO_URING_ENTER:
-		ADD_U64(o, "to_submit", s->size);
-		ADD_U64(o, "min_complete", s->offset);
-		format_flag_set(FLAGS_URING_ENTER, lo, buf, size);
-		ADD_COPY(o, "flags", buf);
-		break;
-	case DL_SYS_IO_URING_REGISTER:
-		format_sym(SYM_URING_REGISTER, lo, buf, size);
-		ADD_COPY(o, "opcode", buf);
-		ADD_U64(o, "nr_args", s->size);
-		break;
+	switch (field) {
+	case SF_LO:
+		return s->arg_lo;
+	case SF_HI:
+		return s->arg_hi;
+	case SF_ARG:
+		return (uint64_t)s->arg_hi << 32 | s->arg_lo;
+	case SF_OFFSET:
+		return s->offset;
+	case SF_SIZE:
+		return s->size;
+	case SF_ATFLAGS:
+		return s->at_flags;
+	case SF_ADDR:
+		return s->addr;
+	case SF_RET:
+		return (uint64_t)s->ret;
 	default:
-		break;
+		return 0;
 	}
-	switch (s->sys) { /* the *at flags */
-	case DL_SYS_FACCESSAT2:
-	case DL_SYS_FCHMODAT2:
-	case DL_SYS_FCHOWNAT:
-	case DL_SYS_UTIMENSAT:
-	case DL_SYS_LINKAT:
-	case DL_SYS_SETXATTRAT:
-	case DL_SYS_GETXATTRAT:
-	case DL_SYS_LISTXATTRAT:
-	case DL_SYS_REMOVEXATTRAT:
-		if (s->at_flags)
-			add_hex(o, KEYLEN("flags"), s->at_flags);
-		break;
-	default:
-		break;
-	}
-	if (dl_kind_maps(s->sys))
-		add_hex(o, KEYLEN("addr"), s->addr);
 }
 
-/* The arguments only some kinds have. */
-static void syscall_kind_args(struct args_out *o, const struct ev_syscall *s)
+/* One argument of the kind's own (bpf/syscalls.def, the show column). */
+static void show_arg(struct args_out *o, const struct ev_syscall *s, const struct syscall_show *sh,
+		     char *buf, size_t size)
 {
-	uint32_t lo = s->arg_lo, hi = s->arg_hi;
-	char buf[256];
+	uint64_t v = show_value(s, sh->field);
+	const char *key = sh->key;
+	size_t key_len = sh->key_len;
 
-	switch (s->sys) {
-	case DL_SYS_OPEN:
-	case DL_SYS_OPENAT:
-	case DL_SYS_OPENAT2:
-	case DL_SYS_CREAT:
-		format_open_flags(lo, buf, sizeof(buf));
-		ADD_COPY(o, "flags", buf);
-		if ((lo & O_CREAT) || (lo & O_TMPFILE) == O_TMPFILE)
-			add_mode(o, hi);
-		if ((s->flags & EVS_IDENTITY) && s->ret >= 0) {
+	switch (sh->when) {
+	case SW_NONZERO:
+		if (!v)
+			return;
+		break;
+	case SW_OK:
+		if (s->ret < 0)
+			return;
+		break;
+	case SW_CREATE:
+		if (!(s->arg_lo & O_CREAT) && (s->arg_lo & O_TMPFILE) != O_TMPFILE)
+			return;
+		break;
+	default:
+		break;
+	}
+	switch (sh->format) {
+	case SH_U64:
+		add(o, key, key_len, EV_ARG_U64)->u = v;
+		break;
+	case SH_I64:
+		add(o, key, key_len, EV_ARG_I64)->i = (int64_t)v;
+		break;
+	case SH_I32:
+		add(o, key, key_len, EV_ARG_I64)->i = (int32_t)v;
+		break;
+	case SH_HEX:
+		add_hex(o, key, key_len, v);
+		break;
+	case SH_OCTAL:
+		add_octal(o, key, key_len, v);
+		break;
+	case SH_RDEV:
+		add_rdev(o, key, key_len, v);
+		break;
+	case SH_STR:
+		add(o, key, key_len, EV_ARG_STR)->s = s->text;
+		break;
+	case SH_UTIME: {
+		int i = sh->field == SF_MTIME;
+
+		format_utime(s->times.sec[i], s->times.nsec[i], buf, size);
+		add_copy(o, key, key_len, buf);
+		break;
+	}
+	case SH_OPEN_FLAGS:
+		format_open_flags(v, buf, size);
+		add_copy(o, key, key_len, buf);
+		break;
+	case SH_WHENCE:
+		format_whence(v, buf, size);
+		add_copy(o, key, key_len, buf);
+		break;
+	case SH_PROT:
+		format_mmap_prot(v, buf, size);
+		add_copy(o, key, key_len, buf);
+		break;
+	case SH_MMAP_FLAGS:
+		format_mmap_flags(v, buf, size);
+		add_copy(o, key, key_len, buf);
+		break;
+	case SH_CLOEXEC:
+		add_sym(o, key, key_len, "O_CLOEXEC");
+		break;
+	case SH_FCNTL:
+		fcntl_args(o, s, buf, size);
+		break;
+	case SH_FLAGS:
+		format_flag_set(sh->set, v, buf, size);
+		add_copy(o, key, key_len, buf);
+		break;
+	case SH_SYM:
+		format_sym(sh->set, v, buf, size);
+		add_copy(o, key, key_len, buf);
+		break;
+	case SH_IDENTITY: /* an opened file */
+		if (s->flags & EVS_IDENTITY) {
 			add_identity(o, s->ino, s->dev, s->fs_magic);
 			ADD_U64(o, "file_size", s->file_size);
 		}
 		break;
-	case DL_SYS_LSEEK:
-		ADD_I64(o, "offset", (int64_t)s->offset);
-		format_whence(lo, buf, sizeof(buf));
-		ADD_COPY(o, "whence", buf);
-		break;
-	case DL_SYS_MMAP:
-		format_mmap_prot(lo, buf, sizeof(buf));
-		ADD_COPY(o, "prot", buf);
-		format_mmap_flags(hi, buf, sizeof(buf));
-		ADD_COPY(o, "flags", buf);
-		break;
-	case DL_SYS_CLOSE_RANGE:
-		ADD_U64(o, "last", lo);
-		if (hi)
-			ADD_U64(o, "flags", hi);
-		break;
-	case DL_SYS_DUP2:
-	case DL_SYS_DUP3:
-		ADD_U64(o, "newfd", lo);
-		if (s->sys == DL_SYS_DUP3 && hi)
-			ADD_SYM(o, "flags", "O_CLOEXEC");
-		break;
-	case DL_SYS_FCNTL:
-		fcntl_args(o, s, buf, sizeof(buf));
-		break;
-	case DL_SYS_SENDFILE:
-	case DL_SYS_COPY_FILE_RANGE:
-		ADD_U64(o, "out_fd", lo);
-		break;
-	case DL_SYS_FALLOCATE:
-	case DL_SYS_SYNC_FILE_RANGE:
-		if (lo | hi) {
-			uint64_t arg = (uint64_t)hi << 32 | lo;
-
-			if (s->sys == DL_SYS_FALLOCATE)
-				ADD_U64(o, "mode", arg);
-			else
-				ADD_U64(o, "flags", arg);
-		}
-		break;
-	case DL_SYS_MKDIR:
-	case DL_SYS_MKDIRAT:
-		add_mode(o, hi);
-		break;
-	case DL_SYS_NEWFSTATAT:
-	case DL_SYS_STATX:
-	case DL_SYS_UNLINKAT:
-	case DL_SYS_RENAMEAT2:
-		if (s->at_flags)
-			add_hex(o, KEYLEN("flags"), s->at_flags);
-		break;
 	default:
-		meta_kind_args(o, s, buf, sizeof(buf));
 		break;
 	}
 }
@@ -522,15 +299,14 @@ static void syscall_kind_args(struct args_out *o, const struct ev_syscall *s)
 static void syscall_args(struct args_out *o, const struct ev_syscall *s)
 {
 	const struct syscall_info *si = syscall_info(s->sys);
-	bool named = dl_kind_has_path(s->sys) && !dl_kind_names_fd(s->sys);
-	bool pair = s->sys == DL_SYS_SENDFILE || s->sys == DL_SYS_COPY_FILE_RANGE ||
-		    s->sys == DL_SYS_SPLICE || s->sys == DL_SYS_TEE;
 
 	add_ret(o, s->ret);
 	if (si->opens && s->ret >= 0)
 		ADD_I64(o, "fd", s->ret);
-	else if (shows_fd(s))
-		add(o, named ? "dirfd" : "fd", named ? 5 : 2, EV_ARG_I64)->i = s->fd;
+	else if (si->fd_key == FD_KEY_FD)
+		ADD_I64(o, "fd", s->fd);
+	else if (si->fd_key == FD_KEY_DIRFD && s->fd != -100) /* AT_FDCWD: not shown */
+		ADD_I64(o, "dirfd", s->fd);
 	ADD_PATH(o, "path", &s->path);
 	if (s->sock_family) {
 		char buf[32];
@@ -540,29 +316,30 @@ static void syscall_args(struct args_out *o, const struct ev_syscall *s)
 	}
 	if (s->flags & EVS_PATH_UNKNOWN)
 		add(o, KEYLEN("path_unknown"), EV_ARG_BOOL)->b = true;
-	if (pair)
+	if (si->out_fd)
 		ADD_PATH(o, "out_path", &s->path2);
 	else
 		ADD_PATH(o, "new_path", &s->path2);
 	if (s->flags & EVS_PATH2_UNKNOWN)
 		add(o, KEYLEN("out_path_unknown"), EV_ARG_BOOL)->b = true;
-	if ((s->flags & EVS_OFFSET) && s->sys != DL_SYS_LSEEK) {
-		if (s->sys == DL_SYS_FTRUNCATE || s->sys == DL_SYS_TRUNCATE)
-			ADD_U64(o, "length", s->offset);
-		else if (s->flags & EVS_OUT_OFFSET)
+	if ((s->flags & EVS_OFFSET) && si->offset_shown) {
+		if (s->flags & EVS_OUT_OFFSET)
 			ADD_U64(o, "out_offset", s->offset);
 		else
-			ADD_U64(o, "offset", s->offset);
+			add(o, si->offset_key, si->offset_key_len, EV_ARG_U64)->u = s->offset;
 	}
-	if (shows_size(s, si))
+	if (si->size_shown)
 		ADD_U64(o, "size", s->size);
 	if (s->flags & EVS_CACHE)
 		ADD_U64(o, "cache_miss_bytes", s->cache_miss_bytes);
 	if (s->flags & EVS_IOV_TRUNC)
 		add(o, KEYLEN("size_partial"), EV_ARG_BOOL)->b = true;
-	syscall_kind_args(o, s);
-	if (s->sys == DL_SYS_MMAP && s->ret >= 0)
-		add_hex(o, KEYLEN("addr"), (uint64_t)s->ret);
+	if (si->nshow) {
+		char buf[256];
+
+		for (unsigned i = 0; i < si->nshow; i++)
+			show_arg(o, s, &si->show[i], buf, sizeof(buf));
+	}
 	if (s->py.len)
 		ADD_STR(o, "py", s->py);
 	if (s->py_stack.len)
@@ -631,6 +408,8 @@ static void end_args(struct args_out *o, const struct ev_trace_end *s)
 		ADD_U64(o, "paths_unknown", s->paths_unknown);
 	if (s->truncated)
 		add(o, KEYLEN("truncated"), EV_ARG_BOOL)->b = true;
+	if (s->write_error.len)
+		ADD_STR(o, "write_error", s->write_error);
 	/* a merge's own keys (merge/kineto_merge.h), of any name */
 	for (uint32_t i = 0; i < s->nextra && o->n < EV_ARGS_MAX; i++) {
 		o->a[o->n] = s->extra[i];

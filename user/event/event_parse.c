@@ -4,13 +4,19 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bpf/dltrace_events.h"
 #include "event/syscall_table.h"
 #include "lib/fs_names.h"
 
-/* The keys event_args() writes (a new one: here, and read it below). */
+/*
+ * The keys event_args() writes that this file reads by name (a new one:
+ * here, and read it below).  The keys of each syscall's own arguments come
+ * from its row (bpf/syscalls.def, the show column): keys_init() adds them.
+ */
 #define KEYS(X)                                                                                    \
 	X(RET, "ret")                                                                              \
 	X(ERRNO, "errno")                                                                          \
@@ -27,31 +33,16 @@
 	X(SIZE, "size")                                                                            \
 	X(CACHE_MISS, "cache_miss_bytes")                                                          \
 	X(SIZE_PARTIAL, "size_partial")                                                            \
-	X(FLAGS, "flags")                                                                          \
-	X(MODE, "mode")                                                                            \
 	X(INO, "ino")                                                                              \
 	X(DEV, "dev")                                                                              \
 	X(FS, "fs")                                                                                \
 	X(FILE_SIZE, "file_size")                                                                  \
 	X(WHENCE, "whence")                                                                        \
-	X(PROT, "prot")                                                                            \
-	X(ADDR, "addr")                                                                            \
-	X(LAST, "last")                                                                            \
-	X(NEWFD, "newfd")                                                                          \
 	X(CMD, "cmd")                                                                              \
 	X(MINFD, "minfd")                                                                          \
 	X(ARG, "arg")                                                                              \
 	X(LOCK, "lock")                                                                            \
 	X(START, "start")                                                                          \
-	X(OUT_FD, "out_fd")                                                                        \
-	X(UID, "uid")                                                                              \
-	X(GID, "gid")                                                                              \
-	X(ATIME, "atime")                                                                          \
-	X(MTIME, "mtime")                                                                          \
-	X(RDEV, "rdev")                                                                            \
-	X(XATTR_FLAGS, "xattr_flags")                                                              \
-	X(OPERATION, "operation")                                                                  \
-	X(ADVICE, "advice")                                                                        \
 	X(WRITE, "write")                                                                          \
 	X(READ, "read")                                                                            \
 	X(CHILD_PID, "child_pid")                                                                  \
@@ -74,16 +65,8 @@
 	X(USER_DATA, "user_data")                                                                  \
 	X(FIXED_FILE, "fixed_file")                                                                \
 	X(OUT_OFFSET, "out_offset")                                                                \
-	X(NR_EVENTS, "nr_events")                                                                  \
 	X(CTX, "ctx")                                                                              \
-	X(NR, "nr")                                                                                \
-	X(MIN_NR, "min_nr")                                                                        \
 	X(IOCB, "iocb")                                                                            \
-	X(ENTRIES, "entries")                                                                      \
-	X(TO_SUBMIT, "to_submit")                                                                  \
-	X(MIN_COMPLETE, "min_complete")                                                            \
-	X(OPCODE, "opcode")                                                                        \
-	X(NR_ARGS, "nr_args")                                                                      \
 	X(DATA, "data")                                                                            \
 	X(SUBMISSION_UNKNOWN, "submission_unknown")                                                \
 	X(REAPED, "reaped")                                                                        \
@@ -114,15 +97,20 @@
 	X(CAPPED, "capped_events")                                                                 \
 	X(PATHS_UNKNOWN, "paths_unknown")                                                          \
 	X(TRUNCATED, "truncated")                                                                  \
+	X(WRITE_ERROR, "write_error")                                                              \
 	X(PY, "py")                                                                                \
 	X(PY_STACK, "py_stack")
 
 #define ENUM(id, text) K_##id,
 enum key { KEYS(ENUM) K_COUNT };
 #define TEXT(id, text) {text, sizeof(text) - 1},
-static const struct ev_str key_text[K_COUNT] = {KEYS(TEXT)};
 
-_Static_assert(K_COUNT < 255, "a key's slot is a byte");
+/* The keys: those above, then those of the syscalls' own arguments (keys_init()). */
+#define KEY_MAX 254 /* a key's slot is a byte */
+static struct ev_str key_text[KEY_MAX] = {KEYS(TEXT)};
+static unsigned nkeys = K_COUNT;
+
+_Static_assert(K_COUNT < KEY_MAX, "a key's slot is a byte");
 _Static_assert(EV_ARGS_MAX < 255, "an arg's index + 1 is a byte");
 
 /*
@@ -131,8 +119,10 @@ _Static_assert(EV_ARGS_MAX < 255, "an arg's index + 1 is a byte");
  * key is nearly always found at its first slot), made once.
  */
 #define KEY_SLOTS 512
-static uint8_t key_slot[KEY_SLOTS]; /* enum key + 1; 0: empty */
+static uint8_t key_slot[KEY_SLOTS]; /* key + 1; 0: empty */
 static bool keys_ready;
+/* the key of each argument a syscall shows of its own (syscall_info()->show) */
+static uint8_t show_key[DL_SYS_COUNT][SYSCALL_SHOW_MAX];
 
 static inline uint32_t key_hash(const char *s, uint32_t len)
 {
@@ -141,18 +131,6 @@ static inline uint32_t key_hash(const char *s, uint32_t len)
 	return ((unsigned char)s[0] * 7 + (unsigned char)s[len - 1] * 31 +
 		(unsigned char)s[len / 2] * 3 + len * 113) %
 	       KEY_SLOTS;
-}
-
-static void keys_init(void)
-{
-	for (int k = 0; k < K_COUNT; k++) {
-		uint32_t h = key_hash(key_text[k].s, key_text[k].len);
-
-		while (key_slot[h])
-			h = (h + 1) % KEY_SLOTS;
-		key_slot[h] = k + 1;
-	}
-	keys_ready = true;
 }
 
 static inline int key_of(const struct ev_str *k)
@@ -166,13 +144,50 @@ static inline int key_of(const struct ev_str *k)
 	return -1;
 }
 
+static void key_slot_set(unsigned k)
+{
+	uint32_t h = key_hash(key_text[k].s, key_text[k].len);
+
+	while (key_slot[h])
+		h = (h + 1) % KEY_SLOTS;
+	key_slot[h] = k + 1;
+}
+
+static void keys_init(void)
+{
+	for (unsigned k = 0; k < K_COUNT; k++)
+		key_slot_set(k);
+	for (unsigned sys = 0; sys < DL_SYS_COUNT; sys++) {
+		const struct syscall_info *si = syscall_info(sys);
+
+		for (unsigned i = 0; i < si->nshow; i++) {
+			struct ev_str key = {si->show[i].key, si->show[i].key_len};
+			int k = key_of(&key);
+
+			if (k < 0) {
+				if (nkeys ==
+				    KEY_MAX) { /* a table too large for a byte: a build's mistake */
+					fprintf(stderr, "event_parse: more than %d keys\n",
+						KEY_MAX);
+					abort();
+				}
+				k = nkeys++;
+				key_text[k] = key;
+				key_slot_set(k);
+			}
+			show_key[sys][i] = k;
+		}
+	}
+	keys_ready = true;
+}
+
 /* The args of one event by key: at[k] is the index + 1 of the first arg named k (0: absent). */
 struct found {
 	const struct ev_arg *args;
-	uint8_t at[K_COUNT];
+	uint8_t at[KEY_MAX];
 };
 
-static inline const struct ev_arg *arg(const struct found *f, enum key k)
+static inline const struct ev_arg *arg(const struct found *f, unsigned k)
 {
 	return f->at[k] ? &f->args[f->at[k] - 1] : NULL;
 }
@@ -410,217 +425,119 @@ static uint32_t rdev_of(const struct ev_arg *a)
 	return (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);
 }
 
-/* The kinds from DL_SYS_ACCESS on (event_args.c, meta_kind_args) */
-static void meta_kind_args(const struct found *f, struct ev_syscall *sc)
+/* A field of the show column (syscall_table.h) set to v. */
+static void show_set(struct ev_syscall *sc, unsigned field, uint64_t v)
 {
-	struct ev_str text;
-	uint64_t v;
-
-	switch (sc->sys) {
-	case DL_SYS_ACCESS:
-	case DL_SYS_FACCESSAT:
-	case DL_SYS_FACCESSAT2:
-		flags_of(arg(f, K_MODE), FLAGS_ACCESS, &sc->arg_lo);
+	switch (field) {
+	case SF_LO:
+		sc->arg_lo = v;
 		break;
-	case DL_SYS_CHMOD:
-	case DL_SYS_FCHMOD:
-	case DL_SYS_FCHMODAT:
-	case DL_SYS_FCHMODAT2:
-		if (number_of(arg(f, K_MODE), 8, &v))
-			sc->arg_lo = v;
+	case SF_HI:
+		sc->arg_hi = v;
 		break;
-	case DL_SYS_CHOWN:
-	case DL_SYS_FCHOWN:
-	case DL_SYS_LCHOWN:
-	case DL_SYS_FCHOWNAT:
-		sc->arg_lo = (uint32_t)i64_of(arg(f, K_UID));
-		sc->arg_hi = (uint32_t)i64_of(arg(f, K_GID));
+	case SF_ARG:
+		sc->arg_lo = v & 0xffffffff;
+		sc->arg_hi = v >> 32;
 		break;
-	case DL_SYS_UTIME:
-	case DL_SYS_UTIMES:
-	case DL_SYS_FUTIMESAT:
-	case DL_SYS_UTIMENSAT:
-		text = str_of(arg(f, K_ATIME));
-		parse_utime(text.s, text.len, &sc->times.sec[0], &sc->times.nsec[0]);
-		text = str_of(arg(f, K_MTIME));
-		parse_utime(text.s, text.len, &sc->times.sec[1], &sc->times.nsec[1]);
+	case SF_OFFSET:
+		sc->offset = v;
 		break;
-	case DL_SYS_SYMLINK:
-	case DL_SYS_SYMLINKAT:
-		sc->text = str_of(arg(f, K_TARGET));
+	case SF_SIZE:
+		sc->size = v;
 		break;
-	case DL_SYS_MKNOD:
-	case DL_SYS_MKNODAT:
-		if (number_of(arg(f, K_MODE), 8, &v))
-			sc->arg_hi = v;
-		sc->arg_lo = rdev_of(arg(f, K_RDEV));
+	case SF_ATFLAGS:
+		sc->at_flags = v;
 		break;
-	case DL_SYS_SETXATTR:
-	case DL_SYS_LSETXATTR:
-	case DL_SYS_FSETXATTR:
-	case DL_SYS_SETXATTRAT:
-		flags_of(arg(f, K_XATTR_FLAGS), FLAGS_XATTR, &sc->arg_lo);
-		sc->text = str_of(arg(f, K_NAME));
+	case SF_ADDR:
+		sc->addr = v;
 		break;
-	case DL_SYS_GETXATTR:
-	case DL_SYS_LGETXATTR:
-	case DL_SYS_FGETXATTR:
-	case DL_SYS_GETXATTRAT:
-	case DL_SYS_REMOVEXATTR:
-	case DL_SYS_LREMOVEXATTR:
-	case DL_SYS_FREMOVEXATTR:
-	case DL_SYS_REMOVEXATTRAT:
-		sc->text = str_of(arg(f, K_NAME));
-		break;
-	case DL_SYS_FLOCK:
-		flags_of(arg(f, K_OPERATION), FLAGS_FLOCK, &sc->arg_lo);
-		break;
-	case DL_SYS_FADVISE64:
-		sym_of(arg(f, K_ADVICE), SYM_FADVISE, &sc->arg_lo);
-		break;
-	case DL_SYS_MADVISE:
-		sym_of(arg(f, K_ADVICE), SYM_MADVISE, &sc->arg_lo);
-		break;
-	case DL_SYS_MSYNC:
-		flags_of(arg(f, K_FLAGS), FLAGS_MSYNC, &sc->arg_lo);
-		break;
-	default:
+	default: /* SF_RET: the ret of the event already */
 		break;
 	}
-	switch (sc->sys) { /* the *at flags */
-	case DL_SYS_FACCESSAT2:
-	case DL_SYS_FCHMODAT2:
-	case DL_SYS_FCHOWNAT:
-	case DL_SYS_UTIMENSAT:
-	case DL_SYS_LINKAT:
-	case DL_SYS_SETXATTRAT:
-	case DL_SYS_GETXATTRAT:
-	case DL_SYS_LISTXATTRAT:
-	case DL_SYS_REMOVEXATTRAT:
-		if (number_of(arg(f, K_FLAGS), 16, &v))
-			sc->at_flags = v;
-		break;
-	default:
-		break;
-	}
-	if (dl_kind_maps(sc->sys))
-		number_of(arg(f, K_ADDR), 16, &sc->addr);
 }
 
-/* The arguments only some kinds have (event_args.c, syscall_kind_args) */
-static void syscall_kind_args(const struct found *f, struct ev_syscall *sc)
+/* One argument of the kind's own, back (event_args.c, show_arg) */
+static void show_parse(const struct found *f, struct ev_syscall *sc, const struct syscall_show *sh,
+		       unsigned key)
 {
-	struct ev_str flags = str_of(arg(f, K_FLAGS)), text;
+	const struct ev_arg *a = arg(f, key);
+	struct ev_str text = str_of(a);
+	uint32_t v32 = 0;
 	uint64_t v;
 
-	switch (sc->sys) {
-	case DL_SYS_OPEN:
-	case DL_SYS_OPENAT:
-	case DL_SYS_OPENAT2:
-	case DL_SYS_CREAT:
-		parse_open_flags(flags.s, flags.len, &sc->arg_lo);
-		if (number_of(arg(f, K_MODE), 8, &v))
-			sc->arg_hi = v;
+	switch (sh->format) {
+	case SH_U64:
+		if (a)
+			show_set(sc, sh->field, u64_of(a));
+		break;
+	case SH_I64:
+		if (a)
+			show_set(sc, sh->field, (uint64_t)i64_of(a));
+		break;
+	case SH_I32:
+		if (a)
+			show_set(sc, sh->field, (uint32_t)i64_of(a));
+		break;
+	case SH_HEX:
+		if (number_of(a, 16, &v))
+			show_set(sc, sh->field, v);
+		break;
+	case SH_OCTAL:
+		if (number_of(a, 8, &v))
+			show_set(sc, sh->field, v);
+		break;
+	case SH_RDEV:
+		if (a)
+			show_set(sc, sh->field, rdev_of(a));
+		break;
+	case SH_STR:
+		sc->text = text;
+		break;
+	case SH_UTIME: {
+		int i = sh->field == SF_MTIME;
+
+		parse_utime(text.s, text.len, &sc->times.sec[i], &sc->times.nsec[i]);
+		break;
+	}
+	case SH_OPEN_FLAGS:
+		if (!parse_open_flags(text.s, text.len, &v32))
+			show_set(sc, sh->field, v32);
+		break;
+	case SH_WHENCE:
+		if (!parse_whence(text.s, text.len, &v32))
+			show_set(sc, sh->field, v32);
+		break;
+	case SH_PROT:
+		if (text.len && !parse_mmap_prot(text.s, text.len, &v32))
+			show_set(sc, sh->field, v32);
+		break;
+	case SH_MMAP_FLAGS:
+		if (!parse_mmap_flags(text.s, text.len, &v32))
+			show_set(sc, sh->field, v32);
+		break;
+	case SH_CLOEXEC:
+		if (eq(&text, "O_CLOEXEC"))
+			show_set(sc, sh->field, O_CLOEXEC);
+		break;
+	case SH_FCNTL:
+		fcntl_args(f, sc);
+		break;
+	case SH_FLAGS:
+		if (a && !parse_flag_set(sh->set, text.s, text.len, &v32))
+			show_set(sc, sh->field, v32);
+		break;
+	case SH_SYM:
+		if (a && !parse_sym(sh->set, text.s, text.len, &v32))
+			show_set(sc, sh->field, v32);
+		break;
+	case SH_IDENTITY:
 		if (arg(f, K_DEV)) {
 			sc->flags |= EVS_IDENTITY;
 			identity(f, &sc->ino, &sc->dev, &sc->fs_magic);
 			sc->file_size = u64_of(arg(f, K_FILE_SIZE));
 		}
 		break;
-	case DL_SYS_LSEEK:
-		text = str_of(arg(f, K_WHENCE));
-		parse_whence(text.s, text.len, &sc->arg_lo);
-		break;
-	case DL_SYS_MMAP:
-		text = str_of(arg(f, K_PROT));
-		if (text.len)
-			parse_mmap_prot(text.s, text.len, &sc->arg_lo);
-		parse_mmap_flags(flags.s, flags.len, &sc->arg_hi);
-		break;
-	case DL_SYS_CLOSE_RANGE:
-		sc->arg_lo = u64_of(arg(f, K_LAST));
-		sc->arg_hi = u64_of(arg(f, K_FLAGS));
-		break;
-	case DL_SYS_DUP2:
-	case DL_SYS_DUP3:
-		sc->arg_lo = u64_of(arg(f, K_NEWFD));
-		if (sc->sys == DL_SYS_DUP3 && eq(&flags, "O_CLOEXEC"))
-			sc->arg_hi = O_CLOEXEC;
-		break;
-	case DL_SYS_FCNTL:
-		fcntl_args(f, sc);
-		break;
-	case DL_SYS_SENDFILE:
-	case DL_SYS_COPY_FILE_RANGE:
-		sc->arg_lo = u64_of(arg(f, K_OUT_FD));
-		break;
-	case DL_SYS_SPLICE:
-	case DL_SYS_TEE:
-		sc->arg_lo = u64_of(arg(f, K_OUT_FD));
-		if (flags.len)
-			parse_flag_set(FLAGS_SPLICE, flags.s, flags.len, &sc->arg_hi);
-		if (arg(f, K_OUT_OFFSET)) {
-			sc->offset = u64_of(arg(f, K_OUT_OFFSET));
-			sc->flags |= EVS_OFFSET | EVS_OUT_OFFSET;
-		}
-		break;
-	case DL_SYS_VMSPLICE:
-		if (flags.len)
-			parse_flag_set(FLAGS_SPLICE, flags.s, flags.len, &sc->arg_lo);
-		break;
-	case DL_SYS_IO_SETUP:
-	case DL_SYS_IO_SUBMIT:
-	case DL_SYS_IO_GETEVENTS:
-	case DL_SYS_IO_PGETEVENTS:
-	case DL_SYS_IO_CANCEL:
-	case DL_SYS_IO_DESTROY:
-		if (number_of(arg(f, K_CTX), 16, &v)) {
-			sc->arg_lo = v & 0xffffffff;
-			sc->arg_hi = v >> 32;
-		}
-		if (arg(f, K_NR_EVENTS))
-			sc->size = u64_of(arg(f, K_NR_EVENTS));
-		if (arg(f, K_NR))
-			sc->size = (uint64_t)i64_of(arg(f, K_NR));
-		if (arg(f, K_MIN_NR))
-			sc->offset = (uint64_t)i64_of(arg(f, K_MIN_NR));
-		if (arg(f, K_IOCB))
-			number_of(arg(f, K_IOCB), 16, &sc->offset);
-		break;
-	case DL_SYS_IO_URING_SETUP:
-		sc->size = u64_of(arg(f, K_ENTRIES));
-		parse_flag_set(FLAGS_URING_SETUP, flags.s, flags.len, &sc->arg_lo);
-		break;
-	case DL_SYS_IO_URING_ENTER:
-		sc->size = u64_of(arg(f, K_TO_SUBMIT));
-		sc->offset = u64_of(arg(f, K_MIN_COMPLETE));
-		parse_flag_set(FLAGS_URING_ENTER, flags.s, flags.len, &sc->arg_lo);
-		break;
-	case DL_SYS_IO_URING_REGISTER:
-		text = str_of(arg(f, K_OPCODE));
-		parse_sym(SYM_URING_REGISTER, text.s, text.len, &sc->arg_lo);
-		sc->size = u64_of(arg(f, K_NR_ARGS));
-		break;
-	case DL_SYS_FALLOCATE:
-	case DL_SYS_SYNC_FILE_RANGE:
-		v = u64_of(arg(f, sc->sys == DL_SYS_FALLOCATE ? K_MODE : K_FLAGS));
-		sc->arg_lo = v & 0xffffffff;
-		sc->arg_hi = v >> 32;
-		break;
-	case DL_SYS_MKDIR:
-	case DL_SYS_MKDIRAT:
-		if (number_of(arg(f, K_MODE), 8, &v))
-			sc->arg_hi = v;
-		break;
-	case DL_SYS_NEWFSTATAT:
-	case DL_SYS_STATX:
-	case DL_SYS_UNLINKAT:
-	case DL_SYS_RENAMEAT2:
-		if (number_of(arg(f, K_FLAGS), 16, &v))
-			sc->at_flags = v;
-		break;
 	default:
-		meta_kind_args(f, sc);
 		break;
 	}
 }
@@ -647,10 +564,14 @@ static void syscall_event(const struct found *f, struct event *e, int kind, uint
 		sc->fd = -1;
 	sc->path = path_of(arg(f, K_PATH));
 	sc->path2 = path_of(arg(f, arg(f, K_OUT_PATH) ? K_OUT_PATH : K_NEW_PATH));
-	if ((a = arg(f, K_OFFSET)) || (a = arg(f, K_LENGTH))) {
+	/* a file offset: offset (or length: truncate), out_offset (splice) */
+	if (si->offset_shown && ((a = arg(f, K_OFFSET)) || (a = arg(f, K_LENGTH)))) {
 		sc->offset = u64_of(a);
-		if (kind != DL_SYS_LSEEK)
-			sc->flags |= EVS_OFFSET;
+		sc->flags |= EVS_OFFSET;
+	}
+	if ((a = arg(f, K_OUT_OFFSET))) {
+		sc->offset = u64_of(a);
+		sc->flags |= EVS_OFFSET | EVS_OUT_OFFSET;
 	}
 	sc->size = u64_of(arg(f, K_SIZE));
 	if ((a = arg(f, K_CACHE_MISS))) {
@@ -669,7 +590,8 @@ static void syscall_event(const struct found *f, struct event *e, int kind, uint
 		sym_of(arg(f, K_SOCKET_FAMILY), SYM_FAMILY, &family);
 		sc->sock_family = family;
 	}
-	syscall_kind_args(f, sc);
+	for (unsigned i = 0; i < si->nshow; i++)
+		show_parse(f, sc, &si->show[i], show_key[kind][i]);
 	sc->py = str_of(arg(f, K_PY));
 	sc->py_stack = str_of(arg(f, K_PY_STACK));
 }
@@ -713,6 +635,7 @@ static void end_event(struct event_parse *p, const struct found *f, struct event
 	end->capped_events = u64_of(arg(f, K_CAPPED));
 	end->paths_unknown = u64_of(arg(f, K_PATHS_UNKNOWN));
 	end->truncated = u64_of(arg(f, K_TRUNCATED)) != 0;
+	end->write_error = str_of(arg(f, K_WRITE_ERROR));
 	if (kinds && kinds->type == EV_ARG_LOST_KINDS && kinds->lost) {
 		p->lost = *kinds->lost;
 		p->lost.events = end->lost_events;

@@ -9,128 +9,125 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "bpf/dltrace_events.h"
+#include "bpf/syscall_def.h"
 
-#define SYS(kind, nm, tp, cls, r, w, o) [kind] = {nm, tp, cls, r, w, o, 0}
-/* The kinds of meta_syscall_probes.bpf.c: its shared programs, named like their tracepoint. */
-#define META(kind, nm, cls) [kind] = {nm, nm, cls, 0, 0, 0, 1}
-/* Shared kinds that move file bytes (splice: from a file or to one). */
-#define META_RW(kind, nm, cls, r, w) [kind] = {nm, nm, cls, r, w, 0, 1}
+/*
+ * The table, from bpf/syscalls.def in three passes: what each row shows
+ * under keys of its own and what its record holds (SB_, enum constants),
+ * the key of its file offset (SK_), then the rows (SI_).
+ */
+#define ST_SIZE	  0x1
+#define ST_TIMES  0x2
+#define SB_ARG(s) /* nothing: only SIZE and TIMES are asked about */
+#define SB_LO(s)
+#define SB_HI(s)
+#define SB_SIZE(s) | ST_SIZE
+#define SB_OFFSET(s)
+#define SB_ATFLAGS(s)
+#define SB_FILE_OFFSET
+#define SB_TIMES(n, layout) | ST_TIMES
+#define SB_FCNTL_ARGS
+#define SB_SPLICE_FLAGS
+#define SB_SHOW(cond, key, field, format) | 1u << SF_##field
+#define SB_OFFSET_AS(key)
 
-static const struct syscall_info table[DL_SYS_COUNT] = {
-    SYS(DL_SYS_OPEN, "open", "open", IO_METADATA, 0, 0, 1),
-    SYS(DL_SYS_OPENAT, "openat", "openat", IO_METADATA, 0, 0, 1),
-    SYS(DL_SYS_OPENAT2, "openat2", "openat2", IO_METADATA, 0, 0, 1),
-    SYS(DL_SYS_CREAT, "creat", "creat", IO_METADATA, 0, 0, 1),
-    SYS(DL_SYS_CLOSE, "close", "close", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_CLOSE_RANGE, "close_range", "close_range", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_READ, "read", "read", IO_DATA, 1, 0, 0),
-    SYS(DL_SYS_PREAD64, "pread64", "pread64", IO_DATA, 1, 0, 0),
-    SYS(DL_SYS_READV, "readv", "readv", IO_DATA, 1, 0, 0),
-    SYS(DL_SYS_PREADV, "preadv", "preadv", IO_DATA, 1, 0, 0),
-    SYS(DL_SYS_PREADV2, "preadv2", "preadv2", IO_DATA, 1, 0, 0),
-    SYS(DL_SYS_WRITE, "write", "write", IO_DATA, 0, 1, 0),
-    SYS(DL_SYS_PWRITE64, "pwrite64", "pwrite64", IO_DATA, 0, 1, 0),
-    SYS(DL_SYS_WRITEV, "writev", "writev", IO_DATA, 0, 1, 0),
-    SYS(DL_SYS_PWRITEV, "pwritev", "pwritev", IO_DATA, 0, 1, 0),
-    SYS(DL_SYS_PWRITEV2, "pwritev2", "pwritev2", IO_DATA, 0, 1, 0),
-    SYS(DL_SYS_LSEEK, "lseek", "lseek", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_FSYNC, "fsync", "fsync", IO_SYNC, 0, 0, 0),
-    SYS(DL_SYS_FDATASYNC, "fdatasync", "fdatasync", IO_SYNC, 0, 0, 0),
-    SYS(DL_SYS_SYNC_FILE_RANGE, "sync_file_range", "sync_file_range", IO_SYNC, 0, 0, 0),
-    SYS(DL_SYS_MMAP, "mmap", "mmap", IO_DATA, 0, 0, 0),
-    SYS(DL_SYS_STAT, "stat", "newstat", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_LSTAT, "lstat", "newlstat", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_FSTAT, "fstat", "newfstat", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_NEWFSTATAT, "newfstatat", "newfstatat", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_STATX, "statx", "statx", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_GETDENTS64, "getdents64", "getdents64", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_UNLINK, "unlink", "unlink", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_UNLINKAT, "unlinkat", "unlinkat", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_RENAME, "rename", "rename", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_RENAMEAT, "renameat", "renameat", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_RENAMEAT2, "renameat2", "renameat2", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_MKDIR, "mkdir", "mkdir", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_MKDIRAT, "mkdirat", "mkdirat", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_RMDIR, "rmdir", "rmdir", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_FTRUNCATE, "ftruncate", "ftruncate", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_FALLOCATE, "fallocate", "fallocate", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_DUP, "dup", "dup", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_DUP2, "dup2", "dup2", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_DUP3, "dup3", "dup3", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_FCNTL, "fcntl", "fcntl", IO_METADATA, 0, 0, 0),
-    SYS(DL_SYS_SENDFILE, "sendfile", "sendfile64", IO_DATA, 1, 1, 0),
-    SYS(DL_SYS_COPY_FILE_RANGE, "copy_file_range", "copy_file_range", IO_DATA, 1, 1, 0),
-    META(DL_SYS_ACCESS, "access", IO_METADATA),
-    META(DL_SYS_FACCESSAT, "faccessat", IO_METADATA),
-    META(DL_SYS_FACCESSAT2, "faccessat2", IO_METADATA),
-    META(DL_SYS_CHMOD, "chmod", IO_METADATA),
-    META(DL_SYS_FCHMOD, "fchmod", IO_METADATA),
-    META(DL_SYS_FCHMODAT, "fchmodat", IO_METADATA),
-    META(DL_SYS_FCHMODAT2, "fchmodat2", IO_METADATA),
-    META(DL_SYS_CHOWN, "chown", IO_METADATA),
-    META(DL_SYS_FCHOWN, "fchown", IO_METADATA),
-    META(DL_SYS_LCHOWN, "lchown", IO_METADATA),
-    META(DL_SYS_FCHOWNAT, "fchownat", IO_METADATA),
-    META(DL_SYS_UTIME, "utime", IO_METADATA),
-    META(DL_SYS_UTIMES, "utimes", IO_METADATA),
-    META(DL_SYS_FUTIMESAT, "futimesat", IO_METADATA),
-    META(DL_SYS_UTIMENSAT, "utimensat", IO_METADATA),
-    META(DL_SYS_TRUNCATE, "truncate", IO_METADATA),
-    META(DL_SYS_LINK, "link", IO_METADATA),
-    META(DL_SYS_LINKAT, "linkat", IO_METADATA),
-    META(DL_SYS_SYMLINK, "symlink", IO_METADATA),
-    META(DL_SYS_SYMLINKAT, "symlinkat", IO_METADATA),
-    META(DL_SYS_READLINK, "readlink", IO_METADATA),
-    META(DL_SYS_READLINKAT, "readlinkat", IO_METADATA),
-    META(DL_SYS_MKNOD, "mknod", IO_METADATA),
-    META(DL_SYS_MKNODAT, "mknodat", IO_METADATA),
-    META(DL_SYS_SETXATTR, "setxattr", IO_METADATA),
-    META(DL_SYS_LSETXATTR, "lsetxattr", IO_METADATA),
-    META(DL_SYS_FSETXATTR, "fsetxattr", IO_METADATA),
-    META(DL_SYS_GETXATTR, "getxattr", IO_METADATA),
-    META(DL_SYS_LGETXATTR, "lgetxattr", IO_METADATA),
-    META(DL_SYS_FGETXATTR, "fgetxattr", IO_METADATA),
-    META(DL_SYS_LISTXATTR, "listxattr", IO_METADATA),
-    META(DL_SYS_LLISTXATTR, "llistxattr", IO_METADATA),
-    META(DL_SYS_FLISTXATTR, "flistxattr", IO_METADATA),
-    META(DL_SYS_REMOVEXATTR, "removexattr", IO_METADATA),
-    META(DL_SYS_LREMOVEXATTR, "lremovexattr", IO_METADATA),
-    META(DL_SYS_FREMOVEXATTR, "fremovexattr", IO_METADATA),
-    META(DL_SYS_SETXATTRAT, "setxattrat", IO_METADATA),
-    META(DL_SYS_GETXATTRAT, "getxattrat", IO_METADATA),
-    META(DL_SYS_LISTXATTRAT, "listxattrat", IO_METADATA),
-    META(DL_SYS_REMOVEXATTRAT, "removexattrat", IO_METADATA),
-    META(DL_SYS_STATFS, "statfs", IO_METADATA),
-    META(DL_SYS_FSTATFS, "fstatfs", IO_METADATA),
-    META(DL_SYS_CHDIR, "chdir", IO_METADATA),
-    META(DL_SYS_FCHDIR, "fchdir", IO_METADATA),
-    META(DL_SYS_FLOCK, "flock", IO_METADATA),
-    META(DL_SYS_FADVISE64, "fadvise64", IO_HINT),
-    META(DL_SYS_READAHEAD, "readahead", IO_HINT),
-    META(DL_SYS_MADVISE, "madvise", IO_HINT),
-    META(DL_SYS_MSYNC, "msync", IO_SYNC),
-    META(DL_SYS_MUNMAP, "munmap", IO_METADATA),
-    META(DL_SYS_SYNC, "sync", IO_SYNC),
-    META(DL_SYS_SYNCFS, "syncfs", IO_SYNC),
-    META_RW(DL_SYS_SPLICE, "splice", IO_DATA, 1, 1),
-    META(DL_SYS_VMSPLICE, "vmsplice", IO_DATA),
-    META(DL_SYS_TEE, "tee", IO_DATA),
-    META(DL_SYS_IO_SETUP, "io_setup", IO_METADATA),
-    META(DL_SYS_IO_SUBMIT, "io_submit", IO_DATA),
-    META(DL_SYS_IO_GETEVENTS, "io_getevents", IO_DATA),
-    META(DL_SYS_IO_PGETEVENTS, "io_pgetevents", IO_DATA),
-    META(DL_SYS_IO_CANCEL, "io_cancel", IO_METADATA),
-    META(DL_SYS_IO_DESTROY, "io_destroy", IO_METADATA),
-    META(DL_SYS_IO_URING_SETUP, "io_uring_setup", IO_METADATA),
-    META(DL_SYS_IO_URING_ENTER, "io_uring_enter", IO_DATA),
-    META(DL_SYS_IO_URING_REGISTER, "io_uring_register", IO_METADATA),
+#define DL_ITEMS SB
+#define DL_SYSCALL(kind, name, tp, args, cls, prog, roles, rec, file, second, store, show)         \
+	SHOWN_##kind = 0 show, STORED_##kind = 0 store,
+enum {
+#include "bpf/syscalls.def"
 };
+#undef DL_SYSCALL
+#undef DL_ITEMS
 
-const struct syscall_info *syscall_info(unsigned kind)
-{
-	return kind < DL_SYS_COUNT ? &table[kind] : NULL;
-}
+#define SK_SHOW(cond, key, field, format)
+#define SK_OFFSET_AS(key) #key
+#define DL_ITEMS	  SK
+#define DL_SYSCALL(kind, name, tp, args, cls, prog, roles, rec, file, second, store, show)         \
+	static const char offset_key_##kind[] = "" show;
+#include "bpf/syscalls.def"
+#undef DL_SYSCALL
+#undef DL_ITEMS
+
+#define SI_CLASS_DATA	      IO_DATA
+#define SI_CLASS_META	      IO_METADATA
+#define SI_CLASS_SYNC	      IO_SYNC
+#define SI_CLASS_HINT	      IO_HINT
+#define SI_SHARED_OWN	      0
+#define SI_SHARED_SHARED      1
+#define SI_FDKEY_FD(n)	      FD_KEY_FD
+#define SI_FDKEY_FDNUM(n)     FD_KEY_FD
+#define SI_FDKEY_RANGE(n)     FD_KEY_FD
+#define SI_FDKEY_NAME(n)      FD_KEY_NONE
+#define SI_FDKEY_AT(d, n)     FD_KEY_DIRFD
+#define SI_FDKEY_ATFD(d, n)   FD_KEY_DIRFD
+#define SI_FDKEY_OPENED(d, n) SI_FDKEY_OPENED_##d
+#define SI_FDKEY_OPENED_CWD   FD_KEY_NONE
+#define SI_FDKEY_OPENED_0     FD_KEY_DIRFD
+#define SI_FDKEY_MAPPED(n)    FD_KEY_NONE
+#define SI_FDKEY_NOFILE	      FD_KEY_NONE
+#define SI_FORMAT_U64	      SH_U64, 0
+#define SI_FORMAT_I64	      SH_I64, 0
+#define SI_FORMAT_I32	      SH_I32, 0
+#define SI_FORMAT_HEX	      SH_HEX, 0
+#define SI_FORMAT_OCTAL	      SH_OCTAL, 0
+#define SI_FORMAT_RDEV	      SH_RDEV, 0
+#define SI_FORMAT_STR	      SH_STR, 0
+#define SI_FORMAT_UTIME	      SH_UTIME, 0
+#define SI_FORMAT_OPEN_FLAGS  SH_OPEN_FLAGS, 0
+#define SI_FORMAT_WHENCE      SH_WHENCE, 0
+#define SI_FORMAT_PROT	      SH_PROT, 0
+#define SI_FORMAT_MMAP_FLAGS  SH_MMAP_FLAGS, 0
+#define SI_FORMAT_CLOEXEC     SH_CLOEXEC, 0
+#define SI_FORMAT_FCNTL	      SH_FCNTL, 0
+#define SI_FORMAT_IDENTITY    SH_IDENTITY, 0
+#define SI_FORMAT_FLAGS(set)  SH_FLAGS, FLAGS_##set
+#define SI_FORMAT_SYM(set)    SH_SYM, SYM_##set
+#define SI_SHOW(cond, key, field, format)                                                          \
+	{#key, sizeof(#key) - 1, SF_##field, SI_FORMAT_##format, SW_##cond},
+#define SI_OFFSET_AS(key)
+#define SI_SHOWN(...)                                                                              \
+	(sizeof((const struct syscall_show[]){{"", 0, 0, 0, 0, 0}, __VA_ARGS__}) /                 \
+	     sizeof(struct syscall_show) -                                                         \
+	 1)
+
+#define DL_ITEMS SI
+#define DL_SYSCALL(kind, nm, tp, args, cls, prog, roles, rec, file, second, store, shown)          \
+	[DL_SYS_##kind] = {                                                                        \
+	    .name = #nm,                                                                           \
+	    .tracepoint = #tp,                                                                     \
+	    .io_class = SI_CLASS_##cls,                                                            \
+	    .reads = ((roles)&DL_ROLE_READS) != 0,                                                 \
+	    .writes = ((roles)&DL_ROLE_WRITES) != 0,                                               \
+	    .opens = ((roles)&DL_ROLE_OPENS) != 0,                                                 \
+	    .shared = SI_SHARED_##prog,                                                            \
+	    .stats = ((roles)&DL_ROLE_STATS) != 0,                                                 \
+	    .dups = ((roles)&DL_ROLE_DUPS) != 0,                                                   \
+	    .out_fd = DL_SECOND_KIND_##second == DL_SECOND_OUT,                                    \
+	    .times = (STORED_##kind & ST_TIMES) != 0,                                              \
+	    .size_shown = (STORED_##kind & ST_SIZE) && !(SHOWN_##kind & 1u << SF_SIZE),            \
+	    .offset_shown = !(SHOWN_##kind & 1u << SF_OFFSET),                                     \
+	    .fd_key = SI_FDKEY_##file,                                                             \
+	    .offset_key_len = sizeof(offset_key_##kind) > 1 ? sizeof(offset_key_##kind) - 1 : 6,   \
+	    .offset_key = sizeof(offset_key_##kind) > 1 ? offset_key_##kind : "offset",            \
+	    .nshow = SI_SHOWN(shown),                                                              \
+	    .show = {shown},                                                                       \
+	},
+const struct syscall_info syscall_rows[DL_SYS_COUNT] = {
+#include "bpf/syscalls.def"
+};
+#undef DL_SYSCALL
+
+/* a row that lists more arguments than a syscall_info holds */
+#define DL_SYSCALL(kind, nm, tp, args, cls, prog, roles, rec, file, second, store, shown)          \
+	_Static_assert(SI_SHOWN(shown) <= SYSCALL_SHOW_MAX, #nm ": too many arguments shown");     \
+	_Static_assert(!(STORED_##kind & ST_TIMES) || DL_REC_PATH_##rec,                           \
+		       #nm ": TIMES in a path record (the decoder looks for them there)");         \
+	_Static_assert(((int)DL_SYS_##kind < (int)DL_SYS_SHARED_FIRST) == !SI_SHARED_##prog,       \
+		       #nm ": the rows of program OWN come first");
+#include "bpf/syscalls.def"
+#undef DL_SYSCALL
+#undef DL_ITEMS
 
 const char *record_kind_name(unsigned kind)
 {
@@ -151,7 +148,7 @@ const char *record_kind_name(unsigned kind)
 	};
 
 	if (kind < DL_SYS_COUNT)
-		return table[kind].name;
+		return syscall_rows[kind].name;
 	if (kind >= DL_EV_FORK && kind < DL_KIND_COUNT)
 		return events[kind - DL_EV_FORK];
 	return NULL;

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpf/dltrace_events.h"
+
 enum io_class {
 	IO_DATA,     /* moves file bytes: read, write, mmap, sendfile, ... */
 	IO_METADATA, /* names, attributes, descriptors: open, stat, close, ... */
@@ -14,18 +16,100 @@ enum io_class {
 	IO_HINT,     /* advice about future access: fadvise64, readahead, madvise */
 };
 
+/*
+ * How a syscall shows one of its own arguments: the show column of
+ * bpf/syscalls.def, read by event_args() and, the other way, event_parse().
+ */
+enum show_field {
+	SF_NONE,
+	SF_LO,	    /* arg_lo */
+	SF_HI,	    /* arg_hi */
+	SF_ARG,	    /* arg_hi << 32 | arg_lo */
+	SF_OFFSET,  /* offset */
+	SF_SIZE,    /* size */
+	SF_TEXT,    /* text */
+	SF_ATFLAGS, /* at_flags */
+	SF_ADDR,    /* addr */
+	SF_ATIME,   /* times[0] */
+	SF_MTIME,   /* times[1] */
+	SF_RET,	    /* ret (shown only: it is read back as ret) */
+};
+
+enum show_format {
+	SH_U64,
+	SH_I64,
+	SH_I32,	       /* a signed int: -1 as -1 */
+	SH_HEX,	       /* "0x1f" */
+	SH_OCTAL,      /* "0644" */
+	SH_RDEV,       /* mknod's device, "major:minor" */
+	SH_STR,	       /* the text as it is */
+	SH_UTIME,      /* format_utime() */
+	SH_OPEN_FLAGS, /* format_open_flags() */
+	SH_WHENCE,     /* format_whence() */
+	SH_PROT,       /* format_mmap_prot() */
+	SH_MMAP_FLAGS, /* format_mmap_flags() */
+	SH_CLOEXEC,    /* "O_CLOEXEC" */
+	SH_FCNTL,      /* the command, and what its argument was */
+	SH_FLAGS,      /* format_flag_set(set) */
+	SH_SYM,	       /* format_sym(set) */
+	SH_IDENTITY,   /* an opened file's ino, dev, fs and file_size */
+};
+
+enum show_when {
+	SW_ALWAYS,
+	SW_NONZERO, /* the field is not 0 */
+	SW_OK,	    /* the call succeeded */
+	SW_CREATE,  /* the open flags create a file (O_CREAT, O_TMPFILE) */
+};
+
+struct syscall_show {
+	const char *key;
+	uint8_t key_len;
+	uint8_t field;	/* enum show_field */
+	uint8_t format; /* enum show_format */
+	uint8_t set;	/* SH_FLAGS: enum flag_set; SH_SYM: enum sym_set */
+	uint8_t when;	/* enum show_when */
+};
+
+#define SYSCALL_SHOW_MAX 4
+
+/* What names a call's file in a trace (its descriptor argument). */
+enum fd_key {
+	FD_KEY_NONE,  /* not shown: a name, an address, a context */
+	FD_KEY_FD,    /* "fd" */
+	FD_KEY_DIRFD, /* "dirfd", when not AT_FDCWD */
+};
+
+/* One row of bpf/syscalls.def. */
 struct syscall_info {
 	const char *name;	/* syscall name as users know it */
 	const char *tracepoint; /* syscalls:sys_enter_<tracepoint> on x86_64 */
 	enum io_class io_class;
-	unsigned reads : 1;  /* moves bytes from a file */
-	unsigned writes : 1; /* moves bytes to a file */
-	unsigned opens : 1;  /* returns a new descriptor for a path */
-	unsigned shared : 1; /* served by the shared programs (meta_syscall_probes.bpf.c) */
+	unsigned reads : 1;	   /* moves bytes from a file */
+	unsigned writes : 1;	   /* moves bytes to a file */
+	unsigned opens : 1;	   /* returns a new descriptor for a path */
+	unsigned shared : 1;	   /* served by the shared programs (meta_syscall_probes.bpf.c) */
+	unsigned stats : 1;	   /* stat, lstat, fstat, newfstatat, statx */
+	unsigned dups : 1;	   /* dup, dup2, dup3 */
+	unsigned out_fd : 1;	   /* arg_lo is a second descriptor, the output (path2: out_path) */
+	unsigned times : 1;	   /* the record's offset, size and arg hold utime's two times */
+	unsigned size_shown : 1;   /* the record's size is shown as "size" */
+	unsigned offset_shown : 1; /* a file offset is shown, as offset_key */
+	unsigned fd_key : 2;	   /* enum fd_key */
+	uint8_t offset_key_len;
+	const char *offset_key; /* "offset", "length" (truncate) */
+	uint8_t nshow;
+	struct syscall_show show[SYSCALL_SHOW_MAX]; /* the kind's own arguments, in order */
 };
 
-/* NULL for kinds that are not syscalls. */
-const struct syscall_info *syscall_info(unsigned kind);
+/* The rows, by kind (DL_SYS_*): read through syscall_info(). */
+extern const struct syscall_info syscall_rows[DL_SYS_COUNT];
+
+/* NULL for kinds that are not syscalls; inline: every event reads its row, some several times. */
+static inline const struct syscall_info *syscall_info(unsigned kind)
+{
+	return kind < DL_SYS_COUNT ? &syscall_rows[kind] : NULL;
+}
 /* The syscall's name, or "fork", "page_fault", ... for the other kinds; NULL if unknown. */
 const char *record_kind_name(unsigned kind);
 const char *io_class_name(enum io_class c);

@@ -118,6 +118,8 @@ int job_trace_finish(struct job_trace *jt, const struct trace_summary *sum)
 	end.end_wall_ns = (int64_t)clock_ns(CLOCK_REALTIME);
 	end.stop_reason = str(sum->stop_reason);
 	end.truncated = job_trace_error(jt) != 0;
+	if (end.truncated)
+		end.write_error = str(strerror(job_trace_error(jt)));
 	decoder_finish(&jt->decoder, &end);
 	err = 0;
 	jt->written = jt->decoder.emitted;

@@ -24,50 +24,14 @@ struct py_probe_file {
 	bool said; /* its warning was given */
 };
 
+/* The kinds of programs of their own that can carry a stack id (bpf/syscalls.def). */
 uint64_t py_probe_default_kinds(void)
 {
-	static const int kinds[] = {
-	    DL_SYS_OPEN,
-	    DL_SYS_OPENAT,
-	    DL_SYS_OPENAT2,
-	    DL_SYS_CREAT,
-	    DL_SYS_READ,
-	    DL_SYS_PREAD64,
-	    DL_SYS_READV,
-	    DL_SYS_PREADV,
-	    DL_SYS_PREADV2,
-	    DL_SYS_WRITE,
-	    DL_SYS_PWRITE64,
-	    DL_SYS_WRITEV,
-	    DL_SYS_PWRITEV,
-	    DL_SYS_PWRITEV2,
-	    DL_SYS_FSYNC,
-	    DL_SYS_FDATASYNC,
-	    DL_SYS_SYNC_FILE_RANGE,
-	    DL_SYS_MMAP,
-	    DL_SYS_STAT,
-	    DL_SYS_LSTAT,
-	    DL_SYS_FSTAT,
-	    DL_SYS_NEWFSTATAT,
-	    DL_SYS_STATX,
-	    DL_SYS_GETDENTS64,
-	    DL_SYS_UNLINK,
-	    DL_SYS_UNLINKAT,
-	    DL_SYS_RENAME,
-	    DL_SYS_RENAMEAT,
-	    DL_SYS_RENAMEAT2,
-	    DL_SYS_MKDIR,
-	    DL_SYS_MKDIRAT,
-	    DL_SYS_RMDIR,
-	    DL_SYS_FTRUNCATE,
-	    DL_SYS_FALLOCATE,
-	    DL_SYS_SENDFILE,
-	    DL_SYS_COPY_FILE_RANGE,
-	};
 	uint64_t mask = 0;
 
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		mask |= 1ull << kinds[i];
+	for (unsigned k = 0; k < DL_SYS_SHARED_FIRST && k < 64; k++)
+		if (dl_py_kind_ok(k))
+			mask |= 1ull << k;
 	return mask;
 }
 

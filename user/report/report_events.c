@@ -8,8 +8,10 @@
 #define _GNU_SOURCE
 #include "report/report_stats_internal.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "event/event_args.h"
 #include "event/syscall_table.h"
@@ -79,8 +81,7 @@ static bool is_write_kind(int k)
 
 static bool is_stat_kind(int k)
 {
-	return k == DL_SYS_STAT || k == DL_SYS_LSTAT || k == DL_SYS_FSTAT ||
-	       k == DL_SYS_NEWFSTATAT || k == DL_SYS_STATX;
+	return syscall_info(k)->stats;
 }
 
 /* A call that makes a new descriptor from another (fcntl: F_DUPFD, F_DUPFD_CLOEXEC). */
@@ -88,11 +89,48 @@ static bool is_dup_call(const struct ev_syscall *s)
 {
 	if (s->sys == DL_SYS_FCNTL)
 		return s->arg_lo == 0 /* F_DUPFD */ || s->arg_lo == 1030 /* F_DUPFD_CLOEXEC */;
-	return s->sys == DL_SYS_DUP || s->sys == DL_SYS_DUP2 || s->sys == DL_SYS_DUP3;
+	return syscall_info(s->sys)->dups;
+}
+
+/*
+ * A name directly in /dev/shm that no runtime's naming claims: a staged
+ * file or a segment, by how the job first uses it.  A segment is opened
+ * the way shm_open(3) opens (glibc and musl add O_NOFOLLOW | O_CLOEXEC;
+ * cat, cp, fopen and Python's open() do not), sized with ftruncate or
+ * fallocate, or mapped shared and writable; a file is opened to be read or
+ * written with read/pread/write.  The first call decides for good: the
+ * report is one pass, and a segment's open must not count as a file's
+ * while its ftruncate, mmap and unlink do not.  use: NULL for the other
+ * layers' events (a page fault, an io_uring request), which show no use.
+ */
+static uint8_t shm_entry_scope(struct report_stats *st, const struct ev_str *path,
+			       const struct ev_syscall *use)
+{
+	uint32_t id = string_index_put(&st->strings, path->s, path->len), known;
+	int k = use ? use->sys : -1;
+	bool segment = false;
+
+	if (id == STRING_NONE) {
+		st->oom = true;
+		return SCOPE_APP;
+	}
+	known = u64_index_get(&st->shm_ix, id);
+	if (known != U64_NONE)
+		return (uint8_t)known;
+	if (DL_SYS_OPEN <= k && k <= DL_SYS_CREAT)
+		segment = (use->arg_lo & (O_NOFOLLOW | O_CLOEXEC)) == (O_NOFOLLOW | O_CLOEXEC);
+	else if (k == DL_SYS_FTRUNCATE || k == DL_SYS_FALLOCATE)
+		segment = true;
+	else if (k == DL_SYS_MMAP)
+		segment = (use->arg_hi & MAP_SHARED) && (use->arg_lo & PROT_WRITE);
+	if (u64_index_put(&st->shm_ix, id, segment ? SCOPE_OTHER : SCOPE_APP))
+		st->oom = true;
+	return segment ? SCOPE_OTHER : SCOPE_APP;
 }
 
 /* path_scope() of a path, remembered for the last one: most events repeat their file. */
-static uint8_t scope_of(struct report_stats *st, const struct ev_str *path, enum env_kind *env)
+static uint8_t scope_of(struct report_stats *st, const struct ev_str *path, enum env_kind *env,
+			const struct ev_syscall *use)
 {
 	uint8_t scope;
 
@@ -102,6 +140,8 @@ static uint8_t scope_of(struct report_stats *st, const struct ev_str *path, enum
 		return st->scope;
 	}
 	scope = path_scope(path->s, path->len, env);
+	if (scope == SCOPE_APP && path_shm_entry(path->s, path->len))
+		scope = shm_entry_scope(st, path, use);
 	if (path->len && path->len <= sizeof(st->scope_path)) {
 		memcpy(st->scope_path, path->s, path->len);
 		st->scope_len = path->len;
@@ -116,7 +156,7 @@ static void second_path_write(struct report_stats *st, uint32_t ti, const struct
 			      uint64_t start, uint64_t end)
 {
 	enum env_kind env;
-	uint8_t scope = scope_of(st, &s->path2.name, &env);
+	uint8_t scope = scope_of(st, &s->path2.name, &env, NULL);
 	struct rs_access a = {ti,    NONE32, NONE32,	  false, 0, (uint64_t)s->ret,
 			      start, end,    ORG_SYSCALL, false};
 
@@ -178,7 +218,9 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		wr = false;
 	}
 
-	uint8_t scope = scope_of(st, &s->path.name, &env);
+	uint8_t scope = scope_of(st, &s->path.name, &env, s);
+	/* the other scope's named files are shared memory (path_scope.c) */
+	bool shm = scope == SCOPE_OTHER && s->path.name.len && s->path.name.s[0] == '/';
 	struct rs_syscall *sc;
 	struct rs_thread *th;
 	struct rs_proc *pr;
@@ -217,6 +259,11 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		st->env[env].calls++;
 		st->env[env].io_ns += dur;
 	}
+	if (shm) {
+		st->shm.calls++;
+		st->shm.io_ns += dur;
+		st->shm.failed += failed;
+	}
 	if (failed) {
 		char buf[16];
 		const char *name = errno_name(-s->ret, buf, sizeof(buf));
@@ -252,18 +299,24 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		rs_timeline_add(st, st->tl_meta, start, end, 1);
 
 	if (scope == SCOPE_OTHER) {
-		if (rd) {
+		if (rd && !shm) {
 			/* a pipe or socket read: a training loop's wait for its batch */
 			struct rs_item it = {start, dur,    0,		0,   th->proc,
 					     ti,    NONE32, LV_SYSCALL, true};
 
 			rs_phase_call(st, &it);
 			rs_gpu_wait(st, GW_PIPE, ti, NONE32, start, end);
+		}
+		if (rd) {
 			tot->reads++;
 			tot->bytes_read += moved;
+			if (shm)
+				st->shm.bytes_read += moved;
 		} else if (wr) {
 			tot->writes++;
 			tot->bytes_written += moved;
+			if (shm)
+				st->shm.bytes_written += moved;
 		}
 		return;
 	}
@@ -289,7 +342,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		f->last_ns = end;
 	if (f->dir != NONE32)
 		st->dirs[f->dir].io_ns += dur;
-	if (DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
+	if (syscall_info(k)->opens) {
 		f->opens++;
 		tot->opens++;
 		if ((s->flags & EVS_IDENTITY) && s->file_size > f->file_size)
@@ -344,8 +397,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 			tot->bytes_written += moved;
 			st->env[env].bytes_written += moved;
 		}
-		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE ||
-		     (k == DL_SYS_SPLICE && rd)) &&
+		if (syscall_info(k)->out_fd && rd && /* sendfile, copy_file_range, splice */
 		    s->path2.name.len)
 			second_path_write(st, ti, s, start, end);
 		return;
@@ -367,7 +419,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	}
 
 	f = &st->files[fi];
-	if (p && DL_SYS_OPEN <= k && k <= DL_SYS_CREAT) {
+	if (p && syscall_info(k)->opens) {
 		p->open_depth++;
 	} else if (p && is_dup_call(s)) {
 		p->open_depth++;
@@ -385,8 +437,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		}
 		if (f->mount != NONE32)
 			st->mounts[f->mount].bytes_read += moved;
-		if ((k == DL_SYS_SENDFILE || k == DL_SYS_COPY_FILE_RANGE ||
-		     (k == DL_SYS_SPLICE && rd)) &&
+		if (syscall_info(k)->out_fd && rd && /* sendfile, copy_file_range, splice */
 		    s->path2.name.len)
 			second_path_write(st, ti, s, start, end);
 	} else if (wr) {
@@ -598,7 +649,7 @@ static void request_file(struct report_stats *st, struct rs_async *r, const stru
 {
 	enum env_kind env = ENV_NONE;
 
-	r->scope = scope_of(st, &path->name, &env);
+	r->scope = scope_of(st, &path->name, &env, NULL);
 	r->env = env;
 	r->file = NONE32;
 	if (r->scope != SCOPE_OTHER)
@@ -697,7 +748,7 @@ static void layer_event(struct report_stats *st, const struct event *ev)
 
 	switch (ev->type) {
 	case EV_FAULT:
-		scope = scope_of(st, &ev->fault.path.name, &env);
+		scope = scope_of(st, &ev->fault.path.name, &env, NULL);
 		l->faults[scope]++;
 		if (scope != SCOPE_OTHER) {
 			uint32_t fi = rs_file_get(st, &ev->fault.path.name, scope, env,
@@ -857,6 +908,11 @@ void rs_event(struct report_stats *st, const struct event *ev)
 		t->lost_bytes = ev->end.lost_bytes;
 		t->duration_ns = ev->end.duration_ns >> 60 ? 1ull << 60 : ev->end.duration_ns;
 		t->stop_reason = rs_intern(st, &ev->end.stop_reason);
+		t->truncated = ev->end.truncated;
+		t->write_error =
+		    ev->end.write_error.len ? rs_intern(st, &ev->end.write_error) : NONE32;
+		t->capped_events = ev->end.capped_events;
+		t->end_wall_ns = ev->end.end_wall_ns;
 		return;
 	case EV_SYSCALL:
 		syscall_event(st, ev);

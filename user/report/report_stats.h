@@ -9,10 +9,11 @@
  * quantile sketches.
  *
  * Three scopes (path_scope.h): application files (datasets, checkpoints,
- * outputs) carry the Darshan-style counters; environment I/O (Python
- * imports, shared libraries, /proc, /sys, /dev, system files) and other
- * descriptors (pipes, sockets, unnamed) are summarized on their own so
- * they do not pollute the dataset figures.
+ * outputs, wherever they are staged) carry the Darshan-style counters;
+ * environment I/O (Python imports, shared libraries, /proc, /sys, /dev,
+ * system files) and other descriptors (pipes, sockets, unnamed, shared
+ * memory) are summarized on their own so they do not pollute the dataset
+ * figures.
  *
  * Darshan's definitions, per file and process (Darshan's per-rank record):
  * an access is sequential when its offset is above the last byte of the
@@ -59,7 +60,12 @@ struct rs_trace {
 	uint64_t events;   /* events read */
 	bool has_summary;
 	uint64_t summary_events, lost_events, lost_bytes, duration_ns;
-	uint64_t end_ns; /* latest ts + dur seen */
+	/* the summary: the file stopped taking events on a write error, or at its size cap */
+	bool truncated;
+	uint32_t write_error; /* its text (string id or NONE32) */
+	uint64_t capped_events;
+	int64_t end_wall_ns; /* CLOCK_REALTIME when tracing stopped (0: not said) */
+	uint64_t end_ns;     /* latest ts + dur seen */
 	struct trace_read_status status;
 };
 
@@ -189,6 +195,11 @@ struct rs_totals { /* one scope */
 struct rs_env_kind {
 	uint64_t calls, failed, bytes_read, bytes_written, io_ns;
 	uint32_t files;
+};
+
+/* Calls on shared memory (part of the other scope): segments, SysV, memfd. */
+struct rs_shm {
+	uint64_t calls, failed, bytes_read, bytes_written, io_ns;
 };
 
 struct rs_errno {
@@ -457,6 +468,8 @@ struct report_stats {
 	uint32_t nsizes, cap_sizes;
 	uint64_t sizes_uncounted; /* accesses of sizes beyond SIZE_KEYS_MAX */
 	struct rs_env_kind env[ENV_COUNT];
+	struct rs_shm shm;
+	struct u64_index shm_ix; /* names directly in /dev/shm: string id -> scope (first use) */
 	struct rs_errno errnos[ERRNO_KEEP];
 	uint32_t nerrnos;
 	uint64_t errnos_other;

@@ -25,6 +25,7 @@ void rs_init(struct report_stats *st)
 	u64_index_init(&st->dir_ix);
 	u64_index_init(&st->mount_ix);
 	u64_index_init(&st->device_ix);
+	u64_index_init(&st->shm_ix);
 	u64_index_init(&st->size_ix);
 	u64_index_init(&st->phases.owner_ix);
 	u64_index_init(&st->python.ix);
@@ -55,6 +56,7 @@ void rs_free(struct report_stats *st)
 	rs_gpu_free(st);
 	string_index_free(&st->strings);
 	u64_index_free(&st->device_ix);
+	u64_index_free(&st->shm_ix);
 	u64_index_free(&st->proc_ix);
 	u64_index_free(&st->thread_ix);
 	u64_index_free(&st->pair_ix);
@@ -122,6 +124,7 @@ int rs_begin_trace(struct report_stats *st, const char *file)
 	memset(t, 0, sizeof(*t));
 	t->file = file;
 	t->hostname = t->kernel = t->target = t->version = t->start_wall = t->stop_reason = NONE32;
+	t->write_error = NONE32;
 	st->cur = st->ntraces++;
 	st->cache_thread_key = UINT64_MAX;
 	return 0;

@@ -384,6 +384,8 @@ static void write_end(struct event_consumer *c, const struct event *e)
 	/* a trace read back keeps what its own cap left out */
 	end.end.capped_events += w->capped;
 	end.end.truncated = end.end.truncated || w->sink->error;
+	if (w->sink->error && !end.end.write_error.len)
+		end.end.write_error = ev_str_of(strerror(w->sink->error));
 	n = event_args(&end, args, scratch);
 	PUT(p, "\n,{\"name\":\"dltrace_summary\",\"ph\":\"M\",\"pid\":0,\"tid\":0");
 	p = put_args(p, args, n);

@@ -262,6 +262,8 @@ static void write_end(struct event_consumer *ec, const struct event *e)
 	/* a trace read back keeps what its own cap left out */
 	end.end.capped_events += c->capped;
 	end.end.truncated = end.end.truncated || c->sink->error;
+	if (c->sink->error && !end.end.write_error.len)
+		end.end.write_error = ev_str_of(strerror(c->sink->error));
 	n = convert_args(c, args, event_args(&end, args, scratch));
 	c->tail_len = pftrace_meta_packet(&c->w, end.end.duration_ns, PFT_STR("dltrace_summary"),
 					  c->args, n, c->tail, sizeof(c->tail));

@@ -110,7 +110,7 @@ uint32_t pftrace_intern__get(struct pftrace_intern *t, enum pft_intern_kind kind
 			     size_t len, bool *added)
 {
 	uint64_t key = ((uint64_t)(uintptr_t)s ^ (uint64_t)len << 40 ^ (uint64_t)kind << 58) * MULT;
-	struct pft_intern_recent *r = &t->recent[key >> 58]; /* 64 slots */
+	struct pft_intern_recent *r = &t->recent[key >> 56]; /* PFT_INTERN_RECENT slots */
 	struct pft_intern_entry *e;
 	uint32_t at;
 	uint64_t h;

@@ -48,7 +48,7 @@ struct pft_intern_entry {
 	uint32_t kind;
 };
 
-#define PFT_INTERN_RECENT 64 /* the top 6 bits of a hash */
+#define PFT_INTERN_RECENT 256 /* the top 8 bits of a hash */
 
 struct pftrace_intern {
 	/* Strings looked up lately, by address: most events repeat the last ones. */

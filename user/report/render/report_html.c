@@ -152,7 +152,18 @@ static void summary(FILE *f, const struct report_view *v)
 		io += st->tot[s].io_ns[0] + st->tot[s].io_ns[1] + st->tot[s].io_ns[2];
 	for (uint32_t t = 0; t < st->ntraces; t++)
 		lost += st->traces[t].lost_events;
-	fprintf(f, "<section id=\"job\"><h2>Job</h2><div class=\"cards\">");
+	fprintf(f, "<section id=\"job\"><h2>Job</h2>");
+	/* first: a trace cut short or damaged changes how every figure below reads */
+	for (uint32_t t = 0; t < st->ntraces; t++) {
+		int n = report_trace_warnings(st, t, lines);
+
+		for (int k = 0; k < n; k++) {
+			fprintf(f, "<p class=\"warnline\">Warning: ");
+			esc(f, lines[k]);
+			fprintf(f, "</p>");
+		}
+	}
+	fprintf(f, "<div class=\"cards\">");
 	card(f, human_ns(b, st->wall_ns), "wall time");
 	card(f, human_count(b, st->events), "events");
 	card(f, human_count(b, lost), "events lost");
@@ -188,15 +199,6 @@ static void summary(FILE *f, const struct report_view *v)
 			(unsigned long long)tr->lost_events);
 	}
 	fprintf(f, "</tbody></table></div>");
-	for (uint32_t t = 0; t < st->ntraces; t++) {
-		int n = report_trace_warnings(st, t, lines);
-
-		for (int k = 0; k < n; k++) {
-			fprintf(f, "<p class=\"warnline\">Warning: ");
-			esc(f, lines[k]);
-			fprintf(f, "</p>");
-		}
-	}
 	fprintf(f, "</section>\n");
 }
 
@@ -851,7 +853,7 @@ static void environment(FILE *f, const struct report_view *v)
 		td_num(f, e->io_ns, human_ns(a, e->io_ns));
 		fprintf(f, "</tr>");
 	}
-	fprintf(f, "<tr><td class=\"l\">pipes, sockets, unnamed</td>");
+	fprintf(f, "<tr><td class=\"l\">pipes, sockets, unnamed, shared memory</td>");
 	td_num(f, o->calls, human_count(a, o->calls));
 	td_num(f, o->failed, human_count(a, o->failed));
 	fprintf(f, "<td>-</td>");
@@ -859,7 +861,19 @@ static void environment(FILE *f, const struct report_view *v)
 	td_num(f, o->bytes_written, human_bytes(a, o->bytes_written));
 	td_num(f, o->io_ns[0] + o->io_ns[1] + o->io_ns[2],
 	       human_ns(a, o->io_ns[0] + o->io_ns[1] + o->io_ns[2]));
-	fprintf(f, "</tr></tbody></table>");
+	fprintf(f, "</tr>");
+	if (st->shm.calls) {
+		fprintf(f, "<tr><td class=\"l\">of them shared memory (segments in /dev/shm, SysV, "
+			   "memfd)</td>");
+		td_num(f, st->shm.calls, human_count(a, st->shm.calls));
+		td_num(f, st->shm.failed, human_count(a, st->shm.failed));
+		fprintf(f, "<td>-</td>");
+		td_num(f, st->shm.bytes_read, human_bytes(a, st->shm.bytes_read));
+		td_num(f, st->shm.bytes_written, human_bytes(a, st->shm.bytes_written));
+		td_num(f, st->shm.io_ns, human_ns(a, st->shm.io_ns));
+		fprintf(f, "</tr>");
+	}
+	fprintf(f, "</tbody></table>");
 	if (st->nerrnos) {
 		fprintf(f, "<h3>Errors</h3><table class=\"sortable\"><thead><tr><th class=\"l\">"
 			   "errno</th><th>application</th><th>environment</th><th>other</th></tr>"

@@ -9,10 +9,21 @@
  *   schema, generator
  *   traces[]     file, hostname, kernel, target, start_wall, start_wall_ns,
  *                duration_ns, events, lost_events, lost_bytes, stop_reason,
- *                complete, warnings[]
+ *                complete (false: damaged, or its file lacks events of the
+ *                time it covers: a write error, the size cap),
+ *                stopped_early (it does not cover the job to its end: tracing
+ *                stopped on a signal, --duration, an error, ...; a cut or
+ *                damaged file), stop_ns (when tracing stopped, ns since the
+ *                trace's start; null: no summary), stop_wall_ns, stop_wall
+ *                (the same on the wall clock, ISO 8601), events_until_ns (the
+ *                end of its last event read, ns since its start: the figures
+ *                cover up to there), truncated (its file stopped taking events
+ *                on a write error), write_error (that error, or null),
+ *                capped_events, events_not_written (the tracer had them, the
+ *                file does not hold them; null: no summary), warnings[]
  *   job          commands[], hosts[], start_ns, wall_ns (first to last event of
- *                the job's processes), processes, threads, events,
- *                lost_events, syscalls, failed_syscalls
+ *                the job's processes), stopped_early (a trace did), processes,
+ *                threads, events, lost_events, syscalls, failed_syscalls
  *   time         io_ns{data,metadata,sync,total} (all files),
  *                training_thread{pid,tid,name,wall_ns,io_ns,data_ns,metadata_ns,
  *                sync_ns,io_share,app_io_ns,env_io_ns,other_io_ns,app_read_ns,
@@ -62,7 +73,10 @@
  *                blocked_ns,ops,path,training_thread}
  *   environment  calls, failed, bytes_read, bytes_written, io_ns, files,
  *                kinds[]{kind,calls,failed,bytes_read,bytes_written,io_ns,files}
- *   other        calls, failed, bytes_read, bytes_written, io_ns
+ *   other        calls, failed, bytes_read, bytes_written, io_ns (pipes, sockets,
+ *                unnamed, shared memory), shared_memory{calls,failed,bytes_read,
+ *                bytes_written,io_ns} (of them: segments in /dev/shm named by a
+ *                runtime or used as one, SysV, memfd; never application I/O)
  *   layers       active, page_faults{application,environment,other},
  *                reads_with_cache_info, cache_miss_bytes{application,environment,
  *                other}, cache_hit_ratio{application,environment,other} (share of
@@ -226,6 +240,8 @@ static void traces(struct jstream *s, const struct report_stats *st)
 		int n = report_trace_warnings(st, t, lines);
 		struct json_object *o = json_object_new_object(),
 				   *warnings = json_object_new_array();
+		struct trace_stop stop;
+		char wall[48];
 
 		jv_add(o, "file", j_str(tr->file ? tr->file : ""));
 		jv_add(o, "hostname", j_sid(st, tr->hostname));
@@ -240,7 +256,20 @@ static void traces(struct jstream *s, const struct report_stats *st)
 		jv_add(o, "lost_events", j_u64(tr->lost_events));
 		jv_add(o, "lost_bytes", j_u64(tr->lost_bytes));
 		jv_add(o, "stop_reason", j_sid(st, tr->stop_reason));
-		jv_add(o, "complete", j_bool(!trace_read_truncated(&tr->status)));
+		report_trace_stop(st, t, &stop);
+		/* whole: nothing missing of the time it covers (a cut file, a cap, damage) */
+		jv_add(o, "complete", j_bool(!trace_read_truncated(&tr->status) && !stop.cut));
+		jv_add(o, "stopped_early", j_bool(stop.early));
+		jv_add(o, "stop_ns", stop.known ? j_u64(stop.stop_ns) : NULL);
+		jv_add(o, "stop_wall_ns",
+		       stop.known && stop.stop_wall_ns ? j_i64(stop.stop_wall_ns) : NULL);
+		report_wall_time(stop.stop_wall_ns, 9, wall, sizeof(wall));
+		jv_add(o, "stop_wall", stop.known && stop.stop_wall_ns ? j_str(wall) : NULL);
+		jv_add(o, "events_until_ns", j_u64(stop.until_ns));
+		jv_add(o, "truncated", j_bool(tr->truncated));
+		jv_add(o, "write_error", j_sid(st, tr->write_error));
+		jv_add(o, "capped_events", j_u64(tr->capped_events));
+		jv_add(o, "events_not_written", stop.known ? j_u64(stop.not_written) : NULL);
 		for (int i = 0; i < n; i++)
 			jv_push(warnings, j_str(lines[i]));
 		jv_add(o, "warnings", warnings);
@@ -254,7 +283,14 @@ static struct json_object *job(const struct report_stats *st)
 	struct json_object *o = json_object_new_object(), *commands = json_object_new_array(),
 			   *hosts = json_object_new_array();
 	uint64_t lost = 0, failed = 0;
+	bool stopped_early = false;
 
+	for (uint32_t t = 0; t < st->ntraces; t++) {
+		struct trace_stop stop;
+
+		report_trace_stop(st, t, &stop);
+		stopped_early |= stop.early;
+	}
 	for (uint32_t t = 0; t < st->ntraces; t++) {
 		bool dup = false;
 
@@ -281,6 +317,7 @@ static struct json_object *job(const struct report_stats *st)
 		failed += st->tot[s].failed;
 	jv_add(o, "start_ns", j_u64(st->job_start_ns));
 	jv_add(o, "wall_ns", j_u64(st->wall_ns));
+	jv_add(o, "stopped_early", j_bool(stopped_early));
 	jv_add(o, "processes", j_u64(st->nprocs_active));
 	jv_add(o, "threads", j_u64(st->nthreads));
 	jv_add(o, "events", j_u64(st->events));
@@ -848,6 +885,21 @@ static struct json_object *environment(const struct report_stats *st)
 	return o;
 }
 
+/* Pipes, sockets, unnamed and shared memory; the latter also on its own. */
+static struct json_object *other(const struct report_stats *st)
+{
+	struct json_object *o = scope_totals(&st->tot[SCOPE_OTHER]),
+			   *shm = json_object_new_object();
+
+	jv_add(shm, "calls", j_u64(st->shm.calls));
+	jv_add(shm, "failed", j_u64(st->shm.failed));
+	jv_add(shm, "bytes_read", j_u64(st->shm.bytes_read));
+	jv_add(shm, "bytes_written", j_u64(st->shm.bytes_written));
+	jv_add(shm, "io_ns", j_u64(st->shm.io_ns));
+	jv_add(o, "shared_memory", shm);
+	return o;
+}
+
 /* {application, environment, other} of per-scope counts */
 static struct json_object *by_scope(const uint64_t v[SCOPE_COUNT])
 {
@@ -1263,7 +1315,7 @@ void report_json(FILE *out, const struct report_view *v)
 	js_put(&s, "timeline", timeline(st));
 	js_put(&s, "bursts", bursts(st));
 	js_put(&s, "environment", environment(st));
-	js_put(&s, "other", scope_totals(&st->tot[SCOPE_OTHER]));
+	js_put(&s, "other", other(st));
 	js_put(&s, "layers", layers(st));
 	js_put(&s, "levels", levels(st));
 	js_put(&s, "python", python(v));

@@ -587,9 +587,15 @@ static void environment(const struct term *t, const struct report_view *v)
 			env_kind_name(k), human_count(a, x->calls), human_count(b, x->failed),
 			x->files, human_bytes(c, x->bytes_read), human_ns(d, x->io_ns));
 	}
-	fprintf(t->f, "  pipes, sockets, unnamed: %s calls, %s read, %s written\n",
+	fprintf(t->f, "  pipes, sockets, unnamed, shared memory: %s calls, %s read, %s written\n",
 		human_count(a, o->calls), human_bytes(b, o->bytes_read),
 		human_bytes(c, o->bytes_written));
+	if (st->shm.calls)
+		fprintf(t->f,
+			"    of them shared memory (segments in /dev/shm, SysV, memfd): %s calls, "
+			"%s read, %s written\n",
+			human_count(a, st->shm.calls), human_bytes(b, st->shm.bytes_read),
+			human_bytes(c, st->shm.bytes_written));
 	if (st->nerrnos) {
 		fprintf(t->f, "  errors:");
 		for (uint32_t i = 0; i < st->nerrnos && i < 8; i++)
