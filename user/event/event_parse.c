@@ -962,8 +962,12 @@ void event_parse(struct event_parse *p, struct event *e, const struct ev_head *h
 	} else if (layer_event(&f, e, h, dur, id)) {
 		return;
 	}
-	/* without a category: a span only when there is no text to keep it as it was (.pftrace) */
-	if (h->ph && strchr("XBEiCsf", h->ph) && (cat->len || !e->raw.len)) {
+	/*
+	 * Without a category: a span only when it has a name and no text keeps
+	 * it as it was (a .pftrace's: a profiler's instant); the nameless END of
+	 * a slice whose begin is not before it stays of no kind.
+	 */
+	if (h->ph && strchr("XBEiCsf", h->ph) && (cat->len || (!e->raw.len && h->name.len))) {
 		span_event(p, e, h, dur, id, args, n);
 		return;
 	}
