@@ -270,6 +270,7 @@ PFTRACE_FUZZ_TARGET := $(BUILD)/fuzz/pftrace_reader_fuzz
 PFTRACE_FUZZ_SRCS := $(FUZZ_SRCS) $(addprefix user/,format/perfetto/pftrace_events.c \
 	format/perfetto/pftrace_consumer.c format/perfetto/pftrace_writer.c \
 	format/perfetto/pftrace_intern.c format/trace_format.c format/chrome/chrome_writer.c \
+	format/chrome/json_format.c format/perfetto/pftrace_format.c \
 	event/event_parse.c event/event_tee.c io/output_sink.c lib/pb_reader.c lib/pb_writer.c)
 $(PFTRACE_FUZZ_TARGET): tests/fuzz/pftrace_reader_fuzz.c $(PFTRACE_FUZZ_SRCS) $(USER_HDRS) \
 		$(BPF_HDRS)
@@ -290,13 +291,15 @@ $(KINETO_FUZZ_TARGET): tests/fuzz/kineto_reader_fuzz.c $(KINETO_FUZZ_SRCS) $(USE
 
 # The daemon's configuration parser, the same way.
 CONFIG_FUZZ_TARGET := $(BUILD)/fuzz/config_fuzz
+# (trace_format = names a format of the registry, which links every format)
 CONFIG_FUZZ_SRCS := user/daemon/daemon_config.c user/probe/probe_layers.c user/probe/system_checks.c \
-	user/lib/btf_names.c
+	user/lib/btf_names.c $(addprefix user/,$(sort $(filter format/% event/% io/% lib/%, \
+	$(patsubst user/%,%,$(PFTRACE_FUZZ_SRCS)))))
 $(CONFIG_FUZZ_TARGET): tests/fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) $(USER_HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -I. -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined tests/fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) \
-		-o $@ -lbpf -lelf -lz
+		-o $@ -lbpf -lelf -lz -lm -ljson-c
 
 fuzz: $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(KINETO_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET)
 	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/config_corpus $(BUILD)/fuzz/crashes \

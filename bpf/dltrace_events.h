@@ -711,22 +711,34 @@ struct dl_cgroup {
 };
 
 /*
- * Levels above the syscalls: library calls (stdio, HDF5, MPI-IO), seen by
- * uprobes on the libraries, and the job's own marked phases (regions,
- * instants, counters of the dltrace USDT markers).  A call is one record,
- * sent when it returns, stamped with its entry time; a region is one record
- * sent at its end, stamped with its beginning.  So on a thread, a call's
- * record follows the records of the syscalls it made, and its slice
- * [ts, ts + dur] encloses theirs.
+ * The capture layers: the groups of probes --layers chooses (their names,
+ * defaults and what each attaches: user/probe/probe_layers.c).
+ *
+ * The levels are the layers above the syscalls: library calls (stdio, HDF5,
+ * MPI-IO), seen by uprobes on the libraries, and the job's own marked
+ * phases (regions, instants, counters of the dltrace USDT markers).  They
+ * come first, after the syscalls, because a span record's level is one of
+ * them (saved records keep their values).  A call is one record, sent when
+ * it returns, stamped with its entry time; a region is one record sent at
+ * its end, stamped with its beginning.  So on a thread, a call's record
+ * follows the records of the syscalls it made, and its slice [ts, ts + dur]
+ * encloses theirs.
  */
-enum dl_level {
-	DL_LEVEL_NONE,
-	DL_LEVEL_MARKERS, /* libdltrace_markers.so USDT probes */
-	DL_LEVEL_STDIO,	  /* libc's buffered streams */
-	DL_LEVEL_HDF5,	  /* libhdf5 */
-	DL_LEVEL_MPIIO,	  /* MPI-IO of libmpi */
-	DL_LEVEL_COUNT,
+enum dl_layer {
+	DL_LAYER_SYSCALL, /* syscall tracepoints; as a level: not a library call */
+	DL_LAYER_MARKERS, /* libdltrace_markers.so USDT probes */
+	DL_LAYER_STDIO,	  /* libc's buffered streams */
+	DL_LAYER_HDF5,	  /* libhdf5 */
+	DL_LAYER_MPIIO,	  /* MPI-IO of libmpi */
+	DL_LAYER_VFS,
+	DL_LAYER_MMAP,
+	DL_LAYER_CACHE,
+	DL_LAYER_BLOCK,
+	DL_LAYER_URING,
+	DL_LAYER_COUNT,
 };
+/* A span's level is below this: the syscalls and the library layers. */
+#define DL_LEVEL_COUNT (DL_LAYER_MPIIO + 1)
 
 /*
  * Functions (dl_span.func).  The fields each one fills besides h, dur,
@@ -865,7 +877,7 @@ struct dl_span {
 	__u64 size;
 	__u64 count;
 	__u32 arg;
-	__u16 level; /* enum dl_level */
+	__u16 level; /* enum dl_layer, below DL_LEVEL_COUNT */
 	__u16 func;  /* enum dl_func */
 	__u16 flags; /* DL_SPAN_* */
 	__u16 depth;

@@ -458,9 +458,9 @@ static __always_inline int call_return(struct pt_regs *ctx, __u32 level)
 	e->dur = now - f->ts;
 	e->ret = PT_REGS_RC(ctx);
 	e->depth = depth;
-	if (level == DL_LEVEL_STDIO)
+	if (level == DL_LAYER_STDIO)
 		fill_stdio(e, f, func);
-	else if (level == DL_LEVEL_HDF5)
+	else if (level == DL_LAYER_HDF5)
 		fill_hdf5(e, f, func);
 	else
 		fill_mpiio(e, f, func);
@@ -477,7 +477,7 @@ int stdio_entry(struct pt_regs *ctx)
 SEC("uretprobe")
 int stdio_return(struct pt_regs *ctx)
 {
-	return call_return(ctx, DL_LEVEL_STDIO);
+	return call_return(ctx, DL_LAYER_STDIO);
 }
 
 SEC("uprobe")
@@ -489,7 +489,7 @@ int hdf5_entry(struct pt_regs *ctx)
 SEC("uretprobe")
 int hdf5_return(struct pt_regs *ctx)
 {
-	return call_return(ctx, DL_LEVEL_HDF5);
+	return call_return(ctx, DL_LAYER_HDF5);
 }
 
 SEC("uprobe")
@@ -501,7 +501,7 @@ int mpiio_entry(struct pt_regs *ctx)
 SEC("uretprobe")
 int mpiio_return(struct pt_regs *ctx)
 {
-	return call_return(ctx, DL_LEVEL_MPIIO);
+	return call_return(ctx, DL_LAYER_MPIIO);
 }
 
 /* ---------------------------------------------------------------- markers */
@@ -603,7 +603,7 @@ int BPF_USDT(markers_region_end, void *name)
 	}
 	if (!f)
 		return 0; /* an end with no begin: begun before tracing, or mismatched */
-	e = span_start(f->ts, DL_LEVEL_MARKERS, DL_FN_REGION, t->slot);
+	e = span_start(f->ts, DL_LAYER_MARKERS, DL_FN_REGION, t->slot);
 	if (!e)
 		return 0;
 	e->dur = now - f->ts;
@@ -624,7 +624,7 @@ int BPF_USDT(markers_instant, void *name, void *args)
 
 	if (!t)
 		return 0;
-	e = span_start(bpf_ktime_get_ns(), DL_LEVEL_MARKERS, DL_FN_INSTANT, t->slot);
+	e = span_start(bpf_ktime_get_ns(), DL_LAYER_MARKERS, DL_FN_INSTANT, t->slot);
 	if (!e)
 		return 0;
 	l = level_task(0);
@@ -648,7 +648,7 @@ int BPF_USDT(markers_counter, void *name, long long value)
 
 	if (!t)
 		return 0;
-	e = span_start(bpf_ktime_get_ns(), DL_LEVEL_MARKERS, DL_FN_COUNTER, t->slot);
+	e = span_start(bpf_ktime_get_ns(), DL_LAYER_MARKERS, DL_FN_COUNTER, t->slot);
 	if (!e)
 		return 0;
 	e->ret = value;

@@ -283,7 +283,7 @@ int main(int argc, char **argv)
 	    {"quiet", no_argument, NULL, 'q'},	   {NULL, 0, NULL, 0},
 	};
 	struct probe_options po = {.ring_bytes = 64 << 20,
-				   .layers = 1u << LAYER_SYSCALL,
+				   .layers = 1u << DL_LAYER_SYSCALL,
 				   .verbose = getenv("PYSTACK_VERBOSE") != NULL};
 	struct tool *t = calloc(1, sizeof(*t));
 	uint64_t kinds = py_probe_default_kinds(), nstacks, ncodes;

@@ -324,7 +324,7 @@ static int group_order(const void *a, const void *b)
 		return x->func < y->func ? -1 : 1;
 	if ((c = strcmp(xo, yo)))
 		return c;
-	if (x->level == DL_LEVEL_MARKERS &&
+	if (x->level == DL_LAYER_MARKERS &&
 	    (c = strcmp(x->str2 ? x->str2 : "", y->str2 ? y->str2 : "")))
 		return c;
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
@@ -349,7 +349,7 @@ static void print_summary(void)
 			const char *o = g[j].obj ? g[j].obj : g[j].str ? g[j].str : "";
 
 			if (g[j].level != g[i].level || g[j].func != g[i].func || strcmp(o, obj) ||
-			    (g[i].level == DL_LEVEL_MARKERS &&
+			    (g[i].level == DL_LAYER_MARKERS &&
 			     strcmp(g[j].str2 ? g[j].str2 : "", g[i].str2 ? g[i].str2 : "")))
 				break;
 			enclosed += g[j].enclosed;
@@ -360,7 +360,7 @@ static void print_summary(void)
 		       (unsigned long long)bytes, obj);
 		if (g[i].file && strcmp(g[i].file, obj))
 			printf(" in %s", g[i].file);
-		if (g[i].level == DL_LEVEL_MARKERS && g[i].str2 && *g[i].str2)
+		if (g[i].level == DL_LAYER_MARKERS && g[i].str2 && *g[i].str2)
 			printf(" %s", g[i].str2);
 		printf("\n");
 		i = j;

@@ -35,18 +35,37 @@ struct convert_options {
 
 static void convert_usage(FILE *out)
 {
+	const struct trace_format_ops *def = trace_format_ops(0);
+	char text[1024];
+	size_t n = snprintf(text, sizeof(text), "Convert a dltrace trace between");
+
+	/* every format with its suffixes; the output's name picks one, else the first */
+	for (int f = 0; f < TRACE_FORMAT_COUNT && n < sizeof(text); f++)
+		n += snprintf(text + n, sizeof(text) - n, "%s %s (%s, %s.gz)",
+			      !f			    ? ""
+			      : f == TRACE_FORMAT_COUNT - 1 ? " and"
+							    : ",",
+			      trace_format_ops(f)->title, trace_format_ops(f)->suffix,
+			      trace_format_ops(f)->suffix);
+	n += snprintf(text + n, n < sizeof(text) ? sizeof(text) - n : 0,
+		      "; both hold the same events.\nThe input's format is read from its bytes; "
+		      "the output's comes from its name:\n");
+	for (int f = 1; f < TRACE_FORMAT_COUNT && n < sizeof(text); f++)
+		n += snprintf(text + n, sizeof(text) - n, "%s and %s.gz are %s, ",
+			      trace_format_ops(f)->suffix, trace_format_ops(f)->suffix,
+			      trace_format_ops(f)->noun);
+	if (n < sizeof(text))
+		snprintf(text + n, sizeof(text) - n,
+			 "any other name %s; .gz compresses;\n'-' is standard output (%s).  IN may "
+			 "be '-' (standard input).",
+			 def->noun, def->noun);
+	fprintf(out, "Usage: dltrace convert [OPTIONS] IN OUT\n"
+		     "\n");
+	cli_wrap(out, 0, 0, text);
+	fprintf(out, "\n"
+		     "Options:\n");
+	cli_gzip_level_help(out);
 	fprintf(out,
-		"Usage: dltrace convert [OPTIONS] IN OUT\n"
-		"\n"
-		"Convert a dltrace trace between Chrome JSON (.json, .json.gz) and Perfetto's\n"
-		"protobuf format (.pftrace, .pftrace.gz); both hold the same events.  The\n"
-		"input's format is read from its bytes; the output's comes from its name:\n"
-		".pftrace and .pftrace.gz are protobuf, any other name JSON; .gz compresses;\n"
-		"'-' is standard output (JSON).  IN may be '-' (standard input).\n"
-		"\n"
-		"Options:\n"
-		"      --gzip-level N     compression level 1-9 for .gz output (default 1 for\n"
-		"                         .json.gz, 5 for .pftrace.gz)\n"
 		"  -q, --quiet            print nothing but errors and warnings\n"
 		"  -h, --help             this help\n"
 		"\n"

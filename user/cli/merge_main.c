@@ -43,28 +43,40 @@ struct merge_options {
 
 static void merge_usage(FILE *out)
 {
+	char text[1024], sfx[128];
+	size_t n;
+
+	fprintf(out, "Usage: dltrace merge [OPTIONS] TRACE [TRACE...] -o OUTPUT\n"
+		     "\n");
+	snprintf(text, sizeof(text), "Merge dltrace traces of several hosts (%s, plain or gzip),",
+		 cli_format_suffixes(sfx, sizeof(sfx)));
+	cli_wrap(out, 0, 0, text);
+	/* the output's name: each format but the first by its suffixes, else the first */
+	n = snprintf(text, sizeof(text),
+		     "'<host>: <command>'.  The output's format comes from its name (");
+	for (int f = 1; f < TRACE_FORMAT_COUNT && n < sizeof(text); f++)
+		n += snprintf(text + n, sizeof(text) - n, "%s and %s.gz: %s; ",
+			      trace_format_ops(f)->suffix, trace_format_ops(f)->suffix,
+			      trace_format_ops(f)->title);
+	if (n < sizeof(text))
+		snprintf(text + n, sizeof(text) - n, "else %s).", trace_format_ops(0)->noun);
+	fprintf(out, "e.g. one per node of a job, into one trace for Perfetto.  Times are aligned\n"
+		     "by each trace's wall-clock start (time 0 is the earliest start), pids and\n"
+		     "tids are made unique across traces, and every process is named\n");
+	cli_wrap(out, 0, 0, text);
+	fprintf(out, "\n"
+		     "A TRACE may also be a PyTorch profiler (Kineto) trace, as torch.profiler's\n"
+		     "export_chrome_trace writes it: its events are placed by wall clock\n"
+		     "(baseTimeNanoseconds + ts), its CPU ops on the tracks of the traced process\n"
+		     "with the same pid, its GPU streams on tracks 'GPU N stream S' under that\n"
+		     "process.  One from another host or boot is merged as its own process group,\n"
+		     "with a warning saying why.  What cannot be placed is counted in the summary.\n"
+		     "\n"
+		     "Options:\n"
+		     "  -o, --output FILE      the merged trace; .gz compresses; '-' is standard\n"
+		     "                         output (required)\n");
+	cli_gzip_level_help(out);
 	fprintf(out,
-		"Usage: dltrace merge [OPTIONS] TRACE [TRACE...] -o OUTPUT\n"
-		"\n"
-		"Merge dltrace traces of several hosts (.json or .pftrace, plain or gzip),\n"
-		"e.g. one per node of a job, into one trace for Perfetto.  Times are aligned\n"
-		"by each trace's wall-clock start (time 0 is the earliest start), pids and\n"
-		"tids are made unique across traces, and every process is named\n"
-		"'<host>: <command>'.  The output's format comes from its name (.pftrace\n"
-		"and .pftrace.gz: Perfetto's protobuf; else JSON).\n"
-		"\n"
-		"A TRACE may also be a PyTorch profiler (Kineto) trace, as torch.profiler's\n"
-		"export_chrome_trace writes it: its events are placed by wall clock\n"
-		"(baseTimeNanoseconds + ts), its CPU ops on the tracks of the traced process\n"
-		"with the same pid, its GPU streams on tracks 'GPU N stream S' under that\n"
-		"process.  One from another host or boot is merged as its own process group,\n"
-		"with a warning saying why.  What cannot be placed is counted in the summary.\n"
-		"\n"
-		"Options:\n"
-		"  -o, --output FILE      the merged trace; .gz compresses; '-' is standard\n"
-		"                         output (required)\n"
-		"      --gzip-level N     compression level 1-9 for .gz output (default 1 for\n"
-		"                         .json.gz, 5 for .pftrace.gz)\n"
 		"  -q, --quiet            print nothing but errors and warnings\n"
 		"  -h, --help             this help\n"
 		"\n"

@@ -15,6 +15,7 @@
 #include "format/trace_format.h"
 #include "io/output_file.h"
 #include "io/progress.h"
+#include "report/report_findings.h"
 #include "report/report_session.h"
 
 #define KINETO_MAX 64
@@ -30,10 +31,14 @@ struct report_options {
 
 static void report_usage(FILE *out)
 {
+	char text[256], sfx[128];
+
+	fprintf(out, "Usage: dltrace report [OPTIONS] TRACE [TRACE...]\n"
+		     "\n");
+	snprintf(text, sizeof(text), "Summarize dltrace traces (%s, plain or gzip-compressed;",
+		 cli_format_suffixes(sfx, sizeof(sfx)));
+	cli_wrap(out, 0, 0, text);
 	fprintf(out,
-		"Usage: dltrace report [OPTIONS] TRACE [TRACE...]\n"
-		"\n"
-		"Summarize dltrace traces (.json or .pftrace, plain or gzip-compressed;\n"
 		"several traces, e.g. one per node or run, are combined): where the job's\n"
 		"I/O time goes, Darshan-style counters (access sizes, sequential/consecutive\n"
 		"accesses, files, directories, file systems), balance across processes, a\n"
@@ -51,6 +56,9 @@ static void report_usage(FILE *out)
 		"                     idle time per step against the data waits (repeatable;\n"
 		"                     a trace merged with one by dltrace merge needs none)\n"
 		"  -q, --quiet        no terminal report (with --html)\n"
+		"      --list-findings  print the rules of the findings, one a line: id,\n"
+		"                     severity, when it fires, the figures it reads (tabs\n"
+		"                     between them)\n"
 		"  -h, --help         this help\n"
 		"\n"
 		"The terminal report uses colors when standard output is a terminal and\n"
@@ -179,15 +187,29 @@ static int write_html(const struct report_session *s, unsigned top, const char *
 	return 0;
 }
 
+/* --list-findings: the rules table (report/report_findings.c), one rule a line. */
+static void list_findings(void)
+{
+	char sev[32], doc[1024];
+
+	for (int i = 0; i < finding_rules_count; i++) {
+		const struct finding_rule *r = &finding_rules[i];
+
+		printf("%s\t%s\t%s\t%s\n", r->id, finding_rule_severities(r, sev, sizeof(sev)),
+		       finding_rule_doc(r, doc, sizeof(doc)), r->needs);
+	}
+}
+
 int report_main(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_RAM, OPT_KINETO };
+	enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_RAM, OPT_KINETO, OPT_LIST };
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"html", required_argument, NULL, OPT_HTML},
 	    {"top", required_argument, NULL, OPT_TOP},
 	    {"ram", required_argument, NULL, OPT_RAM},
 	    {"kineto", required_argument, NULL, OPT_KINETO},
+	    {"list-findings", no_argument, NULL, OPT_LIST},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -232,6 +254,9 @@ int report_main(int argc, char **argv)
 				return cli_usage_error("report", "too many --kineto files", NULL);
 			o.kineto[o.nkineto++] = optarg;
 			break;
+		case OPT_LIST:
+			list_findings();
+			return 0;
 		case 'q':
 			o.quiet = true;
 			break;

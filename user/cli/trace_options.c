@@ -19,35 +19,97 @@
 #include "event/version.h"
 #include "bpf/dltrace_events.h"
 
+/* -o: each format by its suffix (format/trace_formats.def); the first is the default. */
+static void output_help(FILE *out)
+{
+	const struct trace_format_ops *def = trace_format_ops(0);
+	char text[1024];
+	size_t n = snprintf(text, sizeof(text), "trace file:");
+
+	for (int f = 0; f < TRACE_FORMAT_COUNT && n < sizeof(text); f++) {
+		const struct trace_format_ops *t = trace_format_ops(f);
+
+		n += snprintf(text + n, sizeof(text) - n, "%s %s (%s%s)",
+			      !f			    ? ""
+			      : f == TRACE_FORMAT_COUNT - 1 ? " or"
+							    : ",",
+			      t->suffix, t->title, t->note);
+	}
+	if (n < sizeof(text))
+		snprintf(text + n, sizeof(text) - n,
+			 "; .gz compresses;\n'-' is standard output (%s)\n"
+			 "(default: dltrace-YYYYmmdd-HHMMSS%s)",
+			 def->noun, def->suffix);
+	cli_option(out, "  -o, --output FILE", text);
+}
+
+/* What the trace is: every format's title. */
+static const char *formats_text(char *buf, size_t size)
+{
+	size_t n = snprintf(buf, size,
+			    "Trace the file I/O of a process tree with eBPF and write a trace that "
+			    "opens\nin Perfetto (https://ui.perfetto.dev):");
+
+	for (int f = 0; f < TRACE_FORMAT_COUNT && n < size; f++)
+		n += snprintf(buf + n, size - n, "%s %s",
+			      !f			    ? ""
+			      : f == TRACE_FORMAT_COUNT - 1 ? " or"
+							    : ",",
+			      trace_format_ops(f)->title);
+	if (n < size)
+		snprintf(buf + n, size - n, ".");
+	return buf;
+}
+
+/* --layers: the layers' table (probe/probe_layers.c) by name, and those off by default. */
+static void layers_help(FILE *out)
+{
+	char text[1024];
+	size_t n = snprintf(text, sizeof(text), "capture layers, comma separated:");
+	int off = 0;
+
+	for (int i = 0; i < DL_LAYER_COUNT && n < sizeof(text); i++)
+		n += snprintf(text + n, sizeof(text) - n, "%s %s", i ? "," : "",
+			      layer_table[i].name);
+	n +=
+	    snprintf(text + n, n < sizeof(text) ? sizeof(text) - n : 0, ";\nall; default (all but");
+	for (int i = 0; i < DL_LAYER_COUNT && n < sizeof(text); i++)
+		if (!layer_table[i].on)
+			n += snprintf(text + n, sizeof(text) - n, "%s %s", off++ ? "," : "",
+				      layer_table[i].name);
+	if (n < sizeof(text))
+		snprintf(text + n, sizeof(text) - n,
+			 ", where the kernel offers them); +LAYER/-LAYER change the default");
+	cli_option(out, "      --layers LIST", text);
+}
+
 void trace_usage(FILE *out)
 {
+	char text[512];
+
+	fprintf(out, "Usage: dltrace [OPTIONS] --pid PID\n"
+		     "       dltrace [OPTIONS] --cgroup CGROUP\n"
+		     "       dltrace [OPTIONS] -- COMMAND [ARGS...]\n"
+		     "       dltrace top [OPTIONS] --pid PID|--cgroup CGROUP|-- COMMAND\n"
+		     "       dltrace report [--json] [--html FILE] TRACE...\n"
+		     "       dltrace merge TRACE... -o OUTPUT\n"
+		     "       dltrace convert IN OUT\n"
+		     "       dltrace daemon [--config FILE] [--foreground]\n"
+		     "       dltrace ctl status|start --cgroup CGROUP|stop JOB|top JOB\n"
+		     "\n");
+	cli_wrap(out, 0, 0, formats_text(text, sizeof(text)));
+	fprintf(out, "\n"
+		     "Targets (one kind):\n"
+		     "  -p, --pid PID          a running process (all its threads and the\n"
+		     "                         processes it spawns); may be repeated\n"
+		     "  -c, --cgroup CGROUP    every process in a cgroup v2 and its descendants:\n"
+		     "                         an absolute directory or a name under the mount\n"
+		     "  -- COMMAND [ARGS...]   run COMMAND (as the invoking user under sudo),\n"
+		     "                         traced from its first instruction\n"
+		     "\n"
+		     "Options:\n");
+	output_help(out);
 	fprintf(out,
-		"Usage: dltrace [OPTIONS] --pid PID\n"
-		"       dltrace [OPTIONS] --cgroup CGROUP\n"
-		"       dltrace [OPTIONS] -- COMMAND [ARGS...]\n"
-		"       dltrace top [OPTIONS] --pid PID|--cgroup CGROUP|-- COMMAND\n"
-		"       dltrace report [--json] [--html FILE] TRACE...\n"
-		"       dltrace merge TRACE... -o OUTPUT\n"
-		"       dltrace convert IN OUT\n"
-		"       dltrace daemon [--config FILE] [--foreground]\n"
-		"       dltrace ctl status|start --cgroup CGROUP|stop JOB|top JOB\n"
-		"\n"
-		"Trace the file I/O of a process tree with eBPF and write a trace that opens\n"
-		"in Perfetto (https://ui.perfetto.dev): Chrome JSON or Perfetto's protobuf.\n"
-		"\n"
-		"Targets (one kind):\n"
-		"  -p, --pid PID          a running process (all its threads and the\n"
-		"                         processes it spawns); may be repeated\n"
-		"  -c, --cgroup CGROUP    every process in a cgroup v2 and its descendants:\n"
-		"                         an absolute directory or a name under the mount\n"
-		"  -- COMMAND [ARGS...]   run COMMAND (as the invoking user under sudo),\n"
-		"                         traced from its first instruction\n"
-		"\n"
-		"Options:\n"
-		"  -o, --output FILE      trace file: .json (Chrome JSON) or .pftrace (Perfetto's\n"
-		"                         protobuf, a few bytes per event); .gz compresses;\n"
-		"                         '-' is standard output (JSON)\n"
-		"                         (default: dltrace-YYYYmmdd-HHMMSS.json)\n"
 		"  -d, --duration SECS    stop after SECS seconds\n"
 		"      --live             show the live view (as dltrace top) while tracing\n"
 		"  -i, --interval SECS    seconds between two screens of the live view\n"
@@ -57,17 +119,15 @@ void trace_usage(FILE *out)
 		"                         output) when tracing ends\n"
 		"      --summary-only     write no trace, only the report as JSON, into -o's\n"
 		"                         file (default dltrace-YYYYmmdd-HHMMSS.summary.json);\n"
-		"                         the cheapest way to watch a job\n"
-		"      --layers LIST      capture layers, comma separated: syscall, vfs, mmap,\n"
-		"                         cache, block, uring, markers, stdio, hdf5, mpiio;\n"
-		"                         all; default (all but stdio, hdf5, mpiio, where the\n"
-		"                         kernel offers them); +LAYER/-LAYER change the default\n"
+		"                         the cheapest way to watch a job\n");
+	layers_help(out);
+	fprintf(out,
 		"      --lib PATH         a library for the hdf5, mpiio, stdio or markers\n"
 		"                         layer besides those found (repeatable)\n"
 		"      --vfs-attach HOW   vfs layer: auto (fentry, else kprobes), fentry, kprobe\n"
-		"      --ring-size MIB    kernel ring buffer size in MiB (default 16)\n"
-		"      --gzip-level N     compression level 1-9 for .gz output (default 1 for\n"
-		"                         .json.gz, 5 for .pftrace.gz)\n"
+		"      --ring-size MIB    kernel ring buffer size in MiB (default 16)\n");
+	cli_gzip_level_help(out);
+	fprintf(out,
 		"      --python-stacks[=off|on|full]  the Python line behind each syscall of\n"
 		"                         a CPython 3.10-3.13 process, read by the kernel\n"
 		"                         (args.py \"file.py:LINE function\", the innermost\n"
@@ -83,6 +143,9 @@ void trace_usage(FILE *out)
 		"                         category, tracepoint, program, whether this kernel\n"
 		"                         has it); FORMAT man or markdown: the docs' list,\n"
 		"                         by category\n"
+		"      --list-layers      print the capture layers, one a line: name, on or off\n"
+		"                         by default, what it records, what it attaches to,\n"
+		"                         what it costs (tabs between them)\n"
 		"  -q, --quiet            print nothing but errors\n"
 		"  -v, --verbose          show libbpf's messages and the verifier log\n"
 		"  -h, --help             this help\n"
@@ -165,6 +228,20 @@ static int list_syscalls_docs(const char *format)
 	return 0;
 }
 
+/*
+ * --list-layers: one line per capture layer, in --layers order,
+ *   NAME on|off RECORDS ATTACHES COST   (tab-separated)
+ */
+static void list_layers(void)
+{
+	for (int i = 0; i < DL_LAYER_COUNT; i++) {
+		const struct layer_info *l = &layer_table[i];
+
+		printf("%s\t%s\t%s\t%s\t%s\n", l->name, l->on ? "on" : "off", l->records,
+		       l->attaches, l->cost);
+	}
+}
+
 static void top_usage(FILE *out)
 {
 	fprintf(out,
@@ -223,6 +300,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 		OPT_SAVE_RECORDS,
 		OPT_LIB,
 		OPT_LIST_SYSCALLS,
+		OPT_LIST_LAYERS,
 		OPT_SUMMARY_ONLY,
 		OPT_LIVE,
 		OPT_PYTHON_STACKS,
@@ -245,6 +323,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	    {"save-records", required_argument, NULL, OPT_SAVE_RECORDS},
 	    {"lib", required_argument, NULL, OPT_LIB},
 	    {"list-syscalls", optional_argument, NULL, OPT_LIST_SYSCALLS},
+	    {"list-layers", no_argument, NULL, OPT_LIST_LAYERS},
 	    {"python-stacks", optional_argument, NULL, OPT_PYTHON_STACKS},
 	    {"python-skip", required_argument, NULL, OPT_PYTHON_SKIP},
 	    {"quiet", no_argument, NULL, 'q'},
@@ -259,7 +338,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = 16ull << 20;
-	o->layers = LAYERS_DEFAULT;
+	o->layers = layers_default();
 	o->vfs_attach = VFS_ATTACH_AUTO;
 	o->interval = 0;
 	o->top = o->live = argc > 0 && !strcmp(argv[0], "top");
@@ -406,6 +485,9 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 						   optarg);
 			if (!optarg)
 				list_syscalls();
+			return 1;
+		case OPT_LIST_LAYERS:
+			list_layers();
 			return 1;
 		case 'V':
 			printf("dltrace %s\n", DLTRACE_VERSION);

@@ -32,7 +32,7 @@ struct trace_options {
 	uint64_t ring_bytes;
 	int gzip_level;		  /* 0: the format's default */
 	const char *save_records; /* --save-records: raw ring records (bench decode replay) */
-	unsigned layers;	  /* bit set of enum layer */
+	unsigned layers;	  /* bit set of enum dl_layer */
 	char *libs[MAX_LIBS];	  /* --lib, real paths (malloc'd) */
 	size_t nlibs;
 	int vfs_attach;		 /* enum vfs_attach */

@@ -173,7 +173,7 @@ static struct job *find_job(struct daemon *d, const char *what)
 
 static int job_start(struct daemon *d, const char *rel, const char *jobid, char *err, size_t errlen)
 {
-	char path[PATH_MAX + 64], target[PATH_MAX + 128];
+	char path[PATH_MAX + 64], target[PATH_MAX + 128], suffix[16];
 	struct trace_meta m = {0};
 	struct utsname u;
 	struct stat st;
@@ -207,11 +207,13 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 	j->cgroup_id = st.st_ino;
 	j->started = time(NULL);
 	j->start_time = wall_ns() / 1e9;
-	fd = job_files_create(&j->files, d->cfg.log_dir, j->started, jobid, d->host,
-			      d->cfg.trace_format == DAEMON_TRACE_NONE	    ? ""
-			      : d->cfg.trace_format == DAEMON_TRACE_PFTRACE ? ".pftrace.gz"
-									    : ".json.gz",
-			      err, errlen);
+	if (d->cfg.trace_format == CONFIG_TRACE_NONE)
+		suffix[0] = '\0';
+	else
+		snprintf(suffix, sizeof(suffix), "%s.gz",
+			 trace_format_ops(d->cfg.trace_format)->suffix);
+	fd = job_files_create(&j->files, d->cfg.log_dir, j->started, jobid, d->host, suffix, err,
+			      errlen);
 	if (fd < 0) {
 		close(j->cgroup_fd);
 		return -1;
@@ -237,15 +239,15 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 		char tmp_path[PATH_MAX + 600];
 		struct job_output out = {
 		    .fd = fd,
-		    .format = d->cfg.trace_format == DAEMON_TRACE_PFTRACE ? TRACE_FORMAT_PFTRACE
-									  : TRACE_FORMAT_JSON,
+		    .format = d->cfg.trace_format == CONFIG_TRACE_NONE ? TRACE_FORMAT_JSON
+								       : d->cfg.trace_format,
 		    .gzip = true,
 		    .size_cap = d->cfg.max_trace_bytes,
 		};
 
 		out.level =
 		    d->cfg.gzip_level ? d->cfg.gzip_level : trace_format_gzip_level(out.format);
-		if (d->cfg.trace_format == DAEMON_TRACE_NONE) {
+		if (d->cfg.trace_format == CONFIG_TRACE_NONE) {
 			/* the summary alone: the empty file goes at the end */
 			close(fd);
 			out.fd = -1;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format/trace_format.h"
 #include "probe/probe_layers.h"
 
 #define CONFIG_MAX_BYTES (1 << 20)
@@ -24,7 +25,8 @@ void config_defaults(struct daemon_config *c)
 	snprintf(c->patterns[1], sizeof(c->patterns[1]), "*/job_[0-9]*");
 	c->npatterns = 2;
 	snprintf(c->log_dir, sizeof(c->log_dir), "/var/log/dltrace");
-	c->layers = LAYERS_DEFAULT;
+	c->layers = layers_default();
+	c->trace_format = TRACE_FORMAT_JSON;
 	c->max_trace_bytes = 4ull << 30;
 	c->retention_days = 30;
 	c->ring_bytes = 64ull << 20;
@@ -111,10 +113,17 @@ static int set_key(struct daemon_config *c, const char *key, const char *v, bool
 			goto number;
 		c->retention_days = n;
 	} else if (!strcmp(key, "trace_format")) {
-		/* in the order of enum daemon_trace */
-		static const char *const names[] = {"json", "pftrace", "none"};
+		/* the registry's formats, in the order of enum trace_format, then none */
+		const char *names[TRACE_FORMAT_COUNT + 1];
 
-		return parse_choice(key, v, names, 3, &c->trace_format, why, whylen);
+		for (int f = 0; f < TRACE_FORMAT_COUNT; f++)
+			names[f] = trace_format_name(f);
+		names[TRACE_FORMAT_COUNT] = "none";
+		if (parse_choice(key, v, names, TRACE_FORMAT_COUNT + 1, &c->trace_format, why,
+				 whylen))
+			return -1;
+		if (c->trace_format == TRACE_FORMAT_COUNT)
+			c->trace_format = CONFIG_TRACE_NONE;
 	} else if (!strcmp(key, "python_stacks")) {
 		/* in the order of enum daemon_python */
 		static const char *const names[] = {"off", "on", "full"};

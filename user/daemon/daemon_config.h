@@ -27,12 +27,8 @@
 
 #define CONFIG_MAX_PATTERNS 16
 
-/* What a job's trace file is. */
-enum daemon_trace {
-	DAEMON_TRACE_JSON,
-	DAEMON_TRACE_PFTRACE,
-	DAEMON_TRACE_NONE,
-};
+/* trace_format = none: no trace file, only the job's summary. */
+#define CONFIG_TRACE_NONE (-1)
 
 /* python_stacks: Python stacks in the jobs' traces (dltrace --python-stacks) */
 enum daemon_python {
@@ -48,7 +44,7 @@ struct daemon_config {
 	unsigned layers;
 	uint64_t max_trace_bytes;
 	int retention_days;
-	int trace_format; /* enum daemon_trace */
+	int trace_format; /* enum trace_format (format/trace_format.h), or CONFIG_TRACE_NONE */
 	int gzip_level;	  /* 0: the format's default */
 	uint64_t ring_bytes;
 	int idle_detach_s;

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/trace_format.h"
+
 /* Open (making it first if needed) directory `name` below parent, safely. */
 static int open_dir(int parent, const char *name, char *err, size_t errlen, const char *shown)
 {
@@ -155,16 +157,25 @@ void job_files_abandon(struct job_files *jf)
 	jf->dir_fd = -1;
 }
 
+/* Is name more than a, then b? */
+static bool ends_with(const char *name, const char *a, const char *b)
+{
+	size_t n = strlen(name), la = strlen(a), lb = strlen(b);
+
+	return n > la + lb && !strncmp(name + n - la - lb, a, la) && !strcmp(name + n - lb, b);
+}
+
 static time_t expire_before;
 static int expired;
 
 static int expire_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	const char *name = path + ftw->base;
-	size_t n = strlen(name);
-	bool ours = (n > 8 && !strcmp(name + n - 8, ".json.gz")) ||
-		    (n > 11 && !strcmp(name + n - 11, ".pftrace.gz")) ||
-		    (n > 13 && !strcmp(name + n - 13, ".summary.json"));
+	bool ours = ends_with(name, ".summary.json", "");
+
+	/* a trace of any format, as the daemon writes them: gzip-compressed */
+	for (int f = 0; f < TRACE_FORMAT_COUNT && !ours; f++)
+		ours = ends_with(name, trace_format_ops(f)->suffix, ".gz");
 
 	if (type == FTW_F && ours && st->st_mtime < expire_before && !unlink(path))
 		expired++;

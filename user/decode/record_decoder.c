@@ -955,13 +955,13 @@ static void handle_span(struct record_decoder *d, const void *rec, size_t size)
 	}
 	s = v.rec;
 	p = proc_for(d, &s->h);
-	library = s->level != DL_LEVEL_MARKERS;
+	library = s->level != DL_LAYER_MARKERS;
 	named = v;
 	if (library) {
 		c.enclosed = &enclosed;
 		c.enclosed_partial =
 		    !span_threads_enclosed(&d->span_threads, s->h.tid, s->h.ts, &enclosed);
-		ok = s->level == DL_LEVEL_STDIO ? s->ret != 0 : (int64_t)s->ret >= 0;
+		ok = s->level == DL_LAYER_STDIO ? s->ret != 0 : (int64_t)s->ret >= 0;
 		if (s->flags & DL_SPAN_FD) /* a descriptor opened by the call exists at its end */
 			file =
 			    fd_path(p, s->h.fd, opens_file(s->func) ? s->h.ts + s->dur : s->h.ts);
@@ -979,12 +979,12 @@ static void handle_span(struct record_decoder *d, const void *rec, size_t size)
 	} else if (library && opens_file(s->func)) {
 		path.name = (struct ev_str){v.str, v.str_len};
 	} else if (n) {
-		const char *f = s->level == DL_LEVEL_HDF5 ? n->file : n->name;
+		const char *f = s->level == DL_LAYER_HDF5 ? n->file : n->name;
 
 		path.name = ev_cstr(f);
 	}
 	c.path = &path;
-	if (n && s->level == DL_LEVEL_HDF5 && !opens_file(s->func))
+	if (n && s->level == DL_LAYER_HDF5 && !opens_file(s->func))
 		c.object = n->name;
 	e.ts = rel(d, s->h.ts);
 	e.pid = s->h.tgid;

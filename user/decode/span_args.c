@@ -377,18 +377,18 @@ void span_event(const struct span_view *v, const struct span_context *c, struct 
 	out->phase = span_phase(e->func);
 	out->cat = (struct ev_str){cat, strlen(cat)};
 	out->dur = out->phase == EV_PH_COMPLETE ? e->dur : 0;
-	if (e->level == DL_LEVEL_MARKERS && v->str_len)
+	if (e->level == DL_LAYER_MARKERS && v->str_len)
 		out->name = (struct ev_str){v->str, v->str_len};
 	else
 		out->name = (struct ev_str){fn, strlen(fn)};
 	switch (e->level) {
-	case DL_LEVEL_STDIO:
+	case DL_LAYER_STDIO:
 		stdio_args(&o, v, c);
 		break;
-	case DL_LEVEL_HDF5:
+	case DL_LAYER_HDF5:
 		hdf5_args(&o, v, c);
 		break;
-	case DL_LEVEL_MPIIO:
+	case DL_LAYER_MPIIO:
 		mpiio_args(&o, v, c);
 		break;
 	default:

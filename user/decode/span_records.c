@@ -71,13 +71,13 @@ const char *span_func_name(unsigned func)
 const char *span_level_name(unsigned level)
 {
 	switch (level) {
-	case DL_LEVEL_MARKERS:
+	case DL_LAYER_MARKERS:
 		return "marker";
-	case DL_LEVEL_STDIO:
+	case DL_LAYER_STDIO:
 		return "stdio";
-	case DL_LEVEL_HDF5:
+	case DL_LAYER_HDF5:
 		return "hdf5";
-	case DL_LEVEL_MPIIO:
+	case DL_LAYER_MPIIO:
 		return "mpiio";
 	default:
 		return "?";
@@ -289,10 +289,10 @@ const struct span_name *span_handles_apply(struct span_handles *h, const struct 
 	uint32_t tgid = e->h.tgid;
 	struct span_handle_slot *s, *loc;
 
-	if (e->level == DL_LEVEL_MARKERS)
+	if (e->level == DL_LAYER_MARKERS)
 		return NULL;
 	if (span_func_opens(e->func)) {
-		bool ok = e->level == DL_LEVEL_STDIO ? e->ret != 0 : e->ret >= 0;
+		bool ok = e->level == DL_LAYER_STDIO ? e->ret != 0 : e->ret >= 0;
 		uint64_t handle = e->func == DL_FN_MPI_FILE_OPEN ? e->handle : (uint64_t)e->ret;
 
 		if (!ok || (e->func == DL_FN_MPI_FILE_OPEN && !handle) || !v->str_len)
@@ -325,7 +325,7 @@ const struct span_name *span_handles_apply(struct span_handles *h, const struct 
 				return NULL;
 			s->name.name = strndup(v->str, v->str_len);
 			s->is_file = true;
-			if (e->level == DL_LEVEL_HDF5)
+			if (e->level == DL_LAYER_HDF5)
 				s->name.file = strndup(v->str, v->str_len);
 			return &s->name;
 		}
@@ -337,7 +337,7 @@ const struct span_name *span_handles_apply(struct span_handles *h, const struct 
 		return NULL;
 	/* the closes return herr_t (an int): the upper half of ret is not theirs */
 	if (span_func_closes(e->func) &&
-	    (e->level == DL_LEVEL_STDIO || e->level == DL_LEVEL_MPIIO || (int32_t)e->ret >= 0)) {
+	    (e->level == DL_LAYER_STDIO || e->level == DL_LAYER_MPIIO || (int32_t)e->ret >= 0)) {
 		forget(h, s);
 		return &h->closed;
 	}

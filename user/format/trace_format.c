@@ -9,15 +9,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format/chrome/chrome_events.h"
-#include "format/chrome/chrome_writer.h"
-#include "format/perfetto/pftrace_consumer.h"
-#include "format/perfetto/pftrace_events.h"
 #include "io/input_stream.h"
 #include "io/progress.h"
 
 #define READ_BYTES (1u << 20)
 #define PEEK_BYTES 64 /* read before choosing the reader */
+
+#define TRACE_FORMAT(id, ops) extern const struct trace_format_ops ops;
+#include "format/trace_formats.def"
+#undef TRACE_FORMAT
+
+static const struct trace_format_ops *const formats[TRACE_FORMAT_COUNT] = {
+#define TRACE_FORMAT(id, ops) [TRACE_FORMAT_##id] = &ops,
+#include "format/trace_formats.def"
+#undef TRACE_FORMAT
+};
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -26,34 +32,49 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
+const struct trace_format_ops *trace_format_ops(enum trace_format f)
+{
+	return formats[f];
+}
+
 enum trace_format trace_format_of_name(const char *path)
 {
-	return ends_with(path, ".pftrace") || ends_with(path, ".pftrace.gz") ? TRACE_FORMAT_PFTRACE
-									     : TRACE_FORMAT_JSON;
+	size_t n = strlen(path);
+
+	for (int f = 0; f < TRACE_FORMAT_COUNT; f++) {
+		const char *sfx = formats[f]->suffix;
+		size_t m = strlen(sfx);
+
+		if (ends_with(path, sfx) ||
+		    (ends_with(path, ".gz") && n >= m + 3 && !strncmp(path + n - 3 - m, sfx, m)))
+			return f;
+	}
+	return 0;
+}
+
+int trace_format_by_name(const char *name)
+{
+	for (int f = 0; f < TRACE_FORMAT_COUNT; f++)
+		if (!strcmp(name, formats[f]->name))
+			return f;
+	return -1;
 }
 
 const char *trace_format_name(enum trace_format f)
 {
-	return f == TRACE_FORMAT_PFTRACE ? "pftrace" : "json";
+	return formats[f]->name;
 }
 
 int trace_format_gzip_level(enum trace_format f)
 {
-	/*
-	 * JSON: level 1, the cheapest (level 5 saves 12% for 1.7x the CPU).
-	 * .pftrace: level 5 (measured: on the micro workload and
-	 * the PyTorch example it costs less CPU than level 1 does on the JSON,
-	 * for 15-17% less than level 1 of the same .pftrace).
-	 */
-	return f == TRACE_FORMAT_PFTRACE ? 5 : 1;
+	return formats[f]->gzip_level;
 }
 
 /* ---- writing ---- */
 
 struct trace_writer {
-	enum trace_format format;
-	struct chrome_writer *chrome;
-	struct pftrace_consumer *pftrace;
+	const struct trace_format_ops *ops;
+	void *w;
 };
 
 struct trace_writer *trace_writer__new(enum trace_format f, struct output_sink *sink,
@@ -63,14 +84,8 @@ struct trace_writer *trace_writer__new(enum trace_format f, struct output_sink *
 
 	if (!w)
 		return NULL;
-	w->format = f;
-	if (f == TRACE_FORMAT_PFTRACE) {
-		sink_frame_packets(sink);
-		w->pftrace = pftrace_consumer__new(sink, size_cap);
-	} else {
-		w->chrome = chrome_writer__new(sink, size_cap);
-	}
-	if (!w->chrome && !w->pftrace) {
+	w->ops = formats[f];
+	if (!(w->w = w->ops->open(sink, size_cap))) {
 		free(w);
 		return NULL;
 	}
@@ -81,92 +96,75 @@ void trace_writer__free(struct trace_writer *w)
 {
 	if (!w)
 		return;
-	chrome_writer__free(w->chrome);
-	pftrace_consumer__free(w->pftrace);
+	w->ops->close(w->w);
 	free(w);
 }
 
 struct event_consumer *trace_writer__consumer(struct trace_writer *w)
 {
-	return w->chrome ? chrome_writer__consumer(w->chrome)
-			 : pftrace_consumer__consumer(w->pftrace);
+	return w->ops->consumer(w->w);
 }
 
 const char *trace_writer__tail(const struct trace_writer *w, size_t *len)
 {
-	return w->chrome ? chrome_writer__tail(w->chrome, len)
-			 : pftrace_consumer__tail(w->pftrace, len);
+	return w->ops->tail(w->w, len);
 }
 
 uint64_t trace_writer__events(const struct trace_writer *w)
 {
-	return w->chrome ? chrome_writer__events(w->chrome) : pftrace_consumer__events(w->pftrace);
+	return w->ops->events(w->w);
 }
 
 uint64_t trace_writer__capped(const struct trace_writer *w)
 {
-	return w->chrome ? chrome_writer__capped(w->chrome) : pftrace_consumer__capped(w->pftrace);
+	return w->ops->capped(w->w);
 }
 
 /* ---- reading ---- */
 
-/* Which reader the first plain bytes call for (nothing read yet: JSON, whose reader says why). */
+/* Which reader the first plain bytes call for (nothing read yet: the first, whose reader says why).
+ */
 static enum trace_format format_of_bytes(const char *p, size_t n)
 {
-	/* Trace.packet's key; a JSON file that starts with a blank line goes on with '[' or blanks
-	 */
-	if (n >= 2 && p[0] == 0x0a && !strchr(" \t\r\n[{", p[1]))
-		return TRACE_FORMAT_PFTRACE;
-	return TRACE_FORMAT_JSON;
+	for (int f = 1; f < TRACE_FORMAT_COUNT; f++)
+		if (formats[f]->claims(p, n))
+			return f;
+	return 0;
 }
 
-/* A reader of either format, fed raw file bytes. */
+/* A reader of some format, fed raw file bytes. */
 struct any_reader {
 	enum trace_format format;
-	struct trace_reader chrome;
-	struct chrome_events *lines;
-	struct pftrace_events *pftrace;
+	const struct trace_format_ops *ops;
+	void *r;
 };
 
 static int any_init(struct any_reader *r, enum trace_format f, struct event_consumer *c)
 {
-	memset(r, 0, sizeof(*r));
 	r->format = f;
-	if (f == TRACE_FORMAT_PFTRACE)
-		return (r->pftrace = pftrace_events__new(c)) ? 0 : -1;
-	if (!(r->lines = chrome_events__new(c)))
-		return -1;
-	trace_reader_init(&r->chrome, chrome_events__line, r->lines);
-	return 0;
+	r->ops = formats[f];
+	r->r = r->ops->reader_new(c);
+	return r->r ? 0 : -1;
 }
 
 static int any_feed(struct any_reader *r, const void *data, size_t len)
 {
-	if (r->pftrace)
-		return pftrace_events__feed(r->pftrace, data, len);
-	return trace_reader_feed(&r->chrome, data, len);
+	return r->ops->feed(r->r, data, len);
 }
 
 static int any_finish(struct any_reader *r)
 {
-	if (r->pftrace)
-		return pftrace_events__finish(r->pftrace);
-	return trace_reader_finish(&r->chrome);
+	return r->ops->finish(r->r);
 }
 
 static const struct trace_read_status *any_status(const struct any_reader *r)
 {
-	return r->pftrace ? pftrace_events__status(r->pftrace) : &r->chrome.st;
+	return r->ops->status(r->r);
 }
 
 static void any_free(struct any_reader *r)
 {
-	if (r->pftrace) {
-		pftrace_events__free(r->pftrace);
-	} else {
-		trace_reader_free(&r->chrome);
-		chrome_events__free(r->lines);
-	}
+	r->ops->reader_free(r->r);
 }
 
 /* Read up to n bytes (fewer only at the end of the file); -1 on errors. */

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The trace formats behind one choice: Chrome JSON (format/chrome/) and
- * Perfetto's protobuf (format/perfetto/), the same events either way.
+ * The trace formats behind one choice: a registry of formats (one line of
+ * format/trace_formats.def each, its ops in format/trace_format_ops.h):
+ * Chrome JSON (format/chrome/) and Perfetto's protobuf (format/perfetto/),
+ * the same events either way.
  *
  *   writing: the output's name picks the format     -> trace_writer (a consumer)
- *            (.pftrace and .pftrace.gz: protobuf; anything else: JSON)
+ *            (its suffix, plain or .gz; a name no format claims: the first)
  *   reading: the file's first bytes pick the reader -> trace_file_read (a source)
- *            (after gzip: '[' JSON, a Trace.packet key 0x0a .pftrace)
+ *            (after gzip: the first format whose claims() says so, else the first)
  *
  * gzip or not is the output sink's business on the way out (io/output_sink.h)
  * and the input stream's on the way in (io/input_stream.h).
@@ -19,16 +21,24 @@
 #include <stdint.h>
 
 #include "event/event.h"
+#include "format/trace_format_ops.h"
 #include "format/trace_status.h"
 #include "io/output_sink.h"
 
 enum trace_format {
-	TRACE_FORMAT_JSON,
-	TRACE_FORMAT_PFTRACE,
+#define TRACE_FORMAT(id, ops) TRACE_FORMAT_##id,
+#include "format/trace_formats.def"
+#undef TRACE_FORMAT
+	TRACE_FORMAT_COUNT,
 };
 
-/* The format a file name asks for: .pftrace and .pftrace.gz are protobuf, the rest JSON. */
+/* The format's entry: its names, suffix, help texts (f < TRACE_FORMAT_COUNT). */
+const struct trace_format_ops *trace_format_ops(enum trace_format f);
+/* The format a file name asks for: the one whose suffix it ends with (or suffix.gz), else the
+ * first. */
 enum trace_format trace_format_of_name(const char *path);
+/* The format named name ("json", "pftrace"); -1 when none is. */
+int trace_format_by_name(const char *name);
 /* "json", "pftrace" */
 const char *trace_format_name(enum trace_format f);
 /*

@@ -102,7 +102,7 @@ struct library_probes {
 	bool verbose;
 	struct target targets[MAX_TARGETS];
 	size_t ntargets;
-	char how[LAYER_COUNT][PATH_MAX + 96];
+	char how[DL_LAYER_COUNT][PATH_MAX + 96];
 	struct dltrace_bpf *skel;
 	/* attached for every process */
 	struct bpf_link **links;
@@ -125,11 +125,11 @@ struct library_probes {
 static const struct fn_def *layer_fns(int layer)
 {
 	switch (layer) {
-	case LAYER_STDIO:
+	case DL_LAYER_STDIO:
 		return stdio_fns;
-	case LAYER_HDF5:
+	case DL_LAYER_HDF5:
 		return hdf5_fns;
-	case LAYER_MPIIO:
+	case DL_LAYER_MPIIO:
 		return mpiio_fns;
 	default:
 		return NULL;
@@ -142,13 +142,13 @@ static int classify(const struct elf_symbols *e)
 	uint64_t off;
 
 	if (!elf_function_offset(e, "H5Fopen", &off))
-		return LAYER_HDF5;
+		return DL_LAYER_HDF5;
 	if (!elf_function_offset(e, "MPI_File_open", &off))
-		return LAYER_MPIIO;
+		return DL_LAYER_MPIIO;
 	if (elf_has_usdt_provider(e, "dltrace"))
-		return LAYER_MARKERS;
+		return DL_LAYER_MARKERS;
 	if (!elf_function_offset(e, "fopen", &off) && !elf_function_offset(e, "fread", &off))
-		return LAYER_STDIO;
+		return DL_LAYER_STDIO;
 	return -1;
 }
 
@@ -177,7 +177,7 @@ int library_probes_check_path(const char *path, char *real, char *err, size_t er
 /* What a library's layout tells the BPF side (the cookie's upper half). */
 static uint32_t target_param(const struct elf_symbols *e, int layer)
 {
-	if (layer == LAYER_STDIO) {
+	if (layer == DL_LAYER_STDIO) {
 		/* glibc's FILE is <bits/types/struct_FILE.h>'s struct _IO_FILE */
 		uint64_t off;
 
@@ -185,7 +185,7 @@ static uint32_t target_param(const struct elf_symbols *e, int layer)
 			return offsetof(FILE, _fileno);
 		return 0;
 	}
-	if (layer == LAYER_MPIIO) {
+	if (layer == DL_LAYER_MPIIO) {
 		/*
 		 * Open MPI: an MPI_Datatype points to an ompi_datatype_t whose
 		 * opal_datatype_t has size_t size after the object header, flags,
@@ -254,7 +254,7 @@ static int add_target(struct library_probes *lp, const char *path, int layer, ch
 	t->layer = layer;
 	t->dev = st.st_dev;
 	t->ino = st.st_ino;
-	if (layer == LAYER_MARKERS) {
+	if (layer == DL_LAYER_MARKERS) {
 		bool ok = elf_has_usdt_provider(e, "dltrace");
 
 		elf_symbols_close(e);
@@ -366,7 +366,7 @@ static void find_markers(struct library_probes *lp)
 	char *slash;
 
 	if (env && *env && access(env, R_OK) == 0)
-		add_target(lp, env, LAYER_MARKERS, why, sizeof(why));
+		add_target(lp, env, DL_LAYER_MARKERS, why, sizeof(why));
 	if (n <= 0)
 		return;
 	exe[n] = '\0';
@@ -376,10 +376,10 @@ static void find_markers(struct library_probes *lp)
 	*slash = '\0';
 	snprintf(path, sizeof(path), "%s/%s", exe, MARKERS_LIB);
 	if (access(path, R_OK) == 0)
-		add_target(lp, path, LAYER_MARKERS, why, sizeof(why));
+		add_target(lp, path, DL_LAYER_MARKERS, why, sizeof(why));
 	snprintf(path, sizeof(path), "%s/../lib/%s", exe, MARKERS_LIB);
 	if (access(path, R_OK) == 0 && realpath(path, exe))
-		add_target(lp, exe, LAYER_MARKERS, why, sizeof(why));
+		add_target(lp, exe, DL_LAYER_MARKERS, why, sizeof(why));
 }
 
 /* The C library the dynamic loader gave dltrace: the one jobs get too. */
@@ -399,7 +399,7 @@ static int find_libc(struct library_probes *lp, char *why, size_t whylen)
 		snprintf(why, whylen, "library not found (where is the C library's fopen?)");
 		return -1;
 	}
-	return add_target(lp, real, LAYER_STDIO, why, whylen);
+	return add_target(lp, real, DL_LAYER_STDIO, why, whylen);
 }
 
 static void describe(struct library_probes *lp, struct layer_plan *plan, int layer)
@@ -408,7 +408,7 @@ static void describe(struct library_probes *lp, struct layer_plan *plan, int lay
 	size_t n = 0, size = sizeof(lp->how[layer]), fns = 0;
 
 	n += snprintf(how + n, size - n, "%s",
-		      layer == LAYER_MARKERS ? "USDT probes of" : "uprobes on");
+		      layer == DL_LAYER_MARKERS ? "USDT probes of" : "uprobes on");
 	for (size_t i = 0; i < lp->ntargets && n < size; i++) {
 		const struct target *t = &lp->targets[i];
 
@@ -419,9 +419,9 @@ static void describe(struct library_probes *lp, struct layer_plan *plan, int lay
 		if (t->missing[0] && n < size)
 			n += snprintf(how + n, size - n, " (missing: %s)", t->missing);
 	}
-	if (layer != LAYER_MARKERS && n < size)
+	if (layer != DL_LAYER_MARKERS && n < size)
 		snprintf(how + n, size - n, ", %zu functions%s", fns,
-			 layer == LAYER_STDIO ? ", per traced process" : "");
+			 layer == DL_LAYER_STDIO ? ", per traced process" : "");
 	plan->layer[layer].how = how;
 }
 
@@ -445,7 +445,7 @@ struct library_probes *library_probes_plan(struct layer_plan *plan, char *const 
 	char why[PATH_MAX + 128];
 
 	if (!lp) {
-		for (int l = 0; l < LAYER_COUNT; l++)
+		for (int l = 0; l < DL_LAYER_COUNT; l++)
 			if (layer_is_library(l) && plan->layer[l].active)
 				layer_off(plan, l, "out of memory");
 		return NULL;
@@ -466,43 +466,43 @@ struct library_probes *library_probes_plan(struct layer_plan *plan, char *const 
 			 add_target(lp, lib_paths[i], layer, why, sizeof(why)))
 			layer_off(plan, layer, "%s", why);
 	}
-	if (plan->layer[LAYER_MARKERS].active) {
-		struct scan s = {lp, {MARKERS_LIB}, LAYER_MARKERS, ""};
+	if (plan->layer[DL_LAYER_MARKERS].active) {
+		struct scan s = {lp, {MARKERS_LIB}, DL_LAYER_MARKERS, ""};
 
 		find_markers(lp);
 		ldconfig_each(scan_one, &s);
-		if (!layer_targets(lp, LAYER_MARKERS))
-			layer_off(plan, LAYER_MARKERS,
+		if (!layer_targets(lp, DL_LAYER_MARKERS))
+			layer_off(plan, DL_LAYER_MARKERS,
 				  "library not found (%s: `make` builds it; or give one with "
 				  "--lib PATH)",
 				  MARKERS_LIB);
 	}
-	if (plan->layer[LAYER_HDF5].active) {
-		struct scan s = {lp, {"libhdf5"}, LAYER_HDF5, ""};
+	if (plan->layer[DL_LAYER_HDF5].active) {
+		struct scan s = {lp, {"libhdf5"}, DL_LAYER_HDF5, ""};
 
 		ldconfig_each(scan_one, &s);
-		if (!layer_targets(lp, LAYER_HDF5) && s.why[0])
-			layer_off(plan, LAYER_HDF5, "%s", s.why);
-		else if (!layer_targets(lp, LAYER_HDF5))
-			layer_off(plan, LAYER_HDF5,
+		if (!layer_targets(lp, DL_LAYER_HDF5) && s.why[0])
+			layer_off(plan, DL_LAYER_HDF5, "%s", s.why);
+		else if (!layer_targets(lp, DL_LAYER_HDF5))
+			layer_off(plan, DL_LAYER_HDF5,
 				  "library not found (no libhdf5 in ldconfig -p; "
 				  "give one with --lib PATH)");
 	}
-	if (plan->layer[LAYER_MPIIO].active) {
-		struct scan s = {lp, {"libmpi", "libmpich"}, LAYER_MPIIO, ""};
+	if (plan->layer[DL_LAYER_MPIIO].active) {
+		struct scan s = {lp, {"libmpi", "libmpich"}, DL_LAYER_MPIIO, ""};
 
 		ldconfig_each(scan_one, &s);
-		if (!layer_targets(lp, LAYER_MPIIO) && s.why[0])
-			layer_off(plan, LAYER_MPIIO, "%s", s.why);
-		else if (!layer_targets(lp, LAYER_MPIIO))
-			layer_off(plan, LAYER_MPIIO,
+		if (!layer_targets(lp, DL_LAYER_MPIIO) && s.why[0])
+			layer_off(plan, DL_LAYER_MPIIO, "%s", s.why);
+		else if (!layer_targets(lp, DL_LAYER_MPIIO))
+			layer_off(plan, DL_LAYER_MPIIO,
 				  "library not found (no libmpi or libmpich in "
 				  "ldconfig -p; give one with --lib PATH)");
 	}
-	if (plan->layer[LAYER_STDIO].active && !layer_targets(lp, LAYER_STDIO) &&
+	if (plan->layer[DL_LAYER_STDIO].active && !layer_targets(lp, DL_LAYER_STDIO) &&
 	    find_libc(lp, why, sizeof(why)))
-		layer_off(plan, LAYER_STDIO, "%s", why);
-	for (int l = 0; l < LAYER_COUNT; l++) {
+		layer_off(plan, DL_LAYER_STDIO, "%s", why);
+	for (int l = 0; l < DL_LAYER_COUNT; l++) {
 		if (!layer_is_library(l) || !plan->layer[l].active)
 			continue;
 		describe(lp, plan, l);
@@ -518,18 +518,18 @@ struct library_probes *library_probes_plan(struct layer_plan *plan, char *const 
 					    layer_name(l), lp->targets[i].path,
 					    lp->targets[i].missing);
 	}
-	lp->per_process = plan->layer[LAYER_STDIO].active;
+	lp->per_process = plan->layer[DL_LAYER_STDIO].active;
 	return lp;
 }
 
 static struct bpf_program *program(struct dltrace_bpf *skel, int layer, bool ret)
 {
 	switch (layer) {
-	case LAYER_STDIO:
+	case DL_LAYER_STDIO:
 		return ret ? skel->progs.stdio_return : skel->progs.stdio_entry;
-	case LAYER_HDF5:
+	case DL_LAYER_HDF5:
 		return ret ? skel->progs.hdf5_return : skel->progs.hdf5_entry;
-	case LAYER_MPIIO:
+	case DL_LAYER_MPIIO:
 		return ret ? skel->progs.mpiio_return : skel->progs.mpiio_entry;
 	default:
 		return NULL;
@@ -639,14 +639,14 @@ void library_probes_attach(struct library_probes *lp, struct dltrace_bpf *skel,
 		return;
 	lp->skel = skel;
 	lp->attached = true;
-	for (int l = 0; l < LAYER_COUNT; l++) {
-		if (!layer_is_library(l) || l == LAYER_STDIO || !plan->layer[l].active)
+	for (int l = 0; l < DL_LAYER_COUNT; l++) {
+		if (!layer_is_library(l) || l == DL_LAYER_STDIO || !plan->layer[l].active)
 			continue;
 		for (size_t i = 0; i < lp->ntargets; i++) {
 			const struct target *t = &lp->targets[i];
 			struct link_set set = {0};
 			int err = t->layer != l ? 0
-				  : l == LAYER_MARKERS
+				  : l == DL_LAYER_MARKERS
 				      ? attach_markers(skel, t, &set, why, sizeof(why))
 				      : attach_target(skel, t, -1, &set, why, sizeof(why));
 
@@ -668,7 +668,7 @@ void library_probes_attach(struct library_probes *lp, struct dltrace_bpf *skel,
 		}
 	}
 	lp->st.system_links = lp->nlinks;
-	lp->per_process = plan->layer[LAYER_STDIO].active;
+	lp->per_process = plan->layer[DL_LAYER_STDIO].active;
 }
 
 void library_probes_add_process(struct library_probes *lp, pid_t tgid)
@@ -690,7 +690,7 @@ void library_probes_add_process(struct library_probes *lp, pid_t tgid)
 		const struct target *t = &lp->targets[i];
 		int err;
 
-		if (t->layer != LAYER_STDIO)
+		if (t->layer != DL_LAYER_STDIO)
 			continue;
 		err = attach_target(lp->skel, t, tgid, set, why, sizeof(why));
 		if (!err)
@@ -874,13 +874,13 @@ static void park_usdt_links(struct library_probes *lp)
 	struct bpf_link **more;
 
 	for (size_t k = 0; k < lp->nlinks; k++)
-		n += lp->link_layer[k] == LAYER_MARKERS;
+		n += lp->link_layer[k] == DL_LAYER_MARKERS;
 	more = n ? realloc(parked, (nparked + n) * sizeof(*parked)) : NULL;
 	if (!more)
 		return; /* then they are disconnected and freed with the others */
 	parked = more;
 	for (size_t k = 0; k < lp->nlinks; k++) {
-		if (lp->link_layer[k] != LAYER_MARKERS)
+		if (lp->link_layer[k] != DL_LAYER_MARKERS)
 			continue;
 		parked[nparked++] = lp->links[k];
 		lp->links[k] = lp->links[--lp->nlinks];

@@ -17,12 +17,109 @@
 #include "lib/btf_names.h"
 #include "probe/system_checks.h"
 
-static const char *const names[LAYER_COUNT] = {"syscall", "vfs",     "mmap",  "cache", "block",
-					       "uring",	  "markers", "stdio", "hdf5",  "mpiio"};
+const struct layer_info layer_table[DL_LAYER_COUNT] = {
+    {DL_LAYER_SYSCALL,
+     "syscall",
+     true,
+     {"dl_enter_", "dl_exit_"},
+     "the file syscalls, and each native AIO request",
+     "syscall tracepoints (sys_enter_*, sys_exit_*), BTF",
+     "a program on each traced syscall of every process; untraced ones leave at its first "
+     "check"},
+    {DL_LAYER_VFS,
+     "vfs",
+     true,
+     {"vfs_"},
+     "vfs_read, vfs_write, vfs_fsync_range, vfs_open and rw_verify_area calls",
+     "fentry/fexit, else kprobes (--vfs-attach forces one)",
+     "a program on each of those calls of every process"},
+    {DL_LAYER_MMAP,
+     "mmap",
+     true,
+     {"mmap_"},
+     "page faults that bring a page of a mapped file in: file, offset, address",
+     "x86 exceptions:page_fault_user with bpf_find_vma, else filemap:mm_filemap_fault",
+     "a program on each page fault of every process"},
+    {DL_LAYER_CACHE,
+     "cache",
+     true,
+     {"cache_"},
+     "per read, the bytes it (or its readahead) brought into the page cache: cache_miss_bytes",
+     "filemap:mm_filemap_add_to_page_cache",
+     "a program on each page added to the page cache"},
+    {DL_LAYER_BLOCK,
+     "block",
+     true,
+     {"block_"},
+     "every block request, issue to completion, on a track per device, and a throughput "
+     "counter",
+     "block_rq_issue and block_rq_complete (tp_btf)",
+     "a program on each block request; every process's, while a job is traced"},
+    {DL_LAYER_URING,
+     "uring",
+     true,
+     {"uring_"},
+     "io_uring requests of traced tasks, submission to completion (op, file, offset, length, "
+     "result)",
+     "io_uring_submit_req (or io_uring_submit_sqe) and io_uring_complete",
+     "a program on each io_uring request of every process"},
+    {DL_LAYER_MARKERS,
+     "markers",
+     true,
+     {"markers_"},
+     "the job's own phases: regions (epoch, step, fetch, checkpoint, ...) with their "
+     "arguments, instants, counters",
+     "USDT probes of libdltrace_markers.so, for every process",
+     "only jobs that load the marker library, once per marker"},
+    {DL_LAYER_STDIO,
+     "stdio",
+     false,
+     {"stdio_"},
+     "fopen, fdopen, fread, fwrite, fseek, ftell, fflush, fclose, fgets, fputs",
+     "uprobes on libc, per traced process",
+     "every call of those functions in a traced process traps into the kernel"},
+    {DL_LAYER_HDF5,
+     "hdf5",
+     false,
+     {"hdf5_"},
+     "H5Fcreate, H5Fopen, H5Dopen2, H5Oopen, H5Gopen2, H5Dread, H5Dwrite, the closes: path, "
+     "dataset name, hid, result",
+     "uprobes on every libhdf5 of ldconfig -p (and --lib), for every process",
+     "every call of those functions traps into the kernel, in untraced processes too"},
+    {DL_LAYER_MPIIO,
+     "mpiio",
+     false,
+     {"mpiio_"},
+     "MPI_File_open, _read/_write[_at][_all], _sync, _set_view, _close: path, offset, count and "
+     "bytes",
+     "uprobes on libmpi or libmpich (and --lib), for every process",
+     "every call of those functions traps into the kernel, in untraced processes too"},
+};
 
-const char *layer_name(enum layer l)
+/* The row of layer l. */
+static const struct layer_info *row_of(int l)
 {
-	return l < LAYER_COUNT ? names[l] : "?";
+	for (int i = 0; i < DL_LAYER_COUNT; i++)
+		if ((int)layer_table[i].id == l)
+			return &layer_table[i];
+	return NULL;
+}
+
+const char *layer_name(enum dl_layer l)
+{
+	const struct layer_info *r = row_of(l);
+
+	return r ? r->name : "?";
+}
+
+unsigned layers_default(void)
+{
+	unsigned mask = 0;
+
+	for (int i = 0; i < DL_LAYER_COUNT; i++)
+		if (layer_table[i].on)
+			mask |= 1u << layer_table[i].id;
+	return mask;
 }
 
 int layers_parse(const char *list, unsigned *mask, char *err, size_t errlen)
@@ -37,7 +134,7 @@ int layers_parse(const char *list, unsigned *mask, char *err, size_t errlen)
 	strcpy(buf, list);
 	/* "+x,-y": changes to the default set */
 	if (buf[0] == '+' || buf[0] == '-')
-		*mask = LAYERS_DEFAULT;
+		*mask = layers_default();
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char sign = *tok == '+' || *tok == '-' ? *tok++ : 0;
 		unsigned bits = 0;
@@ -45,18 +142,19 @@ int layers_parse(const char *list, unsigned *mask, char *err, size_t errlen)
 		if (strcmp(tok, "all") == 0) {
 			bits = LAYERS_ALL;
 		} else if (strcmp(tok, "default") == 0) {
-			bits = LAYERS_DEFAULT;
+			bits = layers_default();
 		} else {
-			for (int l = 0; l < LAYER_COUNT; l++)
-				if (strcmp(tok, names[l]) == 0)
-					bits = 1u << l;
+			for (int i = 0; i < DL_LAYER_COUNT; i++)
+				if (strcmp(tok, layer_table[i].name) == 0)
+					bits = 1u << layer_table[i].id;
 		}
 		if (!bits) {
 			char known[160];
 			size_t n = 0;
 
-			for (int l = 0; l < LAYER_COUNT; l++)
-				n += snprintf(known + n, sizeof(known) - n, "%s, ", names[l]);
+			for (int i = 0; i < DL_LAYER_COUNT; i++)
+				n += snprintf(known + n, sizeof(known) - n, "%s, ",
+					      layer_table[i].name);
 			snprintf(err, errlen,
 				 "--layers: unknown layer '%s' (choose from %sall, default; +LAYER "
 				 "or -LAYER change the default set)",
@@ -247,16 +345,16 @@ void layers_plan(struct layer_plan *plan, unsigned wanted, enum vfs_attach vfs)
 
 	memset(plan, 0, sizeof(*plan));
 	plan->vfs = vfs;
-	for (int l = 0; l < LAYER_COUNT; l++) {
+	for (int l = 0; l < DL_LAYER_COUNT; l++) {
 		plan->layer[l].wanted = wanted & (1u << l);
 		plan->layer[l].active = plan->layer[l].wanted;
 		if (!plan->layer[l].wanted)
 			snprintf(plan->layer[l].reason, sizeof(plan->layer[l].reason),
 				 "not selected");
 	}
-	plan->layer[LAYER_SYSCALL].how = "syscall tracepoints";
+	plan->layer[DL_LAYER_SYSCALL].how = "syscall tracepoints";
 
-	s = &plan->layer[LAYER_MMAP];
+	s = &plan->layer[DL_LAYER_MMAP];
 	if (s->wanted) {
 		if (tp_btf_exists("page_fault_user"))
 			s->how = "exceptions:page_fault_user";
@@ -265,21 +363,21 @@ void layers_plan(struct layer_plan *plan, unsigned wanted, enum vfs_attach vfs)
 		else
 			unavailable(s, "%sno page fault tracepoint in this kernel", "");
 	}
-	s = &plan->layer[LAYER_CACHE];
+	s = &plan->layer[DL_LAYER_CACHE];
 	if (s->wanted) {
 		if (tracepoint_exists("filemap", "mm_filemap_add_to_page_cache"))
 			s->how = "filemap:mm_filemap_add_to_page_cache";
 		else
 			unavailable(s, "%sno filemap:mm_filemap_add_to_page_cache tracepoint", "");
 	}
-	s = &plan->layer[LAYER_BLOCK];
+	s = &plan->layer[DL_LAYER_BLOCK];
 	if (s->wanted) {
 		if (tp_btf_exists("block_rq_issue") && tp_btf_exists("block_rq_complete"))
 			s->how = "block:block_rq_issue/complete";
 		else
 			unavailable(s, "%sno block_rq_issue/complete tracepoints with BTF", "");
 	}
-	s = &plan->layer[LAYER_URING];
+	s = &plan->layer[DL_LAYER_URING];
 	if (s->wanted) {
 		/* the submit tracepoint was io_uring_submit_sqe before 6.0 */
 		bool complete = tracepoint_exists("io_uring", "io_uring_complete");
@@ -291,16 +389,16 @@ void layers_plan(struct layer_plan *plan, unsigned wanted, enum vfs_attach vfs)
 		else
 			unavailable(s, "%sno io_uring submit/complete tracepoints", "");
 	}
-	for (int l = 0; l < LAYER_COUNT; l++) {
+	for (int l = 0; l < DL_LAYER_COUNT; l++) {
 		s = &plan->layer[l];
 		if (!layer_is_library(l) || !s->wanted)
 			continue;
 		if (uprobes_work())
-			s->how = l == LAYER_MARKERS ? "USDT" : "uprobes";
+			s->how = l == DL_LAYER_MARKERS ? "USDT" : "uprobes";
 		else
 			unavailable(s, "%suprobes unavailable (CONFIG_UPROBES off?)", "");
 	}
-	s = &plan->layer[LAYER_VFS];
+	s = &plan->layer[DL_LAYER_VFS];
 	if (s->wanted) {
 		if (vfs != VFS_ATTACH_KPROBE)
 			fentry = fentry_works();
@@ -331,20 +429,13 @@ void layers_plan(struct layer_plan *plan, unsigned wanted, enum vfs_attach vfs)
 
 int layer_of_program(const struct bpf_program *prog)
 {
-	static const struct {
-		const char *prefix;
-		enum layer layer;
-	} prefixes[] = {
-	    {"dl_enter_", LAYER_SYSCALL}, {"dl_exit_", LAYER_SYSCALL}, {"vfs_", LAYER_VFS},
-	    {"mmap_", LAYER_MMAP},	  {"cache_", LAYER_CACHE},     {"block_", LAYER_BLOCK},
-	    {"uring_", LAYER_URING},	  {"markers_", LAYER_MARKERS}, {"stdio_", LAYER_STDIO},
-	    {"hdf5_", LAYER_HDF5},	  {"mpiio_", LAYER_MPIIO},
-	};
 	const char *name = bpf_program__name(prog);
 
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (strncmp(name, prefixes[i].prefix, strlen(prefixes[i].prefix)) == 0)
-			return prefixes[i].layer;
+	for (int i = 0; i < DL_LAYER_COUNT; i++)
+		for (int k = 0; k < 3 && layer_table[i].prefixes[k]; k++)
+			if (!strncmp(name, layer_table[i].prefixes[k],
+				     strlen(layer_table[i].prefixes[k])))
+				return layer_table[i].id;
 	return -1;
 }
 
@@ -377,11 +468,11 @@ bool layer_program_enabled(const struct layer_plan *plan, const struct bpf_progr
 	s = &plan->layer[l];
 	if (!s->active || !target_exists(prog))
 		return false;
-	if (l == LAYER_MMAP) /* one fault source */
+	if (l == DL_LAYER_MMAP) /* one fault source */
 		return strcmp(s->how, "exceptions:page_fault_user") == 0
 			   ? strcmp(name, "mmap_fault_user") == 0
 			   : strcmp(name, "mmap_fault_filemap") == 0;
-	if (l == LAYER_VFS) {
+	if (l == DL_LAYER_VFS) {
 		bool fentry_prog =
 		    !strncmp(name, "vfs_fentry_", 11) || !strncmp(name, "vfs_fexit_", 10);
 
@@ -395,12 +486,12 @@ void layers_attach_methods(const struct layer_plan *plan, char *out, size_t len)
 	size_t n = 0;
 
 	out[0] = '\0';
-	for (int l = 0; l < LAYER_COUNT; l++) {
-		const struct layer_state *s = &plan->layer[l];
+	for (int i = 0; i < DL_LAYER_COUNT; i++) {
+		const struct layer_state *s = &plan->layer[layer_table[i].id];
 
 		if (s->active && s->how && n < len)
-			n +=
-			    snprintf(out + n, len - n, "%s%s: %s", n ? "; " : "", names[l], s->how);
+			n += snprintf(out + n, len - n, "%s%s: %s", n ? "; " : "",
+				      layer_table[i].name, s->how);
 	}
 }
 
@@ -410,13 +501,14 @@ void layers_describe(const struct layer_plan *plan, char *active, size_t alen, c
 	size_t a = 0, m = 0;
 
 	active[0] = missing[0] = '\0';
-	for (int l = 0; l < LAYER_COUNT; l++) {
-		const struct layer_state *s = &plan->layer[l];
+	for (int i = 0; i < DL_LAYER_COUNT; i++) {
+		const struct layer_state *s = &plan->layer[layer_table[i].id];
+		const char *name = layer_table[i].name;
 
 		if (s->active && a < alen)
-			a += snprintf(active + a, alen - a, "%s%s", a ? "," : "", names[l]);
+			a += snprintf(active + a, alen - a, "%s%s", a ? "," : "", name);
 		else if (s->wanted && !s->active && m < mlen)
-			m += snprintf(missing + m, mlen - m, "%s%s: %s", m ? "; " : "", names[l],
+			m += snprintf(missing + m, mlen - m, "%s%s: %s", m ? "; " : "", name,
 				      s->reason);
 	}
 }

@@ -2,9 +2,9 @@
 /*
  * Capture layers: which groups of BPF programs to load, what the running
  * kernel offers for each, and why a layer is missing.  Programs belong to a
- * layer by the prefix of their name (dl_ for syscalls, mmap_, cache_,
- * block_, uring_, vfs_fentry_/vfs_fexit_ or vfs_kprobe_/vfs_kretprobe_,
- * markers_, stdio_, hdf5_, mpiio_).
+ * layer by the prefix of their name (layer_table[].prefixes: dl_enter_ and
+ * dl_exit_ for syscalls, mmap_, cache_, block_, uring_, vfs_ (fentry or
+ * kprobe), markers_, stdio_, hdf5_, mpiio_).
  *
  * The library layers (markers, stdio, hdf5, mpiio) are uprobes and USDT
  * probes on shared libraries: the kernel only says whether uprobes work;
@@ -18,34 +18,36 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum layer {
-	LAYER_SYSCALL,
-	LAYER_VFS,
-	LAYER_MMAP,
-	LAYER_CACHE,
-	LAYER_BLOCK,
-	LAYER_URING,
-	LAYER_MARKERS, /* the job's phases: USDT probes of libdltrace_markers.so */
-	LAYER_STDIO,   /* libc's fopen, fread, fwrite, ...: per traced process */
-	LAYER_HDF5,    /* libhdf5's H5Fopen, H5Dread, ... */
-	LAYER_MPIIO,   /* libmpi's MPI_File_* */
-	LAYER_COUNT,
+#include "bpf/dltrace_events.h"
+
+/*
+ * One row per layer, in the order --layers, --help and the trace's metadata
+ * list them; the layers' enum is the shared header's (enum dl_layer,
+ * bpf/dltrace_events.h).  --layers parses the names, --help and
+ * --list-layers print the rows, and the docs' list of layers is made from
+ * --list-layers (tools/doc_lists.py).
+ */
+struct layer_info {
+	enum dl_layer id;
+	const char *name;	 /* in --layers and in the trace's metadata */
+	bool on;		 /* in the default set (docs/user-guide.md "Levels" says why not) */
+	const char *prefixes[3]; /* its BPF programs, by the start of their names */
+	const char *records;	 /* what it records */
+	const char *attaches;	 /* what it attaches to */
+	const char *cost;	 /* what it costs, and whom */
 };
 
-#define LAYERS_ALL ((1u << LAYER_COUNT) - 1)
-#define LAYERS_LIBRARY                                                                             \
-	((1u << LAYER_MARKERS) | (1u << LAYER_STDIO) | (1u << LAYER_HDF5) | (1u << LAYER_MPIIO))
-/*
- * The layers on unless --layers says otherwise: those that cost processes
- * dltrace does not trace nothing measurable.  stdio, hdf5 and mpiio make
- * every call of the probed functions trap (docs/user-guide.md "Levels").
- */
-#define LAYERS_DEFAULT                                                                             \
-	(LAYERS_ALL & ~((1u << LAYER_STDIO) | (1u << LAYER_HDF5) | (1u << LAYER_MPIIO)))
+extern const struct layer_info layer_table[DL_LAYER_COUNT];
 
+#define LAYERS_ALL ((1u << DL_LAYER_COUNT) - 1)
+/* The default set: the rows that are on, where the kernel offers them. */
+unsigned layers_default(void);
+
+/* The library layers (uprobes and USDT probes on shared libraries) are the levels above the
+ * syscalls. */
 static inline bool layer_is_library(int l)
 {
-	return l >= 0 && l < LAYER_COUNT && (LAYERS_LIBRARY & (1u << l));
+	return l > DL_LAYER_SYSCALL && l < DL_LEVEL_COUNT;
 }
 
 enum vfs_attach {
@@ -62,11 +64,11 @@ struct layer_state {
 };
 
 struct layer_plan {
-	struct layer_state layer[LAYER_COUNT];
+	struct layer_state layer[DL_LAYER_COUNT];
 	enum vfs_attach vfs;
 };
 
-const char *layer_name(enum layer l);
+const char *layer_name(enum dl_layer l);
 /*
  * Parse "syscall,mmap,..." ("all", "default") into a bit set; "+hdf5,-block"
  * adds to or removes from the default set.  -1 on an unknown name.

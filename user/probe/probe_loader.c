@@ -103,7 +103,7 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 		return -errno;
 	p->skel->rodata->self_tgid = getpid();
 	p->skel->rodata->wakeup_bytes = o->ring_bytes / 4;
-	p->skel->rodata->cache_layer = p->plan.layer[LAYER_CACHE].active;
+	p->skel->rodata->cache_layer = p->plan.layer[DL_LAYER_CACHE].active;
 	p->skel->rodata->py_stacks = o->python_stacks;
 	p->skel->rodata->py_kinds = o->python_stacks ? o->python_kinds : 0;
 	p->skel->rodata->py_pthread_specific = o->pthread_specific;
@@ -115,13 +115,13 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 		bpf_map__set_max_entries(p->skel->maps.py_bins, 1);
 	}
 	/* stdio is attached per process: learn of new processes at once */
-	p->skel->rodata->fork_wakeup = p->plan.layer[LAYER_STDIO].active;
+	p->skel->rodata->fork_wakeup = p->plan.layer[DL_LAYER_STDIO].active;
 	p->skel->rodata->task_kfuncs = !task_kfuncs_refused;
 	bpf_map__set_max_entries(p->skel->maps.events, o->ring_bytes);
 	p->ring_bytes = o->ring_bytes;
 	p->skipped = 0;
 	p->skipped_names[0] = '\0';
-	if (p->plan.layer[LAYER_SYSCALL].active &&
+	if (p->plan.layer[DL_LAYER_SYSCALL].active &&
 	    bpf_object__find_program_by_name(p->skel->obj, "dl_enter_shared"))
 		note_missing_shared(p);
 	bpf_object__for_each_program (prog, p->skel->obj) {
@@ -143,7 +143,7 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 			continue;
 		bpf_program__set_autoload(prog, false);
 		/* name the syscall tracepoints this kernel lacks (arm64: open, stat, ...) */
-		if (layer == LAYER_SYSCALL && p->plan.layer[LAYER_SYSCALL].active &&
+		if (layer == DL_LAYER_SYSCALL && p->plan.layer[DL_LAYER_SYSCALL].active &&
 		    p->skipped++ < 8) {
 			size_t n = strlen(p->skipped_names);
 
@@ -302,7 +302,7 @@ int probes_load(struct probes *p, const struct probe_options *o, ring_buffer_sam
 		prog = failed_prog[0] ? bpf_object__find_program_by_name(p->skel->obj, failed_prog)
 				      : NULL;
 		layer = prog ? layer_of_program(prog) : -1;
-		if (layer <= LAYER_SYSCALL) {
+		if (layer <= DL_LAYER_SYSCALL) {
 			snprintf(err, errlen,
 				 "the kernel refused dltrace's BPF programs (%s%s%s); rerun with "
 				 "--verbose for the verifier log",
@@ -513,7 +513,7 @@ static size_t rank_jobs(struct probes *p, int rank, bool (*want)(const struct bp
 			 */
 			if (attach_rank(prog) != rank || !bpf_program__autoload(prog) ||
 			    layer_is_library(layer) ||
-			    (layer > LAYER_SYSCALL && !p->plan.layer[layer].active) ||
+			    (layer > DL_LAYER_SYSCALL && !p->plan.layer[layer].active) ||
 			    (want && !want(prog)) || is_attached(p, prog) ||
 			    !strncmp(bpf_program__section_name(prog), "iter/", 5))
 				continue;
@@ -572,9 +572,9 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 			char tp[96];
 
 			if (j->link ||
-			    (j->layer > LAYER_SYSCALL && !p->plan.layer[j->layer].active))
+			    (j->layer > DL_LAYER_SYSCALL && !p->plan.layer[j->layer].active))
 				continue;
-			if (j->layer > LAYER_SYSCALL) {
+			if (j->layer > DL_LAYER_SYSCALL) {
 				drop_layer(p, j);
 				continue;
 			}

@@ -23,7 +23,7 @@ struct library_probes;
 struct probe_options {
 	uint64_t ring_bytes; /* ring buffer size, a power of two */
 	bool verbose;	     /* show libbpf's own messages */
-	unsigned layers;     /* wanted layers (bit set of enum layer) */
+	unsigned layers;     /* wanted layers (bit set of enum dl_layer) */
 	bool cgroup_events;  /* daemon: report cgroup v2 mkdir/rmdir */
 	bool live;	     /* live consumers: a task's gathered records go out when it sleeps */
 	enum vfs_attach vfs_attach;

@@ -301,8 +301,8 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	if (scope == SCOPE_OTHER) {
 		if (rd && !shm) {
 			/* a pipe or socket read: a training loop's wait for its batch */
-			struct rs_item it = {start, dur,    0,		0,   th->proc,
-					     ti,    NONE32, LV_SYSCALL, true};
+			struct rs_item it = {
+			    start, dur, 0, 0, th->proc, ti, NONE32, DL_LAYER_SYSCALL, true};
 
 			rs_phase_call(st, &it);
 			rs_gpu_wait(st, GW_PIPE, ti, NONE32, start, end);
@@ -408,8 +408,8 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	struct rs_pair *p = pi != NONE32 ? &st->pairs[pi] : NULL;
 	struct rs_access a = {ti,    fi,    pi,	 has_offset,  (int64_t)s->offset,
 			      moved, start, end, ORG_SYSCALL, false};
-	struct rs_item it = {start, dur, rd ? moved : 0, wr ? moved : 0, th->proc,
-			     ti,    fi,	 LV_SYSCALL,	 false};
+	struct rs_item it = {start, dur, rd ? moved : 0,   wr ? moved : 0, th->proc,
+			     ti,    fi,	 DL_LAYER_SYSCALL, false};
 
 	rs_phase_call(st, &it);
 	if (rd) { /* what the GPU may wait for (report_gpu_idle.c) */

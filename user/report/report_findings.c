@@ -1,50 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The rules of `dltrace report`.  All figures are of application files
+ * The rules of `dltrace report`: one table, finding_rules[] at the end, with
+ * a function per rule above it.  All figures are of application files
  * (environment I/O excluded) unless a rule says otherwise.
  *
- *   small_reads / small_writes   requests under 1 MiB are more than 10% of
- *                                the reads (writes) and more than 1000
- *                                (Drishti's thresholds); high above 50%
- *   random_reads / random_writes accesses that are not sequential (Darshan)
- *                                and not the first of a file, more than 20%
- *                                and more than 1000 (Drishti)
- *   redundant_reads              bytes read again while the file stayed open,
- *                                plus bytes read by several processes at the
- *                                same time, >= 10% of bytes read and >= 1 MiB
- *   metadata_heavy               >= 1000 metadata calls taking >= 10% of the
- *                                application I/O time (Drishti); high >= 30%
- *   many_small_files             >= 1000 files under 1 MiB read, and at least
- *                                half of the files read
- *   reread_fits_in_ram           files read about twice or more (>= 1.5
- *                                passes) hold >= half the data read, the data
- *                                fits in half the RAM, and reading them took
- *                                >= 5% of the job's wall time
- *   imbalance                    peers (same parent and command: DataLoader
- *                                workers, ranks; or hosts) differ by > 30% in
- *                                bytes moved, group >= 1 MiB
- *   sync_heavy                   >= 50 fsync/fdatasync/sync_file_range with
- *                                less than 1 MiB written per sync
- *   checkpoint_stall             the training thread is blocked in write
- *                                bursts (>= 1 MiB) for >= 5% of its time and
- *                                >= 50 ms, and the bursts repeat (>= 2, other
- *                                work between them); high >= 20%
- *   failed_syscalls              >= 1000 failed calls (all files) that are
- *                                >= 10% of all calls
- *   low_read_parallelism         one thread reads >= 90% of the bytes
- *                                (>= 1 MiB), spends >= 20% of its time
- *                                reading, while other threads of the job,
- *                                alive for half its lifetime, read nothing
- *                                and spend < 10% of that time in I/O
- *   data_stall                   a training loop (dltrace markers: step
- *                                regions) waits for its batches (fetch
- *                                regions; without them, reads of pipes and
- *                                sockets) >= 20% of its iterations' time,
- *                                over >= 3 steps and >= 50 ms; high >= 50%
- *   gpu_idle_on_data             data waits (batch waits, file reads, cache
- *                                misses, block I/O) overlap >= 20% of the
- *                                GPU's idle time in steps, over >= 3 steps;
- *                                high >= 50% (report_gpu_idle.c)
+ * Adding a finding: a function that fills the finding and returns true when
+ * it fires (the thresholds of its row in r->share, r->high, r->min), and one
+ * row (docs/developer-guide.md "Adding a finding").
  */
 #define _GNU_SOURCE
 #include "report/report_findings.h"
@@ -60,61 +22,29 @@
 
 #define MIB (1ull << 20)
 
-#define SMALL_SHARE	    0.10
-#define SMALL_HIGH_SHARE    0.50
-#define SMALL_MIN	    1000
-#define RANDOM_SHARE	    0.20
-#define RANDOM_MIN	    1000
-#define REDUNDANT_SHARE	    0.10
-#define REDUNDANT_HIGH	    0.50
-#define REDUNDANT_MIN	    MIB
-#define META_MIN	    1000
-#define META_SHARE	    0.10
-#define META_HIGH_SHARE	    0.30
+/*
+ * The rules' constants besides the thresholds of their rows (the doc of each
+ * row states them).
+ */
 #define SMALL_FILE	    MIB
-#define SMALL_FILES_MIN	    1000
-#define SMALL_FILES_SHARE   0.50
 #define REREAD_PASSES	    1.5
 #define REREAD_RAM_SHARE    0.50
-#define REREAD_TIME_SHARE   0.05
-#define IMBALANCE	    0.30
-#define IMBALANCE_MIN	    MIB
-#define SYNC_MIN	    50
 #define SYNC_BYTES	    MIB
-#define STALL_SHARE	    0.05
-#define STALL_HIGH_SHARE    0.20
-#define STALL_MIN_NS	    50000000ull
-#define STALL_MIN_BURSTS    2 /* a checkpoint repeats: one burst is a file made once */
-#define FAILED_MIN	    1000
-#define FAILED_SHARE	    0.10
-#define PARALLEL_SHARE	    0.90
-#define PARALLEL_MIN	    MIB
+#define STALL_MIN_BURSTS    2	/* a checkpoint repeats: one burst is a file made once */
+#define FAILED_ENV_SHARE    0.8 /* info when the environment's failures are this share */
 #define PARALLEL_READ_SHARE 0.20
 #define PARALLEL_IDLE	    0.50
 #define PARALLEL_BUSY	    0.10
-#define DATA_STALL_SHARE    0.20
-#define DATA_STALL_HIGH	    0.50
 #define DATA_STALL_STEPS    3
-#define DATA_STALL_MIN_NS   50000000ull
 
-const char *finding_level_name(enum finding_level l)
+/* The parameters of a rule's function. */
+#define RULE_ARGS                                                                                  \
+	const struct finding_rule *r, const struct report_stats *st,                               \
+	    const struct finding_options *opt, struct finding *f
+
+const char *finding_severity_name(enum finding_severity s)
 {
-	return l == LEVEL_HIGH ? "high" : l == LEVEL_WARN ? "warn" : "info";
-}
-
-static struct finding *add(struct findings *out, const char *id, enum finding_level level,
-			   const char *title)
-{
-	struct finding *f;
-
-	if (out->n == FINDINGS_MAX)
-		return NULL;
-	f = &out->items[out->n++];
-	memset(f, 0, sizeof(*f));
-	f->id = id;
-	f->level = level;
-	f->title = title;
-	return f;
+	return s == SEVERITY_HIGH ? "high" : s == SEVERITY_WARN ? "warn" : "info";
 }
 
 static void rule(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -245,7 +175,8 @@ static uint64_t m_syncs(const struct rs_file *f)
 	return f->syncs;
 }
 
-static void small_requests(const struct report_stats *st, struct findings *out, bool writes)
+static bool small_requests(const struct finding_rule *r, const struct report_stats *st,
+			   struct finding *f, bool writes)
 {
 	const struct rs_totals *t = &st->tot[SCOPE_APP];
 	uint64_t small = writes ? t->small_writes : t->small_reads;
@@ -253,21 +184,17 @@ static void small_requests(const struct report_stats *st, struct findings *out, 
 	double share = ratio(small, all);
 	const struct rs_syscall *sc;
 	uint64_t med_num = 0, med_n = 0;
-	struct finding *f;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX];
 
-	if (small <= SMALL_MIN || share <= SMALL_SHARE)
-		return;
-	f = add(out, writes ? "small_writes" : "small_reads",
-		share > SMALL_HIGH_SHARE ? LEVEL_HIGH : LEVEL_WARN,
-		writes ? "Many small writes" : "Many small reads");
-	if (!f)
-		return;
+	if (small <= r->min || share <= r->share)
+		return false;
+	if (share > r->high)
+		f->severity = SEVERITY_HIGH;
 	rule(f,
-	     "%s under 1 MiB are more than %.0f%% of the application's %s and more than %d "
+	     "%s under 1 MiB are more than %.0f%% of the application's %s and more than %.0f "
 	     "(Drishti's thresholds); high above %.0f%%",
-	     writes ? "writes" : "reads", SMALL_SHARE * 100, writes ? "writes" : "reads", SMALL_MIN,
-	     SMALL_HIGH_SHARE * 100);
+	     writes ? "writes" : "reads", r->share * 100, writes ? "writes" : "reads", r->min,
+	     r->high * 100);
 	evidence(f, "%s of %s %s (%s) moved less than 1 MiB", human_count(a, small),
 		 human_count(b, all), writes ? "writes" : "reads", human_pct(c, share));
 	for (int k = 0; k < DL_SYS_COUNT; k++) {
@@ -295,9 +222,23 @@ static void small_requests(const struct report_stats *st, struct findings *out, 
 			"once), give HDF5 a chunk cache and chunks of >= 1 MiB, or pack samples "
 			"into shards (WebDataset tar, TFRecord) read sequentially.  Each request "
 			"pays a system call and, on network file systems, a round trip.");
+	return true;
 }
 
-static void random_access(const struct report_stats *st, struct findings *out, bool writes)
+static bool small_reads(RULE_ARGS)
+{
+	(void)opt;
+	return small_requests(r, st, f, false);
+}
+
+static bool small_writes(RULE_ARGS)
+{
+	(void)opt;
+	return small_requests(r, st, f, true);
+}
+
+static bool random_access(const struct finding_rule *r, const struct report_stats *st,
+			  struct finding *f, bool writes)
 {
 	const struct rs_totals *t = &st->tot[SCOPE_APP];
 	uint64_t rnd = writes ? t->random_writes : t->random_reads;
@@ -305,19 +246,14 @@ static void random_access(const struct report_stats *st, struct findings *out, b
 	uint64_t seq = writes ? t->seq_writes : t->seq_reads;
 	uint64_t consec = writes ? t->consec_writes : t->consec_reads;
 	double share = ratio(rnd, all);
-	struct finding *f;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX];
 
-	if (rnd <= RANDOM_MIN || share <= RANDOM_SHARE)
-		return;
-	f = add(out, writes ? "random_writes" : "random_reads", LEVEL_HIGH,
-		writes ? "Random-access writes" : "Random-access reads");
-	if (!f)
-		return;
+	if (rnd <= r->min || share <= r->share)
+		return false;
 	rule(f,
 	     "%s that are neither sequential (Darshan: above the end of the previous one) "
-	     "nor the first of their file are more than %.0f%% and more than %d (Drishti)",
-	     writes ? "writes" : "reads", RANDOM_SHARE * 100, RANDOM_MIN);
+	     "nor the first of their file are more than %.0f%% and more than %.0f (Drishti)",
+	     writes ? "writes" : "reads", r->share * 100, r->min);
 	evidence(f, "%s of %s %s (%s) are random; %s sequential, %s consecutive",
 		 human_count(a, rnd), human_count(b, all), writes ? "writes" : "reads",
 		 human_pct(c, share), human_count(d, seq), human_count(e, consec));
@@ -335,27 +271,38 @@ static void random_access(const struct report_stats *st, struct findings *out, b
 			      "WebDataset and tf.data do), read whole files instead of seeking "
 			      "inside them, and for HDF5 use contiguous datasets or chunks that "
 			      "hold whole samples.");
+	return true;
 }
 
-static void redundant_reads(const struct report_stats *st, struct findings *out)
+static bool random_reads(RULE_ARGS)
+{
+	(void)opt;
+	return random_access(r, st, f, false);
+}
+
+static bool random_writes(RULE_ARGS)
+{
+	(void)opt;
+	return random_access(r, st, f, true);
+}
+
+static bool redundant_reads(RULE_ARGS)
 {
 	const struct rs_totals *t = &st->tot[SCOPE_APP];
 	uint64_t red = st->redundant_in_open + st->concurrent_dup;
 	double share = ratio(red, t->bytes_read);
-	struct finding *f;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX];
 
-	if (red < REDUNDANT_MIN || share < REDUNDANT_SHARE)
-		return;
-	f = add(out, "redundant_reads", share >= REDUNDANT_HIGH ? LEVEL_HIGH : LEVEL_WARN,
-		"Redundant reads");
-	if (!f)
-		return;
+	(void)opt;
+	if (red < r->min || share < r->share)
+		return false;
+	if (share >= r->high)
+		f->severity = SEVERITY_HIGH;
 	rule(f,
 	     "bytes read more than once while the file stayed open, plus bytes read by "
 	     "several processes at the same time, are >= %.0f%% of the bytes read and >= 1 MiB; "
 	     "high >= %.0f%%",
-	     REDUNDANT_SHARE * 100, REDUNDANT_HIGH * 100);
+	     r->share * 100, r->high * 100);
 	evidence(f, "%s of %s read (%s) were redundant", human_bytes(a, red),
 		 human_bytes(b, t->bytes_read), human_pct(c, share));
 	if (st->redundant_in_open) {
@@ -378,27 +325,26 @@ static void redundant_reads(const struct report_stats *st, struct findings *out)
 		     "the zip directory and the data separately), keep parsed headers instead of "
 		     "re-reading them, and give each rank a distinct part of the data "
 		     "(DistributedSampler) instead of every process reading everything.");
+	return true;
 }
 
-static void metadata_heavy(const struct report_stats *st, struct findings *out)
+static bool metadata_heavy(RULE_ARGS)
 {
 	const struct rs_totals *t = &st->tot[SCOPE_APP];
 	uint64_t io = t->io_ns[CLS_DATA] + t->io_ns[CLS_META] + t->io_ns[CLS_SYNC];
 	double share = ratio(t->io_ns[CLS_META], io);
 	double mib = (double)(t->bytes_read + t->bytes_written) / MIB;
-	struct finding *f;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX];
 
-	if (t->meta_ops < META_MIN || share < META_SHARE)
-		return;
-	f = add(out, "metadata_heavy", share >= META_HIGH_SHARE ? LEVEL_HIGH : LEVEL_WARN,
-		"Metadata-heavy I/O");
-	if (!f)
-		return;
+	(void)opt;
+	if (t->meta_ops < r->min || share < r->share)
+		return false;
+	if (share >= r->high)
+		f->severity = SEVERITY_HIGH;
 	rule(f,
-	     ">= %d metadata calls (open, stat, lseek, close, getdents, ...) taking >= %.0f%% "
+	     ">= %.0f metadata calls (open, stat, lseek, close, getdents, ...) taking >= %.0f%% "
 	     "of the application's I/O time (Drishti); high >= %.0f%%",
-	     META_MIN, META_SHARE * 100, META_HIGH_SHARE * 100);
+	     r->min, r->share * 100, r->high * 100);
 	evidence(f, "%s metadata calls took %s, %s of %s in application I/O",
 		 human_count(a, t->meta_ops), human_ns(b, t->io_ns[CLS_META]), human_pct(c, share),
 		 human_ns(d, io));
@@ -417,6 +363,7 @@ static void metadata_heavy(const struct report_stats *st, struct findings *out)
 		     "glob/os.listdir every epoch, open each file once and keep it open (per "
 		     "worker), skip exists()/stat() before open, and pack small files into "
 		     "shards so that one open serves many samples.");
+	return true;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -426,13 +373,13 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void many_small_files(const struct report_stats *st, struct findings *out)
+static bool many_small_files(RULE_ARGS)
 {
 	uint64_t nsmall = 0, meta_ns = 0, bytes = 0, *ext;
 	uint32_t n = 0;
-	struct finding *f;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX];
 
+	(void)opt;
 	for (uint32_t i = 0; i < st->nfiles; i++) {
 		const struct rs_file *x = &st->files[i];
 
@@ -442,13 +389,10 @@ static void many_small_files(const struct report_stats *st, struct findings *out
 			bytes += x->bytes_read;
 		}
 	}
-	if (nsmall < SMALL_FILES_MIN || (double)nsmall < SMALL_FILES_SHARE * st->files_read)
-		return;
-	f = add(out, "many_small_files", LEVEL_WARN, "Many small files");
-	if (!f)
-		return;
-	rule(f, ">= %d files under 1 MiB read, and at least %.0f%% of the files read",
-	     SMALL_FILES_MIN, SMALL_FILES_SHARE * 100);
+	if (nsmall < r->min || (double)nsmall < r->share * st->files_read)
+		return false;
+	rule(f, ">= %.0f files under 1 MiB read, and at least %.0f%% of the files read", r->min,
+	     r->share * 100);
 	ext = malloc(nsmall * sizeof(*ext));
 	if (ext) {
 		for (uint32_t i = 0; i < st->nfiles; i++) {
@@ -473,16 +417,15 @@ static void many_small_files(const struct report_stats *st, struct findings *out
 		  "Pack samples into shards of 100 MiB to 1 GiB (WebDataset tar shards, "
 		  "TFRecord, HDF5, LMDB, Parquet) and read them sequentially: one open and large "
 		  "reads per shard instead of an open, a stat and a few small reads per sample.");
+	return true;
 }
 
-static void reread_fits_in_ram(const struct report_stats *st, const struct finding_options *opt,
-			       struct findings *out)
+static bool reread_fits_in_ram(RULE_ARGS)
 {
 	char name_buf[HUMAN_MAX];
 	uint64_t reread_bytes = 0, reread_ns = 0, read_bytes = 0;
 	uint32_t nfiles = 0;
 	double passes = 0;
-	struct finding *f;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX];
 
 	for (uint32_t i = 0; i < st->nfiles; i++) {
@@ -497,20 +440,17 @@ static void reread_fits_in_ram(const struct report_stats *st, const struct findi
 		passes += x->passes * (double)x->extent;
 	}
 	if (!nfiles || !st->dataset_bytes || !opt->ram_bytes)
-		return;
+		return false;
 	passes /= (double)reread_bytes;
 	if ((double)reread_bytes < 0.5 * st->dataset_bytes ||
 	    (double)st->dataset_bytes > REREAD_RAM_SHARE * opt->ram_bytes ||
-	    (double)reread_ns < REREAD_TIME_SHARE * st->wall_ns)
-		return;
-	f = add(out, "reread_fits_in_ram", LEVEL_WARN, "Data re-read every epoch fits in RAM");
-	if (!f)
-		return;
+	    (double)reread_ns < r->share * st->wall_ns)
+		return false;
 	rule(f,
 	     "files read %.1f times or more hold >= half of the data read, all data read fits "
 	     "in %.0f%% of the RAM, and reading those files took >= %.0f%% of the job's wall "
 	     "time",
-	     REREAD_PASSES, REREAD_RAM_SHARE * 100, REREAD_TIME_SHARE * 100);
+	     REREAD_PASSES, REREAD_RAM_SHARE * 100, r->share * 100);
 	evidence(f, "%s files (%s of %s read) were read %.1f times on average: %s read in %s",
 		 human_count(name_buf, nfiles), human_bytes(a, reread_bytes),
 		 human_bytes(b, st->dataset_bytes), passes, human_bytes(c, read_bytes),
@@ -538,15 +478,15 @@ static void reread_fits_in_ram(const struct report_stats *st, const struct findi
 		     "first epoch, or stage the dataset to local NVMe or /dev/shm before training, "
 		     "and make sure the page cache can hold it (container memory limits count "
 		     "it).");
+	return true;
 }
 
-static void imbalance(const struct report_stats *st, struct findings *out)
+static bool imbalance(RULE_ARGS)
 {
 	const struct rs_group *worst = NULL;
 	double worst_imb = 0;
 	const struct rs_spread *hs = &st->host_spread;
 	double host_imb = 0;
-	struct finding *f;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], l1[200], l2[200];
 
 	for (uint32_t g = 0; g < st->ngroups; g++) {
@@ -556,7 +496,7 @@ static void imbalance(const struct report_stats *st, struct findings *out)
 		for (uint32_t k = 0; k < x->members; k++)
 			total += st->procs[st->group_members[x->first + k]].app_bytes_read +
 				 st->procs[st->group_members[x->first + k]].app_bytes_written;
-		if (total >= IMBALANCE_MIN && x->spread.bytes_imbalance > IMBALANCE &&
+		if (total >= r->min && x->spread.bytes_imbalance > r->share &&
 		    x->spread.bytes_imbalance > worst_imb) {
 			worst = x;
 			worst_imb = x->spread.bytes_imbalance;
@@ -567,19 +507,17 @@ static void imbalance(const struct report_stats *st, struct findings *out)
 
 		for (uint32_t h = 0; h < st->nhosts; h++)
 			total += st->hosts[h].bytes_read + st->hosts[h].bytes_written;
-		if (total >= IMBALANCE_MIN)
+		if (total >= r->min)
 			host_imb = hs->bytes_imbalance;
 	}
-	if (!worst && host_imb <= IMBALANCE)
-		return;
-	f = add(out, "imbalance", LEVEL_WARN, "I/O imbalance across workers or ranks");
-	if (!f)
-		return;
+	(void)opt;
+	if (!worst && host_imb <= r->share)
+		return false;
 	rule(f,
 	     "peers (processes with the same parent and command line: DataLoader workers, "
 	     "ranks; or the traced hosts) differ by more than %.0f%% in bytes moved, "
 	     "(max - min) / max, for a group that moved >= 1 MiB",
-	     IMBALANCE * 100);
+	     r->share * 100);
 	if (worst) {
 		evidence(f, "%u processes of %s: %s vs %s moved (%s imbalance), I/O time %s vs %s",
 			 worst->members,
@@ -598,7 +536,7 @@ static void imbalance(const struct report_stats *st, struct findings *out)
 		metric(f, "bytes_imbalance", worst->spread.bytes_imbalance);
 		metric(f, "time_imbalance", worst->spread.time_imbalance);
 	}
-	if (host_imb > IMBALANCE) {
+	if (host_imb > r->share) {
 		evidence(f, "hosts: %s moved %s, %s moved %s (%s imbalance)",
 			 rs_str(st, st->hosts[hs->most].hostname), human_bytes(a, hs->bytes_max),
 			 rs_str(st, st->hosts[hs->least].hostname), human_bytes(b, hs->bytes_min),
@@ -613,26 +551,26 @@ static void imbalance(const struct report_stats *st, struct findings *out)
 		     "than by file count when file sizes vary, use a DistributedSampler with "
 		     "drop_last or even shards, and check the slowest worker's storage path (a "
 		     "straggler holds back every synchronous step).");
+	return true;
 }
 
-static void sync_heavy(const struct report_stats *st, struct findings *out)
+static bool sync_heavy(RULE_ARGS)
 {
 	const struct rs_totals *t = &st->tot[SCOPE_APP];
 	double per_sync = t->syncs ? (double)t->bytes_written / t->syncs : 0;
 	uint64_t wio = t->write_ns + t->io_ns[CLS_SYNC];
 	double share = ratio(t->io_ns[CLS_SYNC], wio);
-	struct finding *f;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX];
 
-	if (t->syncs < SYNC_MIN || per_sync >= SYNC_BYTES)
-		return;
-	f = add(out, "sync_heavy", share >= 0.5 ? LEVEL_HIGH : LEVEL_WARN, "Sync-heavy writes");
-	if (!f)
-		return;
+	(void)opt;
+	if (t->syncs < r->min || per_sync >= SYNC_BYTES)
+		return false;
+	if (share >= r->high)
+		f->severity = SEVERITY_HIGH;
 	rule(f,
-	     ">= %d fsync/fdatasync/sync_file_range calls with less than 1 MiB written per "
+	     ">= %.0f fsync/fdatasync/sync_file_range calls with less than 1 MiB written per "
 	     "call; high when they take >= half of the write time",
-	     SYNC_MIN);
+	     r->min);
 	evidence(f, "%s syncs for %s written (%s per sync); syncs took %s, %s of write+sync time",
 		 human_count(a, t->syncs), human_bytes(b, t->bytes_written),
 		 human_bytes(c, clamp_u64(per_sync)), human_ns(d, t->io_ns[CLS_SYNC]),
@@ -646,19 +584,20 @@ static void sync_heavy(const struct report_stats *st, struct findings *out)
 	recommend(f, "Sync once per unit of work, not per write: write the whole checkpoint or "
 		     "shard, then fsync once (and rename into place); flush logs periodically "
 		     "instead of after every record; avoid O_SYNC/O_DSYNC for bulk data.");
+	return true;
 }
 
-static void checkpoint_stall(const struct report_stats *st, struct findings *out)
+static bool checkpoint_stall(RULE_ARGS)
 {
 	const struct rs_thread *t;
 	uint64_t wall;
 	double share;
-	struct finding *f;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], name[320];
 	int shown = 0;
 
+	(void)opt;
 	if (st->training_thread == NONE32)
-		return;
+		return false;
 	t = &st->threads[st->training_thread];
 	wall = rs_thread_wall(st, t);
 	share = ratio(t->burst_blocked_ns, wall);
@@ -668,18 +607,15 @@ static void checkpoint_stall(const struct report_stats *st, struct findings *out
 	 * separates them.  A single burst is a file written once (a dataset
 	 * made at the start, an output at the end), whatever share it takes.
 	 */
-	if (t->bursts < STALL_MIN_BURSTS || t->burst_blocked_ns < STALL_MIN_NS ||
-	    share < STALL_SHARE)
-		return;
-	f = add(out, "checkpoint_stall", share >= STALL_HIGH_SHARE ? LEVEL_HIGH : LEVEL_WARN,
-		"Checkpoint writes stall the training thread");
-	if (!f)
-		return;
+	if (t->bursts < STALL_MIN_BURSTS || t->burst_blocked_ns < r->min || share < r->share)
+		return false;
+	if (share >= r->high)
+		f->severity = SEVERITY_HIGH;
 	rule(f,
 	     "the training thread is blocked in repeated write bursts (>= %d bursts: writes and "
 	     "syncs less than 1 s apart, >= 1 MiB, with other work between the bursts) for "
 	     ">= %.0f%% of its time and >= 50 ms; high >= %.0f%%",
-	     STALL_MIN_BURSTS, STALL_SHARE * 100, STALL_HIGH_SHARE * 100);
+	     STALL_MIN_BURSTS, r->share * 100, r->high * 100);
 	evidence(f, "training thread %u: %llu bursts wrote %s and blocked it %s, %s of its %s",
 		 t->tid, (unsigned long long)t->bursts, human_bytes(a, t->burst_bytes),
 		 human_ns(b, t->burst_blocked_ns), human_pct(c, share), human_ns(d, wall));
@@ -707,34 +643,33 @@ static void checkpoint_stall(const struct report_stats *st, struct findings *out
 		     "(NVMe, tmpfs, a burst buffer) and drain to shared storage in the background; "
 		     "burst-buffer staging has been reported to make checkpointing about 2.6x "
 		     "faster.");
+	return true;
 }
 
-static void failed_syscalls(const struct report_stats *st, struct findings *out)
+static bool failed_syscalls(RULE_ARGS)
 {
 	uint64_t failed = 0, calls = 0, env = 0;
 	uint32_t top_err = NONE32, top_dir = NONE32;
 	int top_sys = -1;
 	uint64_t top_sys_n = 0;
 	double share;
-	struct finding *f;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], name[320];
 
+	(void)opt;
 	for (int s = 0; s < SCOPE_COUNT; s++) {
 		failed += st->tot[s].failed;
 		calls += st->tot[s].calls;
 	}
 	env = st->tot[SCOPE_ENV].failed;
 	share = ratio(failed, calls);
-	if (failed < FAILED_MIN || share < FAILED_SHARE)
-		return;
-	f = add(out, "failed_syscalls", ratio(env, failed) >= 0.8 ? LEVEL_INFO : LEVEL_WARN,
-		"Storm of failed system calls");
-	if (!f)
-		return;
+	if (failed < r->min || share < r->share)
+		return false;
+	if (ratio(env, failed) >= FAILED_ENV_SHARE)
+		f->severity = SEVERITY_INFO;
 	rule(f,
-	     ">= %d failed calls (all files, environment included) that are >= %.0f%% of all "
+	     ">= %.0f failed calls (all files, environment included) that are >= %.0f%% of all "
 	     "calls",
-	     FAILED_MIN, FAILED_SHARE * 100);
+	     r->min, r->share * 100);
 	evidence(f, "%s of %s calls failed (%s); %s of them on environment files",
 		 human_count(a, failed), human_count(b, calls), human_pct(c, share),
 		 human_count(name, env));
@@ -777,16 +712,16 @@ static void failed_syscalls(const struct report_stats *st, struct findings *out)
 		     "names up in memory instead of calling exists()/stat() per sample, create "
 		     "directories once, and for Python imports shorten sys.path/PYTHONPATH (each "
 		     "entry is searched for every module) or ship the environment as one image.");
+	return true;
 }
 
-static void low_read_parallelism(const struct report_stats *st, struct findings *out)
+static bool low_read_parallelism(RULE_ARGS)
 {
 	const struct rs_totals *tot = &st->tot[SCOPE_APP];
-	const struct rs_thread *r = NULL;
+	const struct rs_thread *rd = NULL;
 	uint32_t ri = NONE32, idle = 0, shown = 0;
 	uint64_t wall;
 	double share, reading;
-	struct finding *f;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX];
 	char idle_list[FINDING_LINE] = "";
 	size_t o = 0;
@@ -794,21 +729,23 @@ static void low_read_parallelism(const struct report_stats *st, struct findings 
 	for (uint32_t i = 0; i < st->nthreads; i++)
 		if (ri == NONE32 || st->threads[i].app_bytes_read > st->threads[ri].app_bytes_read)
 			ri = i;
-	if (ri == NONE32 || tot->bytes_read < PARALLEL_MIN)
-		return;
-	r = &st->threads[ri];
-	share = ratio(r->app_bytes_read, tot->bytes_read);
-	wall = rs_thread_wall(st, r);
-	reading = ratio(r->app_read_ns, wall);
-	if (share < PARALLEL_SHARE || reading < PARALLEL_READ_SHARE)
-		return;
+	(void)opt;
+	if (ri == NONE32 || tot->bytes_read < r->min)
+		return false;
+	rd = &st->threads[ri];
+	share = ratio(rd->app_bytes_read, tot->bytes_read);
+	wall = rs_thread_wall(st, rd);
+	reading = ratio(rd->app_read_ns, wall);
+	if (share < r->share || reading < PARALLEL_READ_SHARE)
+		return false;
 	/* idle peers: alive for half the reader's lifetime, reading nothing */
 	for (uint32_t i = 0; i < st->nthreads; i++) {
 		const struct rs_thread *t = &st->threads[i];
-		uint64_t lo = t->first_ns > r->first_ns ? t->first_ns : r->first_ns;
-		uint64_t hi = t->last_ns < r->last_ns ? t->last_ns : r->last_ns;
+		uint64_t lo = t->first_ns > rd->first_ns ? t->first_ns : rd->first_ns;
+		uint64_t hi = t->last_ns < rd->last_ns ? t->last_ns : rd->last_ns;
 
-		if (i == ri || t->app_reads || st->procs[t->proc].trace != st->procs[r->proc].trace)
+		if (i == ri || t->app_reads ||
+		    st->procs[t->proc].trace != st->procs[rd->proc].trace)
 			continue;
 		if (hi <= lo || (double)(hi - lo) < PARALLEL_IDLE * wall)
 			continue;
@@ -822,25 +759,22 @@ static void low_read_parallelism(const struct report_stats *st, struct findings 
 		}
 	}
 	if (!idle)
-		return;
-	f = add(out, "low_read_parallelism", LEVEL_WARN, "Too little read parallelism");
-	if (!f)
-		return;
+		return false;
 	rule(f,
 	     "one thread reads >= %.0f%% of the bytes (>= 1 MiB) and spends >= %.0f%% of its time "
 	     "reading, while other threads or processes of the job read nothing for at least "
 	     "half of its lifetime",
-	     PARALLEL_SHARE * 100, PARALLEL_READ_SHARE * 100);
+	     r->share * 100, PARALLEL_READ_SHARE * 100);
 	evidence(f,
 		 "thread %u (pid %u) read %s, %s of the bytes read, and spent %s of its %s "
 		 "reading (%s)",
-		 r->tid, st->procs[r->proc].pid, human_bytes(a, r->app_bytes_read),
-		 human_pct(b, share), human_ns(c, r->app_read_ns), human_ns(d, wall),
+		 rd->tid, st->procs[rd->proc].pid, human_bytes(a, rd->app_bytes_read),
+		 human_pct(b, share), human_ns(c, rd->app_read_ns), human_ns(d, wall),
 		 human_pct(e, reading));
 	evidence(f, "%u threads alive meanwhile were idle for I/O: %s%s", idle, idle_list,
 		 idle > shown ? ", ..." : "");
-	metric(f, "reader_tid", r->tid);
-	metric(f, "reader_bytes", r->app_bytes_read);
+	metric(f, "reader_tid", rd->tid);
+	metric(f, "reader_bytes", rd->app_bytes_read);
 	metric(f, "share", share);
 	metric(f, "reading_share", reading);
 	metric(f, "idle_peers", idle);
@@ -849,6 +783,7 @@ static void low_read_parallelism(const struct report_stats *st, struct findings 
 		  "cores available (and prefetch_factor), tf.data's parallel interleave/map, or a "
 		  "thread pool (or io_uring) issuing several reads at once; a single reader "
 		  "serializes storage latency.");
+	return true;
 }
 
 /* "epoch 1 step 3" (what the step's arguments say, else its rank in the loop) */
@@ -882,8 +817,8 @@ static void slow_step(const struct report_stats *st, struct finding *f, const st
 	n = snprintf(line, sizeof(line), "%s: %s, %s waiting for the batch (%s)",
 		     step_label(st, s, label, sizeof(label)), human_ns(a, rs_step_iter_ns(s)),
 		     human_ns(b, s->stall_ns), human_pct(c, rs_step_stall_share(s)));
-	for (int l = 0; l < LV_COUNT && n < sizeof(line); l++)
-		if (s->io.level_ns[l])
+	for (int l = 0; l < DL_LEVEL_COUNT && n < sizeof(line); l++)
+		if (rs_is_level(l) && s->io.level_ns[l])
 			n += snprintf(line + n, sizeof(line) - n, "; %s %s", rs_level_names[l],
 				      human_ns(a, s->io.level_ns[l]));
 	for (uint32_t k = 0; k < sl->nfiles; k++)
@@ -902,13 +837,12 @@ static void slow_step(const struct report_stats *st, struct finding *f, const st
 	evidence(f, "%s", line);
 }
 
-static void data_stall(const struct report_stats *st, struct findings *out)
+static bool data_stall(RULE_ARGS)
 {
 	const struct rs_phases *ph = &st->phases;
 	const struct rs_owner *o = NULL;
 	uint32_t loops = 0;
 	double share = 0;
-	struct finding *f;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], g[HUMAN_MAX];
 	uint32_t order[SLOW_KEEP];
 
@@ -916,8 +850,7 @@ static void data_stall(const struct report_stats *st, struct findings *out)
 		const struct rs_owner *w = &ph->owners[i];
 		double sh = ratio(w->sum.stall_ns, w->sum.iter_ns);
 
-		if (w->steps < DATA_STALL_STEPS || w->sum.stall_ns < DATA_STALL_MIN_NS ||
-		    sh < DATA_STALL_SHARE)
+		if (w->steps < DATA_STALL_STEPS || w->sum.stall_ns < r->min || sh < r->share)
 			continue;
 		loops++;
 		if (!o || sh > share) {
@@ -925,18 +858,17 @@ static void data_stall(const struct report_stats *st, struct findings *out)
 			share = sh;
 		}
 	}
+	(void)opt;
 	if (!o)
-		return;
-	f = add(out, "data_stall", share >= DATA_STALL_HIGH ? LEVEL_HIGH : LEVEL_WARN,
-		"The training loop waits for its data");
-	if (!f)
-		return;
+		return false;
+	if (share >= r->high)
+		f->severity = SEVERITY_HIGH;
 	rule(f,
 	     "a training loop (step regions of dltrace's markers) waits for its batches (fetch "
 	     "regions; without them, reads of pipes and sockets) >= %.0f%% of its iterations' "
 	     "time (a step and the fetches before it), over >= %d steps and >= 50 ms; high "
 	     ">= %.0f%%",
-	     DATA_STALL_SHARE * 100, DATA_STALL_STEPS, DATA_STALL_HIGH * 100);
+	     r->share * 100, DATA_STALL_STEPS, r->high * 100);
 	evidence(f, "thread %u (pid %u) waited %s for batches in %u steps of %s (%s)%s",
 		 st->threads[o->thread].tid, st->procs[o->proc].pid, human_ns(a, o->sum.stall_ns),
 		 o->steps, human_ns(b, o->sum.iter_ns), human_pct(c, share),
@@ -966,68 +898,43 @@ static void data_stall(const struct report_stats *st, struct findings *out)
 		     "warm-up) and to decode (move augmentation off the critical path).  The slow "
 		     "steps above say which files and which levels (HDF5, stdio, syscalls) the "
 		     "waits were spent on.");
+	return true;
 }
 
 /*
  * The Python locations behind each finding (--python-stacks): per finding, the
  * calls it is about (report_python.c counts them per location, over the
- * application's files as the findings do), the top 3 locations by calls, bytes
- * or time.
+ * application's files as the findings do; its row says which), the top 3
+ * locations by calls, bytes or time.
  */
-enum py_rank { PY_BY_CALLS, PY_BY_BYTES, PY_BY_TIME };
-
-static const struct {
-	const char *id;
-	enum rs_py_what what;
-	enum py_rank rank;
-	const char *label;
-} py_behind[] = {
-    {"small_reads", PYW_SMALL_READS, PY_BY_CALLS, "small reads"},
-    {"small_writes", PYW_SMALL_WRITES, PY_BY_CALLS, "small writes"},
-    {"random_reads", PYW_RANDOM_READS, PY_BY_CALLS, "random reads"},
-    {"random_writes", PYW_RANDOM_WRITES, PY_BY_CALLS, "random writes"},
-    {"redundant_reads", PYW_READS, PY_BY_BYTES, "bytes read"},
-    {"reread_fits_in_ram", PYW_READS, PY_BY_BYTES, "bytes read"},
-    {"metadata_heavy", PYW_META, PY_BY_CALLS, "metadata calls"},
-    {"many_small_files", PYW_META, PY_BY_CALLS, "metadata calls"},
-    {"sync_heavy", PYW_SYNCS, PY_BY_CALLS, "syncs"},
-    {"checkpoint_stall", PYW_WRITES, PY_BY_BYTES, "bytes written"},
-    {"failed_syscalls", PYW_FAILED, PY_BY_CALLS, "failed calls"},
-    {"low_read_parallelism", PYW_READS, PY_BY_TIME, "read time"},
-    {"data_stall", PYW_READS, PY_BY_TIME, "read time"},
-};
-
 static uint64_t py_key(const struct rs_py_count *c, enum py_rank r)
 {
 	return r == PY_BY_CALLS ? c->calls : r == PY_BY_BYTES ? c->bytes : c->ns;
 }
 
-static void python_behind(const struct report_stats *st, struct finding *f)
+static void python_behind(const struct finding_rule *r, const struct report_stats *st,
+			  struct finding *f)
 {
 	const struct rs_python *py = &st->python;
 	uint32_t best[FINDING_PY];
 	char line[FINDING_LINE], name[200], a[HUMAN_MAX], b[HUMAN_MAX];
 	size_t o;
-	int n = 0, w = -1;
+	int n = 0;
 
-	for (size_t i = 0; i < sizeof(py_behind) / sizeof(py_behind[0]); i++)
-		if (!strcmp(py_behind[i].id, f->id))
-			w = (int)i;
-	if (w < 0)
+	if (!r->py_label)
 		return;
 	/* the top locations; ties: the first seen */
 	for (uint32_t i = 0; i < py->n; i++) {
-		const struct rs_py_count *c = &py->locs[i].what[py_behind[w].what];
-		uint64_t v = py_key(c, py_behind[w].rank);
+		const struct rs_py_count *c = &py->locs[i].what[r->py_what];
+		uint64_t v = py_key(c, r->py_rank);
 		int k;
 
 		if (!c->calls)
 			continue;
 		for (k = n; k > 0; k--) {
-			const struct rs_py_count *x =
-			    &py->locs[best[k - 1]].what[py_behind[w].what];
+			const struct rs_py_count *x = &py->locs[best[k - 1]].what[r->py_what];
 
-			if (py_key(x, py_behind[w].rank) >= v)
+			if (py_key(x, r->py_rank) >= v)
 				break;
 		}
 		if (k == FINDING_PY)
@@ -1039,64 +946,208 @@ static void python_behind(const struct report_stats *st, struct finding *f)
 	}
 	if (!n)
 		return;
-	f->py_what = py_behind[w].label;
-	o = (size_t)snprintf(line, sizeof(line), "Python lines by %s:", py_behind[w].label);
+	f->py_what = r->py_label;
+	o = (size_t)snprintf(line, sizeof(line), "Python lines by %s:", r->py_label);
 	for (int k = 0; k < n; k++) {
 		const struct rs_py_loc *l = &py->locs[best[k]];
-		const struct rs_py_count *c = &l->what[py_behind[w].what];
+		const struct rs_py_count *c = &l->what[r->py_what];
 		struct finding_py *p = &f->py[f->npy++];
 
 		*p = (struct finding_py){rs_str(st, l->loc), c->calls, c->bytes, c->ns};
 		if (o < sizeof(line))
-			o += (size_t)snprintf(
-			    line + o, sizeof(line) - o, "%s %s (%s calls, %s)", k ? ";" : "",
-			    display_text(name, sizeof(name), rs_str(st, l->loc),
-					 rs_strlen(st, l->loc), 96),
-			    human_count(a, c->calls),
-			    py_behind[w].rank == PY_BY_TIME || (!c->bytes && c->ns)
-				? human_ns(b, c->ns)
-				: human_bytes(b, c->bytes));
+			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s (%s calls, %s)",
+					      k ? ";" : "",
+					      display_text(name, sizeof(name), rs_str(st, l->loc),
+							   rs_strlen(st, l->loc), 96),
+					      human_count(a, c->calls),
+					      r->py_rank == PY_BY_TIME || (!c->bytes && c->ns)
+						  ? human_ns(b, c->ns)
+						  : human_bytes(b, c->bytes));
 	}
 	evidence(f, "%s", line);
 }
 
-static int by_level(const void *a, const void *b)
+/*
+ * The rules, in the order the report lists findings of one severity.  Each
+ * row: id, title, function; the severity it fires at and the thresholds
+ * ({share}, {high}, {min} of the doc); what it reads; when it fires; the
+ * Python calls behind it.
+ */
+/* gpu_idle_on_data: in report_gpu_idle.c, beside the join whose figures it reads. */
+static bool gpu_idle_on_data(RULE_ARGS)
+{
+	(void)opt;
+	return rs_gpu_finding(r, st, f);
+}
+
+const struct finding_rule finding_rules[] = {
+    {"small_reads", "Many small reads", small_reads, SEVERITY_WARN, 0.10, 0.50, 1000, UNIT_COUNT,
+     "reads of application files and their sizes",
+     "reads under 1 MiB are more than {share} of the reads and more than {min} (Drishti's "
+     "thresholds); high above {high}",
+     PYW_SMALL_READS, PY_BY_CALLS, "small reads"},
+    {"small_writes", "Many small writes", small_writes, SEVERITY_WARN, 0.10, 0.50, 1000, UNIT_COUNT,
+     "writes of application files and their sizes",
+     "writes under 1 MiB are more than {share} of the writes and more than {min} (Drishti's "
+     "thresholds); high above {high}",
+     PYW_SMALL_WRITES, PY_BY_CALLS, "small writes"},
+    {"random_reads", "Random-access reads", random_reads, SEVERITY_HIGH, 0.20, 0, 1000, UNIT_COUNT,
+     "the offsets of the reads of each file, per process",
+     "reads neither sequential nor the first of their file are more than {share} and more "
+     "than {min} (Drishti)",
+     PYW_RANDOM_READS, PY_BY_CALLS, "random reads"},
+    {"random_writes", "Random-access writes", random_writes, SEVERITY_HIGH, 0.20, 0, 1000,
+     UNIT_COUNT, "the offsets of the writes of each file, per process",
+     "writes neither sequential nor the first of their file are more than {share} and more "
+     "than {min} (Drishti)",
+     PYW_RANDOM_WRITES, PY_BY_CALLS, "random writes"},
+    {"redundant_reads", "Redundant reads", redundant_reads, SEVERITY_WARN, 0.10, 0.50, MIB,
+     UNIT_BYTES, "the byte ranges read per open of a file and per process",
+     "bytes re-read within one open plus bytes read by several processes at the same time are "
+     "at least {share} of the bytes read and {min}; high from {high}",
+     PYW_READS, PY_BY_BYTES, "bytes read"},
+    {"metadata_heavy", "Metadata-heavy I/O", metadata_heavy, SEVERITY_WARN, 0.10, 0.30, 1000,
+     UNIT_COUNT, "metadata calls and the application's I/O time",
+     "at least {min} metadata calls take at least {share} of the application's I/O time "
+     "(Drishti); high from {high}",
+     PYW_META, PY_BY_CALLS, "metadata calls"},
+    {"many_small_files", "Many small files", many_small_files, SEVERITY_WARN, 0.50, 0, 1000,
+     UNIT_COUNT, "the files read and their sizes",
+     "at least {min} files under 1 MiB read, and at least {share} of the files read", PYW_META,
+     PY_BY_CALLS, "metadata calls"},
+    {"reread_fits_in_ram", "Data re-read every epoch fits in RAM", reread_fits_in_ram,
+     SEVERITY_WARN, 0.05, 0, 0, UNIT_COUNT,
+     "passes over each file, its read time, the RAM (--ram); page-cache misses (cache layer)",
+     "files read 1.5 times or more hold half the data, the data fits in half the RAM (--ram), "
+     "and reading them took {share} of the wall time",
+     PYW_READS, PY_BY_BYTES, "bytes read"},
+    {"imbalance", "I/O imbalance across workers or ranks", imbalance, SEVERITY_WARN, 0.30, 0, MIB,
+     UNIT_BYTES, "bytes and I/O time per process (peers: same parent and command) and per host",
+     "peers (workers, ranks, hosts) more than {share} apart in bytes moved, a group of at least "
+     "{min}",
+     0, 0, NULL},
+    {"sync_heavy", "Sync-heavy writes", sync_heavy, SEVERITY_WARN, 0, 0.50, 50, UNIT_COUNT,
+     "syncs, the bytes written, write and sync time",
+     "at least {min} syncs with under 1 MiB written per sync; high when they take {high} of the "
+     "write time",
+     PYW_SYNCS, PY_BY_CALLS, "syncs"},
+    {"checkpoint_stall", "Checkpoint writes stall the training thread", checkpoint_stall,
+     SEVERITY_WARN, 0.05, 0.20, 50e6, UNIT_NS, "the training thread's write bursts",
+     "the training thread is blocked in write bursts for at least {share} of its time and "
+     "{min}, and the bursts repeat (at least 2, other work between them); high from {high}",
+     PYW_WRITES, PY_BY_BYTES, "bytes written"},
+    {"failed_syscalls", "Storm of failed system calls", failed_syscalls, SEVERITY_WARN, 0.10, 0,
+     1000, UNIT_COUNT, "failed calls of all files with their errno, syscall and directory",
+     "at least {min} failed calls that are {share} of all calls; info when mostly environment",
+     PYW_FAILED, PY_BY_CALLS, "failed calls"},
+    {"low_read_parallelism", "Too little read parallelism", low_read_parallelism, SEVERITY_WARN,
+     0.90, 0, MIB, UNIT_BYTES, "bytes read, read time and lifetime per thread",
+     "one thread reads {share} of the bytes (at least {min}) and spends 20% of its time "
+     "reading while the job's other threads are idle",
+     PYW_READS, PY_BY_TIME, "read time"},
+    {"data_stall", "The training loop waits for its data", data_stall, SEVERITY_WARN, 0.20, 0.50,
+     50e6, UNIT_NS,
+     "step and fetch regions (markers layer; without fetch regions, reads of pipes and sockets)",
+     "a training loop waits for its batches at least {share} of its iterations' time, over 3 "
+     "steps and {min}; high from {high}",
+     PYW_READS, PY_BY_TIME, "read time"},
+    {"gpu_idle_on_data", "The GPU waits for data", gpu_idle_on_data, SEVERITY_WARN, 0.20, 0.50, 3,
+     UNIT_COUNT,
+     "a PyTorch profiler trace's steps and GPU work (merged, or --kineto); fetch regions, pipe and "
+     "socket reads, file reads; page-cache misses (cache layer), block requests (block layer)",
+     "data waits (batch waits, file reads, page-cache misses, block I/O) overlap at least {share} "
+     "of a GPU's idle time in steps, over at least {min} steps; high from {high}",
+     PYW_READS, PY_BY_TIME, "read time"},
+};
+
+const int finding_rules_count = sizeof(finding_rules) / sizeof(finding_rules[0]);
+
+_Static_assert(sizeof(finding_rules) / sizeof(finding_rules[0]) <= FINDINGS_MAX,
+	       "every rule can fire: raise FINDINGS_MAX");
+
+static int by_severity(const void *a, const void *b)
 {
 	const struct finding *x = a, *y = b;
 
-	return (int)y->level - (int)x->level;
+	return (int)y->severity - (int)x->severity;
 }
 
 void report_findings(const struct report_stats *st, const struct finding_options *opt,
 		     struct findings *out)
 {
-	memset(out, 0, sizeof(*out));
-	small_requests(st, out, false);
-	small_requests(st, out, true);
-	random_access(st, out, false);
-	random_access(st, out, true);
-	redundant_reads(st, out);
-	metadata_heavy(st, out);
-	many_small_files(st, out);
-	reread_fits_in_ram(st, opt, out);
-	imbalance(st, out);
-	sync_heavy(st, out);
-	checkpoint_stall(st, out);
-	failed_syscalls(st, out);
-	low_read_parallelism(st, out);
-	data_stall(st, out);
-	rs_gpu_finding(st, out); /* gpu_idle_on_data (report_gpu_idle.c) */
-	for (int i = 0; i < out->n; i++)
-		python_behind(st, &out->items[i]);
-	/* stable: by level, then in rule order */
+	out->n = 0;
+	for (int i = 0; i < finding_rules_count; i++) {
+		const struct finding_rule *r = &finding_rules[i];
+		struct finding *f = &out->items[out->n];
+
+		memset(f, 0, sizeof(*f));
+		f->id = r->id;
+		f->title = r->title;
+		f->severity = r->severity;
+		if (!r->fire(r, st, opt, f))
+			continue;
+		python_behind(r, st, f);
+		out->n++;
+	}
+	/* stable: by severity, then in rule order */
 	for (int i = 1; i < out->n; i++) {
 		struct finding tmp = out->items[i];
 		int j = i;
 
-		while (j > 0 && by_level(&out->items[j - 1], &tmp) > 0) {
+		while (j > 0 && by_severity(&out->items[j - 1], &tmp) > 0) {
 			out->items[j] = out->items[j - 1];
 			j--;
 		}
 		out->items[j] = tmp;
 	}
+}
+
+/* A threshold as the docs say it: "10%", "1000", "1 MiB", "50 ms". */
+static const char *threshold(char *buf, size_t size, double v, enum finding_unit u, bool share)
+{
+	if (share)
+		snprintf(buf, size, "%.0f%%", v * 100);
+	else if (u == UNIT_BYTES && v >= MIB)
+		snprintf(buf, size, "%.0f MiB", v / MIB);
+	else if (u == UNIT_NS && v >= 1e6)
+		snprintf(buf, size, "%.0f ms", v / 1e6);
+	else
+		snprintf(buf, size, "%.0f", v);
+	return buf;
+}
+
+const char *finding_rule_doc(const struct finding_rule *r, char *buf, size_t size)
+{
+	static const char *const keys[] = {"{share}", "{high}", "{min}"};
+	const char *p = r->doc;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	while (*p && n + 1 < size) {
+		int k = -1;
+
+		for (int i = 0; i < 3 && k < 0; i++)
+			if (!strncmp(p, keys[i], strlen(keys[i])))
+				k = i;
+		if (k < 0) {
+			buf[n++] = *p++;
+			buf[n] = '\0';
+			continue;
+		}
+		threshold(buf + n, size - n,
+			  k == 0   ? r->share
+			  : k == 1 ? r->high
+				   : r->min,
+			  r->min_unit, k < 2);
+		n += strlen(buf + n);
+		p += strlen(keys[k]);
+	}
+	return buf;
+}
+
+const char *finding_rule_severities(const struct finding_rule *r, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s", finding_severity_name(r->severity),
+		 r->high > 0 && r->severity != SEVERITY_HIGH ? " or high" : "");
+	return buf;
 }

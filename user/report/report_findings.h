@@ -1,28 +1,32 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Findings: rules over the report's figures.  Each has a level, the rule
- * with its threshold, the evidence (numbers, top files and processes) and a
- * concrete recommendation.  The rules and thresholds are listed in
- * report_findings.c and in docs/report.md "Findings".
+ * Findings: rules over the report's figures.  Each has a severity, the
+ * rule with its threshold, the evidence (numbers, top files and processes)
+ * and a concrete recommendation.  The rules are one table
+ * (finding_rules[], report_findings.c): `dltrace report --list-findings`
+ * prints it, and docs/report.md "Findings" and the man page list it.
  */
 #ifndef REPORT_FINDINGS_H
 #define REPORT_FINDINGS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "report/report_stats.h"
 
-enum finding_level {
-	LEVEL_INFO,
-	LEVEL_WARN,
-	LEVEL_HIGH,
+/* How much a finding matters ("level" in the report's JSON). */
+enum finding_severity {
+	SEVERITY_INFO,
+	SEVERITY_WARN,
+	SEVERITY_HIGH,
 };
 
 #define FINDING_EVIDENCE 9
 #define FINDING_METRICS	 12
 #define FINDING_LINE	 600
-#define FINDINGS_MAX	 16
-#define FINDING_PY	 3
+/* A rule fires at most once, and the build checks that every rule has room. */
+#define FINDINGS_MAX 32
+#define FINDING_PY   3
 
 /* A Python location behind a finding (--python-stacks): what it did that the finding is about. */
 struct finding_py {
@@ -37,7 +41,7 @@ struct finding_metric {
 
 struct finding {
 	const char *id;
-	enum finding_level level;
+	enum finding_severity severity;
 	const char *title;
 	char rule[FINDING_LINE];
 	char evidence[FINDING_EVIDENCE][FINDING_LINE];
@@ -60,9 +64,49 @@ struct finding_options {
 	int ram_from_option;
 };
 
-/* Evaluate every rule; fills out, highest level first. */
+/* How the Python locations behind a finding are ranked. */
+enum py_rank { PY_BY_CALLS, PY_BY_BYTES, PY_BY_TIME };
+
+/* What a rule's min counts, for its doc. */
+enum finding_unit { UNIT_COUNT, UNIT_BYTES, UNIT_NS };
+
+/*
+ * One rule.  The thresholds that decide whether it fires and how severe it
+ * is are in the row, named by its doc, where {share}, {high} and {min}
+ * stand for them; a rule's other constants sit beside its function.
+ */
+struct finding_rule {
+	const char *id;	   /* the finding's id in the report */
+	const char *title; /* its headline */
+	/*
+	 * Fill f (id, title and severity set from the row) and return true when
+	 * the rule fires; f is cleared again when it does not.
+	 */
+	bool (*fire)(const struct finding_rule *r, const struct report_stats *st,
+		     const struct finding_options *opt, struct finding *f);
+	enum finding_severity severity; /* when it fires, below high */
+	double share;			/* fires above this share (0: no share) */
+	double high;			/* severity high from this share (0: never) */
+	double min;			/* and needs at least this many (0: no minimum) */
+	enum finding_unit min_unit;
+	const char *needs; /* the figures it reads */
+	const char *doc;   /* when it fires, one line */
+	/* the Python locations behind it (--python-stacks): which calls, ranked how */
+	enum rs_py_what py_what;
+	enum py_rank py_rank;
+	const char *py_label;
+};
+
+extern const struct finding_rule finding_rules[];
+extern const int finding_rules_count;
+
+/* Evaluate every rule; fills out, highest severity first, then in the table's order. */
 void report_findings(const struct report_stats *st, const struct finding_options *opt,
 		     struct findings *out);
-const char *finding_level_name(enum finding_level l);
+const char *finding_severity_name(enum finding_severity s);
+/* A rule's doc with its thresholds in place of {share}, {high} and {min}. */
+const char *finding_rule_doc(const struct finding_rule *r, char *buf, size_t size);
+/* "warn", "warn or high", "high": what the rule can give. */
+const char *finding_rule_severities(const struct finding_rule *r, char *buf, size_t size);
 
 #endif

@@ -797,32 +797,32 @@ static void line(char *out, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-void rs_gpu_finding(const struct report_stats *st, struct findings *out)
+bool rs_gpu_finding(const struct finding_rule *r, const struct report_stats *st,
+		    struct finding *f)
 {
 	const struct rs_gpu *g = rs_gpu_of(st);
 	const struct rs_gpu_dev *d = NULL;
 	const struct rs_gpu_row *worst = NULL, *best = NULL;
-	struct finding *f;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], e[HUMAN_MAX], h[HUMAN_MAX], l1[64], l2[64];
 	char name[320];
 	double share = 0;
 	uint32_t di = 0, nf = 0;
 	size_t o;
 
-	if (!g || out->n == FINDINGS_MAX)
-		return;
+	if (!g)
+		return false;
 	for (uint32_t i = 0; i < g->ndevs; i++) {
 		const struct rs_gpu_dev *x = &g->devs[i];
 		double sh = ratio(x->explained_ns, x->idle_ns);
 
-		if (x->steps >= GPU_STEPS && x->idle_ns && sh >= GPU_SHARE && (!d || sh > share)) {
+		if (x->steps >= r->min && x->idle_ns && sh >= r->share && (!d || sh > share)) {
 			d = x;
 			di = i;
 			share = sh;
 		}
 	}
 	if (!d)
-		return;
+		return false;
 	for (uint32_t k = 0; k < g->nrows; k++) {
 		const struct rs_gpu_row *r = &g->rows[k];
 
@@ -833,17 +833,14 @@ void rs_gpu_finding(const struct report_stats *st, struct findings *out)
 		if (!best || r->explained_ns > best->explained_ns)
 			best = r;
 	}
-	f = &out->items[out->n++];
-	memset(f, 0, sizeof(*f));
-	f->id = "gpu_idle_on_data";
-	f->level = share >= GPU_HIGH ? LEVEL_HIGH : LEVEL_WARN;
-	f->title = "The GPU waits for data";
+	if (share >= r->high)
+		f->severity = SEVERITY_HIGH;
 	line(f->rule, sizeof(f->rule),
 	     "the GPU is idle in steps (ProfilerStep#N of a PyTorch profiler trace, else dltrace's "
 	     "step markers) while the job waits for data (the training thread's batch waits, file "
-	     "reads, page-cache misses, block I/O) for >= %.0f%% of that idle time, over >= %d "
+	     "reads, page-cache misses, block I/O) for >= %.0f%% of that idle time, over >= %.0f "
 	     "steps; high >= %.0f%%",
-	     GPU_SHARE * 100, GPU_STEPS, GPU_HIGH * 100);
+	     r->share * 100, r->min, r->high * 100);
 	line(f->evidence[f->nevidence++], FINDING_LINE,
 	     "GPU %lld of pid %u: idle %s of %s in %u steps; data waits overlap %s of the idle "
 	     "time (%s): batch waits %s, file reads %s, cache misses %s, block I/O %s",
@@ -891,4 +888,5 @@ void rs_gpu_finding(const struct report_stats *st, struct findings *out)
 		 "or page-cache-warm copy of the files above).  Idle time no data wait explains "
 		 "is the CPU's own (Python, the optimizer step, synchronization): see the merged "
 		 "trace around the steps named above.");
+	return true;
 }

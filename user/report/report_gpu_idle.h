@@ -32,8 +32,8 @@
 
 #include "report/report_stats.h"
 
-struct report_findings;
-struct findings;
+struct finding_rule;
+struct finding;
 
 #define GPU_WAITS_MAX (1u << 24)
 
@@ -147,8 +147,12 @@ void rs_gpu_derive(struct report_stats *st);
 void rs_gpu_free(struct report_stats *st);
 /* The join's figures (NULL: no GPU work was seen). */
 const struct rs_gpu *rs_gpu_of(const struct report_stats *st);
-/* The finding gpu_idle_on_data (report_findings.c). */
-void rs_gpu_finding(const struct report_stats *st, struct findings *out);
+/*
+ * The finding gpu_idle_on_data, its row's thresholds in r (report_findings.c's
+ * table): fills f and returns true when it fires.
+ */
+bool rs_gpu_finding(const struct finding_rule *r, const struct report_stats *st,
+		    struct finding *f);
 
 /* "ProfilerStep#7" or "step 7" */
 const char *rs_gpu_step_label(const struct rs_gpu *g, const struct rs_gpu_step *s, char *buf,

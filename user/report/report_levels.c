@@ -12,7 +12,13 @@
 
 #include <string.h>
 
-const char *const rs_level_names[LV_COUNT] = {"syscall", "stdio", "hdf5", "mpiio"};
+/* The levels' names in the report (and their spans' category); markers are no level here. */
+const char *const rs_level_names[DL_LEVEL_COUNT] = {
+    [DL_LAYER_SYSCALL] = "syscall",
+    [DL_LAYER_STDIO] = "stdio",
+    [DL_LAYER_HDF5] = "hdf5",
+    [DL_LAYER_MPIIO] = "mpiio",
+};
 
 static bool str_is(const struct ev_str *s, const char *lit)
 {
@@ -30,10 +36,10 @@ static bool str_starts(const struct ev_str *s, const char *lit)
 
 int rs_level_of(const struct ev_str *cat)
 {
-	for (int l = LV_STDIO; l < LV_COUNT; l++)
+	for (int l = DL_LAYER_STDIO; l < DL_LEVEL_COUNT; l++)
 		if (str_is(cat, rs_level_names[l]))
 			return l;
-	return LV_SYSCALL;
+	return DL_LAYER_SYSCALL;
 }
 
 static uint8_t fn_dir(const struct ev_str *name)
@@ -127,7 +133,7 @@ static bool failed(int level, const struct ev_str *name, const struct ev_span *s
 		return !str_is(name, "fgets") && str_is(&a->s, "0x0");
 	if (!arg_num(s, "ret", &v))
 		return false;
-	return level == LV_MPIIO ? v != 0 : v < 0;
+	return level == DL_LAYER_MPIIO ? v != 0 : v < 0;
 }
 
 void rs_level_span(struct report_stats *st, uint32_t ti, const struct event *ev, uint64_t start)
@@ -138,7 +144,7 @@ void rs_level_span(struct report_stats *st, uint32_t ti, const struct event *ev,
 	struct rs_item it = {0};
 	int64_t v;
 
-	if (level == LV_SYSCALL || s->phase != EV_PH_COMPLETE)
+	if (level == DL_LAYER_SYSCALL || s->phase != EV_PH_COMPLETE)
 		return;
 	st->levels.calls[level]++;
 	st->levels.time_ns[level] += s->dur;
@@ -151,9 +157,9 @@ void rs_level_span(struct report_stats *st, uint32_t ti, const struct event *ev,
 		sketch_add(&f->lat, s->dur);
 		if (failed(level, &s->name, s))
 			f->failed++;
-		if ((level == LV_STDIO && (f->dir == LV_DIR_READ || f->dir == LV_DIR_WRITE) &&
+		if ((level == DL_LAYER_STDIO && (f->dir == LV_DIR_READ || f->dir == LV_DIR_WRITE) &&
 		     arg_num(s, "size", &v)) ||
-		    (level == LV_MPIIO && arg_num(s, "bytes", &v))) {
+		    (level == DL_LAYER_MPIIO && arg_num(s, "bytes", &v))) {
 			f->bytes_requested += v > 0 ? (uint64_t)v : 0;
 			f->requested_calls++;
 		}

@@ -46,7 +46,7 @@ static void io_add(struct rs_phase_io *io, const struct rs_item *it)
 	if (it->wait)
 		return;
 	io->level_ns[it->level] += it->dur;
-	if (it->level != LV_SYSCALL)
+	if (it->level != DL_LAYER_SYSCALL)
 		return;
 	io->bytes_read += it->bytes_read;
 	io->bytes_written += it->bytes_written;
@@ -467,7 +467,7 @@ static void io_sum(struct rs_phase_io *dst, const struct rs_phase_io *src)
 	dst->bytes_written += src->bytes_written;
 	dst->calls += src->calls;
 	dst->io_ns += src->io_ns;
-	for (int l = 0; l < LV_COUNT; l++)
+	for (int l = 0; l < DL_LEVEL_COUNT; l++)
 		dst->level_ns[l] += src->level_ns[l];
 }
 

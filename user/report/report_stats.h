@@ -250,14 +250,22 @@ struct rs_layers {
  * Levels above the syscalls (report_levels.c): the library calls of the
  * stdio, hdf5 and mpiio layers, per function, and what they caused below
  * (the syscalls each call encloses on its thread, from its args).
+ *
+ * A level is its layer (enum dl_layer, bpf/dltrace_events.h): arrays of
+ * levels have DL_LEVEL_COUNT entries, DL_LAYER_SYSCALL's for the syscalls;
+ * the markers' stays empty (markers are phases, not I/O: report_phases.c).
  */
-enum { LV_SYSCALL, LV_STDIO, LV_HDF5, LV_MPIIO, LV_COUNT };
+static inline bool rs_is_level(int l)
+{
+	return l >= 0 && l < DL_LEVEL_COUNT && l != DL_LAYER_MARKERS;
+}
+
 enum { LV_DIR_READ, LV_DIR_WRITE, LV_DIR_FLUSH, LV_DIR_OTHER };
 #define LEVEL_FN_MAX 64
 
 struct rs_level_fn {
 	uint8_t level,
-	    dir;       /* LV_*, LV_DIR_* (flush: calls that write what earlier calls buffered) */
+	    dir; /* enum dl_layer, LV_DIR_* (flush: calls that write what earlier calls buffered) */
 	uint32_t name; /* string id */
 	uint64_t calls, failed, time_ns;
 	uint64_t bytes_requested, requested_calls; /* calls whose args give the bytes asked */
@@ -268,7 +276,7 @@ struct rs_level_fn {
 struct rs_levels {
 	struct rs_level_fn fn[LEVEL_FN_MAX];
 	uint32_t nfn;
-	uint64_t calls[LV_COUNT], time_ns[LV_COUNT];
+	uint64_t calls[DL_LEVEL_COUNT], time_ns[DL_LEVEL_COUNT];
 	uint64_t unknown; /* calls of functions beyond LEVEL_FN_MAX */
 };
 
@@ -329,7 +337,8 @@ struct rs_python {
  */
 struct rs_phase_io {					  /* calls that began in a phase */
 	uint64_t bytes_read, bytes_written, calls, io_ns; /* syscalls on application files */
-	uint64_t level_ns[LV_COUNT]; /* time in calls of each level (syscalls: application files) */
+	uint64_t level_ns[DL_LEVEL_COUNT]; /* time in calls of each level (syscalls: application
+					      files) */
 };
 
 #define SLOW_KEEP  5 /* slowest iterations kept per owner, with their files */
@@ -573,7 +582,7 @@ struct rs_level_dir {
 void rs_level_dirs(const struct report_stats *st, int level, struct rs_level_dir *read,
 		   struct rs_level_dir *write);
 /* Level names: "syscall", "stdio", "hdf5", "mpiio". */
-extern const char *const rs_level_names[LV_COUNT];
+extern const char *const rs_level_names[DL_LEVEL_COUNT];
 
 /* The timeline bins that cover the job: tl_*[first .. first + n). */
 void rs_timeline_range(const struct report_stats *st, uint32_t *first, uint32_t *n);

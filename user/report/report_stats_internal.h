@@ -70,7 +70,7 @@ void rs_burst_close(struct report_stats *st, uint32_t ti);
 
 /* A library call (an EV_SPAN of category stdio, hdf5 or mpiio); start: report time. */
 void rs_level_span(struct report_stats *st, uint32_t ti, const struct event *ev, uint64_t start);
-/* The level of a span category (LV_SYSCALL: none of the library levels). */
+/* The level of a span category (DL_LAYER_SYSCALL: none of the library levels). */
 int rs_level_of(const struct ev_str *cat);
 void rs_levels_free(struct report_stats *st);
 /* A syscall event with a Python location (report_python.c). */

@@ -211,11 +211,11 @@ static void findings(FILE *f, const struct report_view *v)
 		fprintf(f, "<p class=\"ok\">No finding: nothing in this trace matches a rule.</p>");
 	for (int i = 0; i < fi->n; i++) {
 		const struct finding *x = &fi->items[i];
-		const char *lvl = finding_level_name(x->level);
+		const char *sev = finding_severity_name(x->severity);
 
 		fprintf(
 		    f, "<div class=\"finding %s\" data-id=\"%s\"><h3><span class=\"lvl\">%s</span>",
-		    lvl, x->id, lvl);
+		    sev, x->id, sev);
 		esc(f, x->title);
 		fprintf(f, "</h3><div class=\"rule\">Rule: ");
 		esc(f, x->rule);
@@ -967,7 +967,7 @@ static void levels(FILE *f, const struct report_view *v)
 	const struct rs_levels *lv = &st->levels;
 	char a[HUMAN_MAX];
 
-	if (!lv->calls[LV_STDIO] && !lv->calls[LV_HDF5] && !lv->calls[LV_MPIIO])
+	if (!lv->calls[DL_LAYER_STDIO] && !lv->calls[DL_LAYER_HDF5] && !lv->calls[DL_LAYER_MPIIO])
 		return;
 	fprintf(f, "<section id=\"levels\"><h2>Library calls (the levels above the syscalls)"
 		   "</h2><div class=\"scroll\"><table class=\"sortable\"><thead><tr>"
@@ -1000,7 +1000,7 @@ static void levels(FILE *f, const struct report_view *v)
 		fprintf(f, "</tr>");
 	}
 	fprintf(f, "</tbody></table></div><ul>");
-	for (int l = LV_STDIO; l < LV_COUNT; l++) {
+	for (int l = DL_LAYER_STDIO; l < DL_LEVEL_COUNT; l++) {
 		struct rs_level_dir d[2];
 
 		rs_level_dirs(st, l, &d[0], &d[1]);
@@ -1167,8 +1167,10 @@ static void loop_html(FILE *f, const struct report_view *v, uint32_t oi)
 			td_num(f, rs_step_iter_ns(s), human_ns(a, rs_step_iter_ns(s)));
 			td_num(f, s->stall_ns, human_ns(a, s->stall_ns));
 			td_num(f, s->io.bytes_read, human_bytes(a, s->io.bytes_read));
-			for (int l = 0; l < LV_COUNT; l++)
-				td_num(f, s->io.level_ns[l], human_ns(a, s->io.level_ns[l]));
+			for (int l = 0; l < DL_LEVEL_COUNT; l++)
+				if (rs_is_level(l))
+					td_num(f, s->io.level_ns[l],
+					       human_ns(a, s->io.level_ns[l]));
 			fprintf(f, "<td class=\"path\">");
 			for (uint32_t i = 0; i < sl->nfiles; i++) {
 				esc_id(f, st, st->files[sl->files[i].file].name);

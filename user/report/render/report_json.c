@@ -1001,7 +1001,7 @@ static struct json_object *levels(const struct report_stats *st)
 {
 	struct json_object *o = json_object_new_object();
 
-	for (int l = LV_STDIO; l < LV_COUNT; l++) {
+	for (int l = DL_LAYER_STDIO; l < DL_LEVEL_COUNT; l++) {
 		struct json_object *lv = json_object_new_object(), *fns = json_object_new_array();
 		struct rs_level_dir rd, wr;
 
@@ -1039,12 +1039,13 @@ static struct json_object *levels(const struct report_stats *st)
 	return o;
 }
 
-static struct json_object *levels_ns(const uint64_t v[LV_COUNT])
+static struct json_object *levels_ns(const uint64_t v[DL_LEVEL_COUNT])
 {
 	struct json_object *o = json_object_new_object();
 
-	for (int l = 0; l < LV_COUNT; l++)
-		jv_add(o, rs_level_names[l], j_u64(v[l]));
+	for (int l = 0; l < DL_LEVEL_COUNT; l++)
+		if (rs_is_level(l))
+			jv_add(o, rs_level_names[l], j_u64(v[l]));
 	return o;
 }
 
@@ -1264,7 +1265,7 @@ static struct json_object *findings(const struct findings *fi)
 				   *metrics = json_object_new_object();
 
 		jv_add(o, "id", j_str(f->id));
-		jv_add(o, "level", j_str(finding_level_name(f->level)));
+		jv_add(o, "level", j_str(finding_severity_name(f->severity)));
 		jv_add(o, "title", j_str(f->title));
 		jv_add(o, "rule", j_str(f->rule));
 		for (int k = 0; k < f->nevidence; k++)

@@ -189,23 +189,23 @@ static void findings(const struct term *t, const struct report_view *v)
 	char title[120];
 
 	for (int i = 0; i < fi->n; i++)
-		counts[fi->items[i].level]++;
-	snprintf(title, sizeof(title), "Findings (%d high, %d warn, %d info)", counts[LEVEL_HIGH],
-		 counts[LEVEL_WARN], counts[LEVEL_INFO]);
+		counts[fi->items[i].severity]++;
+	snprintf(title, sizeof(title), "Findings (%d high, %d warn, %d info)",
+		 counts[SEVERITY_HIGH], counts[SEVERITY_WARN], counts[SEVERITY_INFO]);
 	heading(t, title);
 	if (!fi->n)
 		fprintf(t->f, "  %sno finding: nothing in this trace matches a rule%s\n", GREEN(t),
 			RESET(t));
 	for (int i = 0; i < fi->n; i++) {
 		const struct finding *f = &fi->items[i];
-		const char *col = f->level == LEVEL_HIGH   ? RED(t)
-				  : f->level == LEVEL_WARN ? YELLOW(t)
-							   : CYAN(t);
+		const char *col = f->severity == SEVERITY_HIGH	 ? RED(t)
+				  : f->severity == SEVERITY_WARN ? YELLOW(t)
+								 : CYAN(t);
 
 		fprintf(t->f, "  %s[%s]%s %s%s%s  %s(%s)%s\n", col,
-			f->level == LEVEL_HIGH	 ? "HIGH"
-			: f->level == LEVEL_WARN ? "WARN"
-						 : "INFO",
+			f->severity == SEVERITY_HIGH   ? "HIGH"
+			: f->severity == SEVERITY_WARN ? "WARN"
+						       : "INFO",
 			RESET(t), BOLD(t), f->title, RESET(t), DIM(t), f->id, RESET(t));
 		fprintf(t->f, "    %srule:%s ", DIM(t), RESET(t));
 		wrapped(t, 10, 10, f->rule);
@@ -700,10 +700,10 @@ static void levels(const struct term *t, const struct report_view *v)
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], g[HUMAN_MAX],
 	    h[HUMAN_MAX], i1[HUMAN_MAX], j[HUMAN_MAX], k1[HUMAN_MAX];
 
-	if (!lv->calls[LV_STDIO] && !lv->calls[LV_HDF5] && !lv->calls[LV_MPIIO])
+	if (!lv->calls[DL_LAYER_STDIO] && !lv->calls[DL_LAYER_HDF5] && !lv->calls[DL_LAYER_MPIIO])
 		return;
 	heading(t, "Library calls (the levels above the syscalls)");
-	for (int l = LV_STDIO; l < LV_COUNT; l++) {
+	for (int l = DL_LAYER_STDIO; l < DL_LEVEL_COUNT; l++) {
 		struct rs_level_dir rd, wr;
 
 		if (!lv->calls[l])
@@ -834,8 +834,8 @@ static void loop(const struct term *t, const struct report_stats *st, uint32_t o
 		fprintf(t->f, "    %s %s: %s, %s waiting",
 			k ? "        " : "slowest:", step_name(st, s, label, sizeof(label)),
 			human_ns(a, rs_step_iter_ns(s)), human_pct(b, rs_step_stall_share(s)));
-		for (int l = 0; l < LV_COUNT; l++)
-			if (s->io.level_ns[l])
+		for (int l = 0; l < DL_LEVEL_COUNT; l++)
+			if (rs_is_level(l) && s->io.level_ns[l])
 				fprintf(t->f, "; %s %s", rs_level_names[l],
 					human_ns(c, s->io.level_ns[l]));
 		if (top != NONE32) {
