@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include "event/version.h"
+#include "format/kineto/kineto_reader.h"
 #include "format/trace_format.h"
 #include "report/render/report_output.h"
+#include "report/report_gpu_idle.h"
 #include "report/report_warnings.h"
 
 struct report_session {
@@ -85,6 +87,50 @@ int report_session__read_file_progress(struct report_session *s, const char *pat
 	return 0;
 }
 
+void report_session__expect_kineto(struct report_session *s)
+{
+	rs_gpu_expect(&s->st);
+}
+
+/* A profiler event to the GPU join: its slices and their times (relative to the base). */
+static void kineto_event(void *ctx, const struct kineto_event *ev)
+{
+	struct rs_gpu_profile_event e = {.name = ev->name, .cat = ev->cat};
+
+	if (ev->malformed || !ev->has_ts || (ev->ph.len == 1 && ev->ph.s[0] == 'M'))
+		return;
+	e.complete = ev->ph.len == 1 && ev->ph.s[0] == 'X';
+	e.start = ev->ts_ns;
+	e.end = ev->ts_ns + (ev->has_dur && ev->dur_ns > 0 ? ev->dur_ns : 0);
+	e.has_pid = ev->pid.present && !ev->pid.is_str;
+	e.pid = ev->pid.v;
+	e.has_tid = ev->tid.present && !ev->tid.is_str;
+	e.tid = ev->tid.v;
+	e.args = ev->args;
+	e.nargs = ev->nargs;
+	rs_gpu_profile__add(ctx, &e);
+}
+
+int report_session__add_kineto(struct report_session *s, const char *path, char *err,
+			       size_t errlen)
+{
+	struct rs_gpu_profile *p = rs_gpu_profile__new(&s->st);
+	struct kineto_header h;
+	struct kineto_status st;
+
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (kineto_file_read(path, kineto_event, p, &h, &st)) {
+		snprintf(err, errlen, "%s", st.error);
+		rs_gpu_profile__free(p);
+		return -1;
+	}
+	rs_gpu_profile__end(p, path, h.base_ns, st.elements);
+	return 0;
+}
+
 static uint64_t machine_ram(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
@@ -110,6 +156,9 @@ void report_session__warnings(const struct report_session *s, FILE *out, const c
 		for (int k = 0; k < n; k++)
 			fprintf(out, "%swarning: %s\n", prefix, lines[k]);
 	}
+	if (rs_gpu_of(&s->st))
+		for (uint32_t k = 0; k < rs_gpu_of(&s->st)->nwarnings; k++)
+			fprintf(out, "%swarning: %s\n", prefix, rs_gpu_of(&s->st)->warnings[k]);
 }
 
 static struct report_view view(const struct report_session *s, unsigned top, bool color)

@@ -45,6 +45,12 @@ struct progress;
 int report_session__read_file_progress(struct report_session *s, const char *path,
 				       struct progress *progress, char *err, size_t errlen);
 
+/* A PyTorch profiler trace (--kineto) to join: expect it before the traces are read, */
+/* add it after them.  -1 with a one-line reason in err. */
+void report_session__expect_kineto(struct report_session *s);
+int report_session__add_kineto(struct report_session *s, const char *path, char *err,
+			       size_t errlen);
+
 /* ram_bytes: the job's machine's memory (0: this machine's). */
 void report_session__finish(struct report_session *s, uint64_t ram_bytes);
 

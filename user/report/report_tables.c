@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/fs_names.h"
+#include "report/report_gpu_idle.h"
 
 void rs_init(struct report_stats *st)
 {
@@ -52,6 +53,7 @@ void rs_free(struct report_stats *st)
 	rs_levels_free(st);
 	rs_python_free(st);
 	rs_phases_free(st);
+	rs_gpu_free(st);
 	string_index_free(&st->strings);
 	u64_index_free(&st->device_ix);
 	u64_index_free(&st->shm_ix);

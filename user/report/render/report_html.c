@@ -63,6 +63,11 @@ static void esc_n(FILE *f, const char *s, size_t len)
 	}
 }
 
+void report_html_text(FILE *out, const char *s, size_t len)
+{
+	esc_n(out, s, len);
+}
+
 static void esc(FILE *f, const char *s)
 {
 	esc_n(f, s, strlen(s));
@@ -1237,6 +1242,7 @@ void report_html(FILE *f, const struct report_view *v)
 	fprintf(f, " &middot; wall %s</p></header><main>\n", human_ns(a, st->wall_ns));
 	summary(f, v);
 	findings(f, v);
+	report_gpu_html(f, st, v->top); /* with a profiler trace (report_gpu.c) */
 	phases(f, v);
 	timeline(f, v);
 	time_section(f, v);
