@@ -8,6 +8,7 @@
 
 #include "event/version.h"
 #include "report/report_findings.h"
+#include "report/report_gpu_idle.h"
 #include "report/report_stats_internal.h"
 #include "report/report_warnings.h"
 
@@ -35,6 +36,7 @@ void rs_free(struct report_stats *st)
 	rs_levels_free(st);
 	rs_python_free(st);
 	rs_phases_free(st);
+	rs_gpu_free(st);
 	rs_tables_free(st);
 	memset(st, 0, sizeof(*st));
 }
@@ -83,6 +85,16 @@ void report_session__end_trace(struct report_session *s, const struct trace_read
 	rs_end_trace(&s->st, st);
 }
 
+void report_session__expect_kineto(struct report_session *s)
+{
+	rs_gpu_expect(&s->st);
+}
+
+struct rs_gpu_profile *report_session__gpu_profile(struct report_session *s)
+{
+	return rs_gpu_profile__new(&s->st);
+}
+
 static uint64_t machine_ram(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
@@ -108,6 +120,9 @@ void report_session__warnings(const struct report_session *s, FILE *out, const c
 		for (int k = 0; k < n; k++)
 			fprintf(out, "%swarning: %s\n", prefix, lines[k]);
 	}
+	if (rs_gpu_of(&s->st))
+		for (uint32_t k = 0; k < rs_gpu_of(&s->st)->nwarnings; k++)
+			fprintf(out, "%swarning: %s\n", prefix, rs_gpu_of(&s->st)->warnings[k]);
 }
 
 const struct report_stats *report_session__stats(const struct report_session *s)

@@ -37,6 +37,17 @@ struct event_consumer *report_session__begin_trace(struct report_session *s, con
 /* The trace's end: st says how it was read (NULL: a live stream, complete). */
 void report_session__end_trace(struct report_session *s, const struct trace_read_status *st);
 
+/*
+ * A PyTorch profiler trace (--kineto) to join: expect it before the traces
+ * are read; after them, its events go to the profile returned (NULL: out
+ * of memory), which rs_gpu_profile__end joins or rs_gpu_profile__free drops
+ * (report/report_gpu_idle.h).  The caller reads the file, as it reads the
+ * traces.
+ */
+struct rs_gpu_profile;
+void report_session__expect_kineto(struct report_session *s);
+struct rs_gpu_profile *report_session__gpu_profile(struct report_session *s);
+
 /* ram_bytes: the job's machine's memory (0: this machine's). */
 void report_session__finish(struct report_session *s, uint64_t ram_bytes);
 

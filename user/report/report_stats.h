@@ -37,6 +37,8 @@
 
 #define NONE32 UINT32_MAX
 
+struct rs_gpu;
+
 #define SIZE_BINS     10 /* Darshan: 0-100, 100-1K, 1K-10K, 10K-100K, 100K-1M, 1M-4M, ... 1G+ */
 #define TIMELINE_BINS 256
 #define BURST_KEEP    32
@@ -486,7 +488,8 @@ struct report_stats {
 	struct rs_levels levels;
 	struct rs_python python;
 	struct rs_phases phases;
-	uint64_t last_ns; /* latest event end, report time */
+	struct rs_gpu *gpu; /* a profiler trace's GPU idle time (report_gpu_idle.h; NULL: none) */
+	uint64_t last_ns;   /* latest event end, report time */
 
 	/* timeline of application bytes (report time: ns since the origin) */
 	uint64_t tl_width;

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Orderings shared by the report's renderings. */
+/*
+ * What the report's renderings share: orderings, and text as HTML (for the
+ * page and its GPU section, so that neither file calls into the other).
+ */
 #include <string.h>
 
+#include "lib/json_string.h"
 #include "report/render/report_output.h"
 
 double key_file_bytes(const struct report_stats *st, uint32_t i)
@@ -84,4 +88,47 @@ int common_sizes(const struct report_stats *st, int dir, uint64_t size[4], uint6
 			n++;
 	}
 	return n;
+}
+
+/* Text as HTML: valid UTF-8 (U+FFFD for bad bytes), markup characters escaped. */
+void report_html_text(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_sequence_length(p + i, len - i);
+
+		if (!n) {
+			fputs("\xef\xbf\xbd", f);
+			i++;
+			continue;
+		}
+		if (n == 1) {
+			switch (p[i]) {
+			case '&':
+				fputs("&amp;", f);
+				break;
+			case '<':
+				fputs("&lt;", f);
+				break;
+			case '>':
+				fputs("&gt;", f);
+				break;
+			case '"':
+				fputs("&quot;", f);
+				break;
+			case '\'':
+				fputs("&#39;", f);
+				break;
+			default:
+				if (p[i] < 0x20 || p[i] == 0x7f)
+					fputs("\xef\xbf\xbd", f);
+				else
+					fputc(p[i], f);
+			}
+		} else {
+			fwrite(p + i, 1, n, f);
+		}
+		i += n;
+	}
 }

@@ -948,4 +948,5 @@ void report_terminal(FILE *out, const struct report_view *v)
 	levels(&t, v);
 	python_locations(&t, v);
 	phases(&t, v);
+	report_gpu_terminal(t.f, v->st, v->top, t.color); /* with a profiler trace (report_gpu.c) */
 }
