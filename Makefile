@@ -243,18 +243,19 @@ golden-records: all workloads
 # build/fuzz/corpus, the seeds in tests/fuzz/corpus.
 FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_line_parser.c \
-	format/trace_status.c \
+	io/trace_status.c \
 	format/chrome/chrome_events.c event/event_consumer.c event/event_args.c event/event_parse.c \
 	event/lost_counts.c \
 	event/syscall_table.c lib/json_string.c lib/string_index.c lib/u64_index.c \
-	lib/quantile_sketch.c report/path_scope.c report/report_tables.c report/report_access.c \
-	report/report_timeline.c report/report_events.c report/report_derive.c \
+	lib/quantile_sketch.c report/path_scope.c report/report_intern.c report/report_tables.c \
+	report/report_access.c report/report_session.c report/report_timeline.c report/report_events.c report/report_derive.c \
 	report/report_levels.c report/report_phases.c report/report_python.c \
-	report/report_findings.c report/render/report_format.c report/report_warnings.c \
+	report/report_findings.c lib/human_format.c report/report_warnings.c \
 	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \
 	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
 	format/chrome/chrome_format.c io/output_sink.c io/input_stream.c lib/fs_names.c lib/path_table.c \
-	lib/decimal.c lib/json_value.c io/progress.c)
+	lib/decimal.c lib/json_value.c io/progress.c \
+	report/report_gpu_idle.c report/render/report_gpu.c event/kineto_names.c)
 FUZZ_TARGET := $(BUILD)/fuzz/trace_reader_fuzz
 
 $(FUZZ_TARGET): tests/fuzz/trace_reader_fuzz.c $(FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)
@@ -269,7 +270,7 @@ PFTRACE_FUZZ_TARGET := $(BUILD)/fuzz/pftrace_reader_fuzz
 PFTRACE_FUZZ_SRCS := $(FUZZ_SRCS) $(addprefix user/,format/perfetto/pftrace_events.c \
 	format/perfetto/pftrace_consumer.c format/perfetto/pftrace_writer.c \
 	format/perfetto/pftrace_intern.c format/trace_format.c format/chrome/chrome_writer.c \
-	format/chrome/json_format.c format/perfetto/pftrace_format.c \
+	format/json_format.c format/pftrace_format.c \
 	event/event_parse.c event/event_tee.c io/output_sink.c lib/pb_reader.c lib/pb_writer.c)
 $(PFTRACE_FUZZ_TARGET): tests/fuzz/pftrace_reader_fuzz.c $(PFTRACE_FUZZ_SRCS) $(USER_HDRS) \
 		$(BPF_HDRS)
@@ -277,6 +278,16 @@ $(PFTRACE_FUZZ_TARGET): tests/fuzz/pftrace_reader_fuzz.c $(PFTRACE_FUZZ_SRCS) $(
 	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -I. -DDLTRACE_VERSION=\"$(VERSION)\" \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		tests/fuzz/pftrace_reader_fuzz.c $(sort $(PFTRACE_FUZZ_SRCS)) -o $@ -lz -lm -ljson-c
+
+# PyTorch profiler (Kineto) traces: the reader, then dltrace merge and the report's GPU join.
+KINETO_FUZZ_TARGET := $(BUILD)/fuzz/kineto_reader_fuzz
+KINETO_FUZZ_SRCS := $(PFTRACE_FUZZ_SRCS) $(addprefix user/,merge/kineto_merge.c merge/event_merge.c \
+	format/kineto/kineto_reader.c lib/json_flat.c)
+$(KINETO_FUZZ_TARGET): tests/fuzz/kineto_reader_fuzz.c $(KINETO_FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -std=gnu11 -Iuser -Ibpf -I. -DDLTRACE_VERSION=\"$(VERSION)\" \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		tests/fuzz/kineto_reader_fuzz.c $(sort $(KINETO_FUZZ_SRCS)) -o $@ -lz -lm -ljson-c
 
 # The daemon's configuration parser, the same way.
 CONFIG_FUZZ_TARGET := $(BUILD)/fuzz/config_fuzz
@@ -292,7 +303,7 @@ $(CONFIG_FUZZ_TARGET): tests/fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) $(USER_HDRS)
 
 # dltrace replay's planner: a trace into a plan, its paths mapped, its printouts.
 REPLAY_FUZZ_TARGET := $(BUILD)/fuzz/replay_plan_fuzz
-REPLAY_FUZZ_SRCS := $(FUZZ_SRCS) $(addprefix user/,replay/replay_collect.c replay/replay_plan.c \
+REPLAY_FUZZ_SRCS := $(FUZZ_SRCS) $(addprefix user/,replay/replay_collect.c replay/replay_walk.c \
 	replay/replay_paths.c replay/replay_report.c)
 $(REPLAY_FUZZ_TARGET): tests/fuzz/replay_plan_fuzz.c $(REPLAY_FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
@@ -301,15 +312,20 @@ $(REPLAY_FUZZ_TARGET): tests/fuzz/replay_plan_fuzz.c $(REPLAY_FUZZ_SRCS) $(USER_
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		tests/fuzz/replay_plan_fuzz.c $(sort $(REPLAY_FUZZ_SRCS)) -o $@ -lz -lm -ljson-c
 
-fuzz: $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET) $(REPLAY_FUZZ_TARGET)
+fuzz: $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(KINETO_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET) \
+		$(REPLAY_FUZZ_TARGET)
 	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/config_corpus $(BUILD)/fuzz/crashes \
-		$(BUILD)/fuzz/pftrace_corpus $(BUILD)/fuzz/replay_corpus
+		$(BUILD)/fuzz/pftrace_corpus $(BUILD)/fuzz/kineto_corpus $(BUILD)/fuzz/replay_corpus
 	$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 		-dict=tests/fuzz/trace.dict -artifact_prefix=$(BUILD)/fuzz/crashes/ \
 		-print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
 	$(PFTRACE_FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 		-artifact_prefix=$(BUILD)/fuzz/crashes/pftrace- -print_final_stats=1 \
 		$(BUILD)/fuzz/pftrace_corpus tests/fuzz/pftrace_corpus
+	$(KINETO_FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+		-dict=tests/fuzz/kineto.dict -artifact_prefix=$(BUILD)/fuzz/crashes/kineto- \
+		-print_final_stats=1 $(BUILD)/fuzz/kineto_corpus tests/fuzz/kineto_corpus \
+		tests/data/kineto
 	$(CONFIG_FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 		-artifact_prefix=$(BUILD)/fuzz/crashes/config- -print_final_stats=1 \
 		$(BUILD)/fuzz/config_corpus tests/fuzz/config_corpus
@@ -383,6 +399,12 @@ bench-python-stacks: deps-bench
 	$(MAKE) $(PARALLEL) all workloads bench-build
 	$(PYTHON) bench/python_stacks.py $(BENCH_ARGS)
 
+# How exactly a PyTorch profiler trace lands on dltrace's timeline (bench/clock_alignment.py).
+.PHONY: bench-clock-alignment
+bench-clock-alignment:
+	$(MAKE) all $(BENCH)/clock_pairs
+	$(PYTHON) bench/clock_alignment.py $(BENCH_ARGS)
+
 # The PyTorch example's epoch time, untraced and under dltrace with Python stacks off and on.
 .PHONY: bench-pytorch-stacks
 bench-pytorch-stacks: deps-bench
@@ -426,8 +448,8 @@ $(BENCH)/floor_probes.bpf.o: bench/floor_probes.bpf.c $(BENCH)/floor_probe_list.
 # targets, what `make valgrind` runs (dltrace, the workloads; its script is
 # checked for syntax) and the benchmark's programs.
 check-build: deps-test
-	$(MAKE) $(PARALLEL) all workloads $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(CONFIG_FUZZ_TARGET) \
-		$(REPLAY_FUZZ_TARGET) bench-build
+	$(MAKE) $(PARALLEL) all workloads $(FUZZ_TARGET) $(PFTRACE_FUZZ_TARGET) $(KINETO_FUZZ_TARGET) \
+		$(CONFIG_FUZZ_TARGET) $(REPLAY_FUZZ_TARGET) bench-build
 	sh -n tests/valgrind_trace.sh
 
 # The test suite again inside a QEMU VM running Debian's stock kernel
@@ -478,8 +500,21 @@ $(BUILD)/obj/%.o: user/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/dltrace: $(USER_OBJS)
+# Dependencies point one way (docs/developer-guide.md "Folders"): before dltrace is
+# linked, the includes of the sources and the calls between the objects are checked
+# against the folder edges tools/layers.txt allows, and for cycles (tools/check-layers).
+$(BUILD)/layers.ok: tools/check-layers tools/layers.txt $(USER_OBJS) $(BPF_OBJS) \
+		$(wildcard tools/*.c bench/*.c)
+	$(PYTHON) tools/check-layers --objects $(BUILD)/obj --bpf-objects $(BUILD)
+	@touch $@
+
+$(BUILD)/dltrace: $(USER_OBJS) | $(BUILD)/layers.ok
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# The folders bottom up, each with the folders it uses.
+.PHONY: layers
+layers: $(USER_OBJS) $(BPF_OBJS)
+	$(PYTHON) tools/check-layers --objects $(BUILD)/obj --bpf-objects $(BUILD) --graph
 
 # make install PREFIX=/usr/local [DESTDIR=...]
 PREFIX ?= /usr/local

@@ -34,6 +34,7 @@
 #include "io/record_file.h"
 #include "live/job_trace.h"
 #include "report/report_session.h"
+#include "report/render/report_render.h"
 #include "view/live_stats.h"
 #include "view/top_view.h"
 

@@ -29,6 +29,7 @@ TITLES = {
     'fd-identity': 'Naming descriptors (`bench/fd_identity_cost.py`)',
     'python-stacks': 'Python stacks (`make bench-python-stacks`)',
     'replay': '`dltrace replay` (`bench/replay_bench.py`, part of `make bench`)',
+    'clock-alignment': "A profiler trace on dltrace's timeline (`make bench-clock-alignment`)",
     'hdf5-layer': 'The hdf5 layer per probe (`bench/hdf5_layer_cost.py`, part of `make bench`)',
 }
 REPLAY_MODES = ('json', 'gz', 'pftrace', 'pftrace.gz', 'report', 'summary', 'live', 'live-only')
@@ -254,6 +255,21 @@ def replay_block(r):
     return out
 
 
+def clock_alignment_block(r):
+    def signed(s):  # min and max may be negative: "a to b"
+        return '%s [%s to %s]' % (num(s['median'], '%.1f'), num(s['min'], '%.1f'),
+                                  num(s['max'], '%.1f'))
+
+    rows = [[what, signed(r[key])] for what, key in (
+        ("dltrace's wall clock of the readings - their CLOCK_REALTIME (mapping)", 'mapping_ns'),
+        ('the marker - the profiler event, in the merged trace', 'alignment_ns'),
+        ("the marker's uprobe after the readings", 'probe_ns'),
+        ('between the two CLOCK_MONOTONIC readings', 'read_gap_ns'))]
+    return ['Run: %d instants %d ms apart (%.1f s), each a dltrace marker and a profiler event '
+            'from the same clock readings; ns, median [min-max].'
+            % (r['pairs'], r['gap_ms'], r['span_s']), ''] + table(['', 'ns'], rows)
+
+
 def hdf5_layer_block(r):
     h = r['hdf5_layer']
     conds = list(dict.fromkeys(c for w in h['ns_per_call'].values() for c in w))
@@ -284,7 +300,8 @@ def hdf5_layer_block(r):
 
 BLOCKS = {'bench': bench_block, 'lifecycle': lambda r: lifecycle_block(r['lifecycle']),
           'fd-identity': fd_identity_block, 'python-stacks': python_stacks_block,
-          'replay': replay_block, 'hdf5-layer': hdf5_layer_block}
+          'replay': replay_block,
+          'clock-alignment': clock_alignment_block, 'hdf5-layer': hdf5_layer_block}
 
 
 def render():

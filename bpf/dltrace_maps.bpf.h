@@ -93,7 +93,7 @@ const volatile __u32 self_tgid __weak = 0;    /* dltrace itself: never traced */
 const volatile __u64 wakeup_bytes __weak = 0; /* wake the reader past this backlog */
 const volatile __u8 cache_layer __weak = 0;   /* report page-cache misses of reads */
 const volatile __u8 fork_wakeup __weak = 0;   /* wake the reader at each traced fork */
-/* the kernel lets every program type call bpf_task_from_pid (task_filter.bpf.h) */
+/* the kernel lets every program type call bpf_task_from_pid (leader_verdict.bpf.c) */
 const volatile __u8 task_kfuncs __weak = 0;
 
 /*
@@ -107,6 +107,12 @@ volatile __u32 dl_gen __weak = 0;
 volatile __u32 job_ids[DL_MAX_JOBS] __weak = {};
 volatile __u64 cgroup_slots __weak = 0;
 volatile __u32 jobs_live __weak = 0; /* slots with a job (system-wide layers run only then) */
+/* Does the task's slot still hold its job (else the task is untraced, or its job ended)? */
+static __always_inline int dl_slot_live(const struct dl_task *t)
+{
+	return t->slot && job_ids[t->slot & (DL_MAX_JOBS - 1)] == t->job_id;
+}
+
 /* Bumped when a traced task has mapped a file: cached anonymous ranges are stale. */
 volatile __u32 dl_map_gen __weak = 0;
 

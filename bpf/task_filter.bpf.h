@@ -14,20 +14,7 @@
 #define TASK_FILTER_BPF_H
 
 #include "dltrace_maps.bpf.h"
-
-/*
- * The verdict of the current process's leader, (job id << 32) | slot, or 0
- * (process_probes.bpf.c, the one object that declares the kfuncs it uses).
- * dl_leader_verdict_btf: the way without kfuncs, for the programs of types
- * that may not call them (DL_FILTER_NO_KFUNCS: uprobes, USDT).
- */
-__u64 dl_leader_verdict(__u32 tgid);
-__u64 dl_leader_verdict_btf(void);
-
-static __always_inline int dl_slot_live(const struct dl_task *t)
-{
-	return t->slot && job_ids[t->slot & (DL_MAX_JOBS - 1)] == t->job_id;
-}
+#include "leader_verdict.bpf.h"
 
 struct dl_cgroup_search {
 	__u64 mask;

@@ -49,7 +49,7 @@
 #include "lib/string_index.h"
 #include "lib/u64_index.h"
 #include "live/command_launcher.h"
-#include "live/proc_scan.h"
+#include "lib/proc_scan.h"
 #include "probe/probe_loader.h"
 #include "probe/python_probe.h"
 

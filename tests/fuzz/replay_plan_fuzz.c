@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * libFuzzer target for `dltrace replay`'s planner: a trace's bytes through
- * the trace reader into the plan (replay_plan.c: sorting, descriptors,
+ * the trace reader into the plan (replay_walk.c: sorting, descriptors,
  * mappings, pipes, deps, think times), where each file goes (--map rules,
  * a stage, the scratch directory), and everything that prints a plan or a
  * comparison without running it (--dry-run, the report of a replay that

@@ -160,7 +160,11 @@ class MergeInputsTest(unittest.TestCase):
             'empty.json': (b'', 'empty file'),
             'chrome.json': (b'[{"name":"x","ph":"M","pid":1,"tid":1,"args":{}}\n]\n',
                             "not a dltrace trace: a Chrome trace without dltrace's metadata"),
-            'object.json': (b'{"traceEvents":[]}\n', 'not a dltrace trace: a JSON object'),
+            # a JSON object is a PyTorch profiler trace to merge (tests/unit/test_kineto.py)
+            'object.json': (b'{"traceEvents":[]}\n', 'no baseTimeNanoseconds: the profiler '
+                            'trace does not say the wall clock its times count from'),
+            'other_object.json': (b'{"schemaVersion":1}\n', 'not a PyTorch profiler trace: '
+                                  'a JSON object without traceEvents'),
             'corrupt.json.gz': (b'\x1f\x8b\x08\x00' + b'\xff' * 64, 'corrupt gzip data'),
         }
         for name, (data, message) in cases.items():

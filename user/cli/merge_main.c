@@ -7,7 +7,10 @@
  *   - JSON inputs into a JSON output: a text-level rewrite of each line
  *     (merge/trace_merge.h), which keeps every other byte as it was;
  *   - any .pftrace input or output: typed events (merge/event_merge.h)
- *     from the format's reader into the output format's writer.
+ *     from the format's reader into the output format's writer;
+ *   - any PyTorch profiler trace (a JSON object, not an array): typed
+ *     events, each profiler trace placed after the dltrace trace it joins
+ *     (merge/kineto_merge.h), or after all of them as its own group.
  * Memory is bounded by the longest line (packet) and the number of
  * processes and threads, not by events.
  */
@@ -23,10 +26,12 @@
 
 #include "cli/cli_usage.h"
 #include "event/version.h"
+#include "format/kineto/kineto_reader.h"
 #include "format/trace_format.h"
 #include "io/output_file.h"
 #include "io/progress.h"
 #include "merge/event_merge.h"
+#include "merge/kineto_merge.h"
 #include "merge/merge_meta.h"
 #include "merge/trace_merge.h"
 
@@ -60,6 +65,13 @@ static void merge_usage(FILE *out)
 		     "tids are made unique across traces, and every process is named\n");
 	cli_wrap(out, 0, 0, text);
 	fprintf(out, "\n"
+		     "A TRACE may also be a PyTorch profiler (Kineto) trace, as torch.profiler's\n"
+		     "export_chrome_trace writes it: its events are placed by wall clock\n"
+		     "(baseTimeNanoseconds + ts), its CPU ops on the tracks of the traced process\n"
+		     "with the same pid, its GPU streams on tracks 'GPU N stream S' under that\n"
+		     "process.  One from another host or boot is merged as its own process group,\n"
+		     "with a warning saying why.  What cannot be placed is counted in the summary.\n"
+		     "\n"
 		     "Options:\n"
 		     "  -o, --output FILE      the merged trace; .gz compresses; '-' is standard\n"
 		     "                         output (required)\n");
@@ -71,7 +83,8 @@ static void merge_usage(FILE *out)
 		"Traces cut short (a crash, a full disk) are merged with a warning.  The\n"
 		"inputs are read twice (first lines, then everything): they must be files.\n"
 		"Exit status: 0; 1 when a trace cannot be read (empty, not a dltrace trace,\n"
-		"corrupt gzip data) or the output cannot be written; 2 on usage errors.\n"
+		"corrupt gzip data, a profiler trace cut short or without its base time) or\n"
+		"the output cannot be written; 2 on usage errors.\n"
 		"On a terminal, reading for more than a second shows its progress on\n"
 		"standard error (bytes read of the total, events/s, time left; not with -q).\n");
 }
@@ -141,6 +154,22 @@ static int check_output(const char *output, const struct merge_input *in, uint32
 		if (!stat(in[i].path, &st) && st.st_dev == out.st_dev && st.st_ino == out.st_ino) {
 			fprintf(stderr, "dltrace merge: the output %s is the input %s\n", output,
 				in[i].path);
+			return 1;
+		}
+	return 0;
+}
+
+/* The same for the profiler traces. */
+static int check_output_paths(const char *output, const char **paths, uint32_t n)
+{
+	struct stat out, st;
+
+	if (!strcmp(output, "-") || stat(output, &out))
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!stat(paths[i], &st) && st.st_dev == out.st_dev && st.st_ino == out.st_ino) {
+			fprintf(stderr, "dltrace merge: the output %s is the input %s\n", output,
+				paths[i]);
 			return 1;
 		}
 	return 0;
@@ -288,48 +317,86 @@ static struct ev_str ev(struct trace_str s)
 	return (struct ev_str){s.s, s.len};
 }
 
-/* The merged metadata: hosts and layers of all inputs, the earliest start. */
+/* The merged metadata: hosts and layers of all inputs, the earliest start (origin_wall). */
 static void merged_begin(struct event_consumer *out, const struct merge_input *in, uint32_t n,
-			 uint32_t origin)
+			 uint32_t origin, int64_t origin_wall, uint32_t nk)
 {
 	struct trace_str hosts = merge_hosts(in, n), layers = merge_layers(in, n);
 	struct event e = {.type = EV_TRACE_BEGIN};
-	char target[64];
+	char target[96];
+	int len = snprintf(target, sizeof(target), "merge of %u trace%s", n, n == 1 ? "" : "s");
 
-	snprintf(target, sizeof(target), "merge of %u trace%s", n, n == 1 ? "" : "s");
+	if (nk)
+		snprintf(target + len, sizeof(target) - len, " and %u profiler trace%s", nk,
+			 nk == 1 ? "" : "s");
 	e.begin.version = EV_STR(DLTRACE_VERSION);
 	e.begin.hostname = ev(hosts);
 	e.begin.target = (struct ev_str){target, strlen(target)};
 	e.begin.layers = ev(layers);
 	/* every input's monotonic times, moved onto the earliest wall-clock start */
 	e.begin.clock = EV_STR("CLOCK_REALTIME");
-	e.begin.start_wall_ns = in[origin].start_wall_ns;
-	e.begin.start_wall = ev(in[origin].start_wall);
+	e.begin.profiler_traces = nk;
+	e.begin.start_wall_ns = origin_wall;
+	/* a profiler trace that starts earlier: the writer spells its start */
+	if (n && in[origin].start_wall_ns == origin_wall)
+		e.begin.start_wall = ev(in[origin].start_wall);
 	event_deliver(out, &e);
 	free((char *)hosts.s);
 	free((char *)layers.s);
 }
 
+/* An input's record line, an event of no dltrace kind. */
+static void record_line(struct event_consumer *out, const char *name, char *line, size_t len)
+{
+	struct event x = {.type = EV_OTHER};
+
+	x.raw = (struct ev_str){line, len};
+	x.other.name = (struct ev_str){name, strlen(name)};
+	x.other.phase = 'M';
+	event_deliver(out, &x);
+	free(line);
+}
+
 /* Each input as an event of no dltrace kind (its file, host, start, shift), then the summary. */
 static void merged_end(struct event_consumer *out, const struct merge_input *in, uint32_t n,
+		       struct kineto_input *const *kin, uint32_t nk, int64_t origin_wall,
 		       bool output_error)
 {
 	struct merge_totals t;
 	struct event e = {.type = EV_TRACE_END};
+	struct ev_arg extra[EV_ARGS_MAX];
+	char keys[2048];
 
 	for (uint32_t i = 0; i < n; i++) {
 		char *line = malloc(merge_input_line_max(&in[i]));
-		struct event x = {.type = EV_OTHER};
 
 		if (!line)
 			abort();
-		x.raw = (struct ev_str){line, merge_input_line(line, &in[i])};
-		x.other.name = EV_STR("dltrace_input");
-		x.other.phase = 'M';
-		event_deliver(out, &x);
-		free(line);
+		record_line(out, "dltrace_input", line, merge_input_line(line, &in[i]));
+	}
+	for (uint32_t k = 0; k < nk; k++) {
+		char *line = malloc(kineto_input__line_max(kin[k]));
+
+		if (!line)
+			abort();
+		record_line(out, "kineto_input", line, kineto_input__line(kin[k], line));
+	}
+	if (nk) {
+		/* the summary's counts of what the profiler traces held and what was placed */
+		e.end.extra = extra;
+		e.end.nextra = kineto_summary_args(kin, nk, extra, EV_ARGS_MAX - 16, keys,
+						   sizeof(keys));
 	}
 	merge_totals(in, n, output_error, &t);
+	/* the profiler traces' events may end after every dltrace trace */
+	for (uint32_t k = 0; k < nk; k++) {
+		int64_t last = kineto_input__last_wall(kin[k]);
+
+		if (last != INT64_MIN && last - origin_wall > (int64_t)t.duration_ns)
+			t.duration_ns = (uint64_t)(last - origin_wall);
+		if (last > t.end_wall_ns)
+			t.end_wall_ns = last;
+	}
 	e.ts = t.duration_ns;
 	e.end.lost = &t.lost;
 	e.end.lost_events = t.lost.events;
@@ -341,11 +408,75 @@ static void merged_end(struct event_consumer *out, const struct merge_input *in,
 	event_deliver(out, &e);
 }
 
-static int write_merged_events(const struct merge_options *o, struct merge_input *in, uint32_t n)
+/* The earliest start of all inputs (profiler traces' first events too); shifts set from it. */
+static int64_t merge_origin(struct merge_input *in, uint32_t n, struct kineto_input *const *kin,
+			    uint32_t nk, uint32_t *origin)
+{
+	int64_t wall = INT64_MAX;
+
+	*origin = n ? merge_align(in, n) : 0;
+	if (n)
+		wall = in[*origin].start_wall_ns;
+	for (uint32_t k = 0; k < nk; k++)
+		if (kineto_input__first_wall(kin[k]) < wall)
+			wall = kineto_input__first_wall(kin[k]);
+	if (wall == INT64_MAX)
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		in[i].shift_ns += (uint64_t)(in[*origin].start_wall_ns - wall);
+	return wall;
+}
+
+/* The profiler traces that belong to the dltrace trace m merged last: placed after it. */
+static int join_profiles(struct event_merge *m, const struct merge_input *in,
+			 struct kineto_input *const *kin, uint32_t nk, int64_t origin_wall)
+{
+	uint64_t dur = m->summary.duration_ns > m->last_ts ? m->summary.duration_ns : m->last_ts;
+	char err[400];
+
+	for (uint32_t k = 0; k < nk; k++) {
+		if (kineto_input__placed(kin[k]) ||
+		    !kineto_input__joins(kin[k], m, in->path, in->start_wall_ns,
+					 in->start_wall_ns + (int64_t)dur))
+			continue;
+		if (kineto_input__place(kin[k], m, origin_wall, true, err, sizeof(err))) {
+			fprintf(stderr, "dltrace merge: %s\n", err);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The profiler traces no dltrace trace took: each its own process group, with a warning. */
+static int place_alone(struct event_merge *m, struct kineto_input *const *kin, const char **paths,
+		       uint32_t nk, int64_t origin_wall)
+{
+	char err[400], why[1024];
+
+	for (uint32_t k = 0; k < nk; k++) {
+		if (!kineto_input__placed(kin[k])) {
+			fprintf(stderr, "dltrace merge: warning: %s: merged as its own process group: "
+					"%s\n",
+				paths[k], kineto_input__why_alone(kin[k]));
+			if (kineto_input__place(kin[k], m, origin_wall, false, err, sizeof(err))) {
+				fprintf(stderr, "dltrace merge: %s: %s\n", paths[k], err);
+				return 1;
+			}
+		}
+		kineto_input__unplaced_warning(kin[k], why, sizeof(why));
+		if (why[0])
+			fprintf(stderr, "dltrace merge: warning: %s: %s\n", paths[k], why);
+	}
+	return 0;
+}
+
+static int write_merged_events(const struct merge_options *o, struct merge_input *in, uint32_t n,
+			       struct kineto_input *const *kin, const char **kpaths, uint32_t nk)
 {
 	struct file_owner owner = invoking_user();
 	enum trace_format format = trace_format_of_name(o->output);
-	uint32_t origin = merge_align(in, n);
+	uint32_t origin;
+	int64_t origin_wall = merge_origin(in, n, kin, nk, &origin);
 	struct output_sink sink;
 	struct trace_writer *w;
 	struct event_merge m;
@@ -355,7 +486,7 @@ static int write_merged_events(const struct merge_options *o, struct merge_input
 	size_t tail_len;
 	int fd, rc = 0, werr;
 
-	if (check_output(o->output, in, n))
+	if (check_output(o->output, in, n) || check_output_paths(o->output, kpaths, nk))
 		return 1;
 	fd = output_open(o->output, &owner, 0600, err, sizeof(err));
 	if (fd < 0) {
@@ -368,9 +499,9 @@ static int write_merged_events(const struct merge_options *o, struct merge_input
 		fprintf(stderr, "dltrace merge: out of memory\n");
 		return 1;
 	}
-	merged_begin(trace_writer__consumer(w), in, n, origin);
+	merged_begin(trace_writer__consumer(w), in, n, origin, origin_wall, nk);
 	sink_flush(&sink); /* the header is its own chunk: it survives a full disk */
-	event_merge_init(&m, trace_writer__consumer(w), n);
+	event_merge_init(&m, trace_writer__consumer(w), n + nk);
 	progress = merge_progress(o, in, n);
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		event_merge_begin(&m, i, in[i].shift_ns, in[i].hostname.s, in[i].hostname.len);
@@ -380,13 +511,17 @@ static int write_merged_events(const struct merge_options *o, struct merge_input
 				strcmp(o->output, "-") ? o->output : "the output");
 			rc = 1;
 		}
+		if (!rc)
+			rc = join_profiles(&m, &in[i], kin, nk, origin_wall);
 		event_merge_end(&m);
 		in[i].summary = m.summary;
 		if (!rc)
 			warn_input(&in[i]);
 	}
 	progress__done(progress);
-	merged_end(trace_writer__consumer(w), in, n, sink.error != 0 || rc != 0);
+	if (!rc)
+		rc = place_alone(&m, kin, kpaths, nk, origin_wall);
+	merged_end(trace_writer__consumer(w), in, n, kin, nk, origin_wall, sink.error != 0 || rc != 0);
 	tail = trace_writer__tail(w, &tail_len);
 	werr = sink_close(&sink, tail, tail_len);
 	if (werr) {
@@ -395,7 +530,7 @@ static int write_merged_events(const struct merge_options *o, struct merge_input
 		rc = 1;
 	} else if (!rc && !o->quiet) {
 		fprintf(stderr, "dltrace merge: wrote %llu events of %u trace%s to %s\n",
-			(unsigned long long)trace_writer__events(w), n, n == 1 ? "" : "s",
+			(unsigned long long)trace_writer__events(w), n + nk, n + nk == 1 ? "" : "s",
 			strcmp(o->output, "-") ? o->output : "standard output");
 	}
 	event_merge_free(&m);
@@ -407,32 +542,44 @@ int merge_main(int argc, char **argv)
 {
 	struct merge_options o;
 	struct merge_input *in;
+	struct kineto_input **kin;
+	const char **kpaths;
 	char err[400];
 	int first = 0, rc;
 	bool typed;
-	uint32_t n;
+	uint32_t n, total, nk = 0;
 
 	rc = parse_args(argc, argv, &o, &first);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	n = argc - first;
-	in = calloc(n, sizeof(*in));
-	if (!in) {
+	total = argc - first;
+	in = calloc(total, sizeof(*in));
+	kin = calloc(total, sizeof(*kin));
+	kpaths = calloc(total, sizeof(*kpaths));
+	if (!in || !kin || !kpaths) {
 		fprintf(stderr, "dltrace merge: out of memory\n");
 		return 1;
 	}
-	/* JSON into JSON: the text rewrite; any .pftrace: typed events */
+	/* JSON into JSON: the text rewrite; any .pftrace or profiler trace: typed events */
 	typed = trace_format_of_name(o.output) != TRACE_FORMAT_JSON;
-	for (uint32_t i = 0; i < n && !rc; i++) {
+	n = 0;
+	for (uint32_t i = 0; i < total && !rc; i++) {
+		const char *path = argv[first + i];
 		enum trace_format f;
 
-		in[i].path = argv[first + i];
-		if (trace_file_format(in[i].path, &f, err, sizeof(err))) {
-			fprintf(stderr, "dltrace merge: %s: %s\n", in[i].path, err);
+		if (kineto_file_is(path)) { /* a JSON object: a PyTorch profiler trace */
+			kpaths[nk++] = path;
+			continue;
+		}
+		in[n].path = path;
+		if (trace_file_format(path, &f, err, sizeof(err))) {
+			fprintf(stderr, "dltrace merge: %s: %s\n", path, err);
 			rc = 1;
 		}
 		typed |= f != TRACE_FORMAT_JSON;
+		n++;
 	}
+	typed |= nk > 0;
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		if (typed ? read_header(&in[i], err, sizeof(err))
 			  : trace_read_header(in[i].path, merge_input_header, &in[i], err,
@@ -441,10 +588,26 @@ int merge_main(int argc, char **argv)
 			rc = 1;
 		}
 	}
+	/* the profiler traces' first reading: their base times, processes and times */
+	for (uint32_t k = 0; k < nk && !rc; k++) {
+		kin[k] = kineto_input__new(kpaths[k], n + k);
+		if (!kin[k]) {
+			fprintf(stderr, "dltrace merge: out of memory\n");
+			rc = 1;
+		} else if (kineto_input__scan(kin[k], err, sizeof(err))) {
+			fprintf(stderr, "dltrace merge: %s: %s\n", kpaths[k], err);
+			rc = 1;
+		}
+	}
 	if (!rc)
-		rc = typed ? write_merged_events(&o, in, n) : write_merged(&o, in, n);
+		rc = typed ? write_merged_events(&o, in, n, kin, kpaths, nk)
+			   : write_merged(&o, in, n);
 	for (uint32_t i = 0; i < n; i++)
 		merge_input_free(&in[i]);
+	for (uint32_t k = 0; k < nk; k++)
+		kineto_input__free(kin[k]);
 	free(in);
+	free(kin);
+	free(kpaths);
 	return rc;
 }

@@ -11,17 +11,24 @@
 #include <unistd.h>
 
 #include "cli/cli_usage.h"
+#include "format/kineto/kineto_reader.h"
 #include "format/trace_format.h"
 #include "io/output_file.h"
 #include "io/progress.h"
 #include "report/report_findings.h"
+#include "report/report_gpu_idle.h"
 #include "report/report_session.h"
+#include "report/render/report_render.h"
+
+#define KINETO_MAX 64
 
 struct report_options {
 	bool json, quiet;
 	const char *html;
 	unsigned top;
 	uint64_t ram;
+	const char *kineto[KINETO_MAX]; /* --kineto: PyTorch profiler traces to join */
+	unsigned nkineto;
 };
 
 static void report_usage(FILE *out)
@@ -47,6 +54,9 @@ static void report_usage(FILE *out)
 		"      --top N        rows of each list in --json and --html (default %d)\n"
 		"      --ram SIZE     memory of the machine the job ran on, for the findings\n"
 		"                     (e.g. 64G; default: this machine's)\n"
+		"      --kineto FILE  a PyTorch profiler (Kineto) trace of the job: the GPU's\n"
+		"                     idle time per step against the data waits (repeatable;\n"
+		"                     a trace merged with one by dltrace merge needs none)\n"
 		"  -q, --quiet        no terminal report (with --html)\n"
 		"      --list-findings  print the rules of the findings, one a line: id,\n"
 		"                     severity, when it fires, the figures it reads (tabs\n"
@@ -103,6 +113,25 @@ static int parse_size(const char *s, uint64_t *out)
 
 /* ---- reading ---- */
 
+/* One trace file into the report.  -1 with a one-line reason in err. */
+static int read_trace(struct report_session *s, const char *path, struct progress *progress,
+		      char *err, size_t errlen)
+{
+	struct trace_read_status status;
+	struct event_consumer *c = report_session__begin_trace(s, path);
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (trace_file_read_progress(path, c, &status, progress)) {
+		snprintf(err, errlen, "%s", status.error);
+		return -1;
+	}
+	report_session__end_trace(s, &status);
+	return 0;
+}
+
 static int read_traces(struct report_session *s, char **files, int n)
 {
 	struct progress *progress;
@@ -114,6 +143,14 @@ static int read_traces(struct report_session *s, char **files, int n)
 
 		if (!strcmp(files[i], "-"))
 			continue;
+		if (kineto_file_is(files[i])) {
+			fprintf(stderr,
+				"dltrace report: %s: not a dltrace trace: a JSON object, as a "
+				"PyTorch profiler trace is (give one with --kineto FILE, or merge it "
+				"with the trace: dltrace merge)\n",
+				files[i]);
+			return 1;
+		}
 		if (trace_file_start(files[i], &start, err, sizeof(err))) {
 			fprintf(stderr, "dltrace report: %s: %s\n", files[i], err);
 			return 1;
@@ -125,13 +162,52 @@ static int read_traces(struct report_session *s, char **files, int n)
 		report_session__set_origin(s, origin);
 	progress = progress__new("dltrace report", progress_file_sizes(files, n));
 	for (int i = 0; i < n; i++) {
-		if (report_session__read_file_progress(s, files[i], progress, err, sizeof(err))) {
+		if (read_trace(s, files[i], progress, err, sizeof(err))) {
 			progress__done(progress);
 			fprintf(stderr, "dltrace report: %s: %s\n", files[i], err);
 			return 1;
 		}
 	}
 	progress__done(progress);
+	return 0;
+}
+
+/* A profiler event to the GPU join: its slices and their times (relative to the base). */
+static void kineto_event(void *ctx, const struct kineto_event *ev)
+{
+	struct rs_gpu_profile_event e = {.name = ev->name, .cat = ev->cat};
+
+	if (ev->malformed || !ev->has_ts || (ev->ph.len == 1 && ev->ph.s[0] == 'M'))
+		return;
+	e.complete = ev->ph.len == 1 && ev->ph.s[0] == 'X';
+	e.start = ev->ts_ns;
+	e.end = ev->ts_ns + (ev->has_dur && ev->dur_ns > 0 ? ev->dur_ns : 0);
+	e.has_pid = ev->pid.present && !ev->pid.is_str;
+	e.pid = ev->pid.v;
+	e.has_tid = ev->tid.present && !ev->tid.is_str;
+	e.tid = ev->tid.v;
+	e.args = ev->args;
+	e.nargs = ev->nargs;
+	rs_gpu_profile__add(ctx, &e);
+}
+
+/* A PyTorch profiler trace (--kineto) joined to the traces read.  -1 with a one-line reason. */
+static int read_kineto(struct report_session *s, const char *path, char *err, size_t errlen)
+{
+	struct rs_gpu_profile *p = report_session__gpu_profile(s);
+	struct kineto_header h;
+	struct kineto_status st;
+
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (kineto_file_read(path, kineto_event, p, &h, &st)) {
+		snprintf(err, errlen, "%s", st.error);
+		rs_gpu_profile__free(p);
+		return -1;
+	}
+	rs_gpu_profile__end(p, path, h.base_ns, st.elements);
 	return 0;
 }
 
@@ -186,18 +262,19 @@ static void list_findings(void)
 
 int report_main(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_RAM, OPT_LIST };
+	enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_RAM, OPT_KINETO, OPT_LIST };
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"html", required_argument, NULL, OPT_HTML},
 	    {"top", required_argument, NULL, OPT_TOP},
 	    {"ram", required_argument, NULL, OPT_RAM},
+	    {"kineto", required_argument, NULL, OPT_KINETO},
 	    {"list-findings", no_argument, NULL, OPT_LIST},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	struct report_options o = {false, false, NULL, REPORT_DEFAULT_TOP, 0};
+	struct report_options o = {false, false, NULL, REPORT_DEFAULT_TOP, 0, {NULL}, 0};
 	struct report_session *s;
 	char *end;
 	int c, rc;
@@ -230,6 +307,13 @@ int report_main(int argc, char **argv)
 				return cli_usage_error(
 				    "report", "--ram needs a size such as 64G, not", optarg);
 			break;
+		case OPT_KINETO:
+			if (!*optarg)
+				return cli_usage_error("report", "--kineto needs a file name", NULL);
+			if (o.nkineto == KINETO_MAX)
+				return cli_usage_error("report", "too many --kineto files", NULL);
+			o.kineto[o.nkineto++] = optarg;
+			break;
 		case OPT_LIST:
 			list_findings();
 			return 0;
@@ -253,7 +337,17 @@ int report_main(int argc, char **argv)
 		fprintf(stderr, "dltrace report: out of memory\n");
 		return 1;
 	}
+	if (o.nkineto)
+		report_session__expect_kineto(s); /* keep the data waits to join */
 	rc = read_traces(s, argv + optind, argc - optind);
+	for (unsigned k = 0; !rc && k < o.nkineto; k++) {
+		char err[400];
+
+		if (read_kineto(s, o.kineto[k], err, sizeof(err))) {
+			fprintf(stderr, "dltrace report: %s: %s\n", o.kineto[k], err);
+			rc = 1;
+		}
+	}
 	if (!rc) {
 		report_session__finish(s, o.ram);
 		/* the terminal report says them itself, near its top: once */

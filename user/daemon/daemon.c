@@ -39,6 +39,7 @@
 #include "daemon/job_files.h"
 #include "live/job_trace.h"
 #include "report/report_session.h"
+#include "report/render/report_render.h"
 #include "probe/probe_loader.h"
 #include "probe/python_probe.h"
 #include "decode/python_frames.h"

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hash.h"
+
 struct inode_slot {
 	uint64_t ino;
 	uint32_t dev;
@@ -35,7 +37,7 @@ void inode_paths_free(struct inode_paths *m)
 
 static uint32_t slot_of(const struct inode_paths *m, uint32_t dev, uint64_t ino)
 {
-	uint64_t h = (ino * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)dev * 0xc2b2ae3d27d4eb4full);
+	uint64_t h = fib_hash(ino) ^ ((uint64_t)dev * 0xc2b2ae3d27d4eb4full);
 
 	return (uint32_t)(h >> 32) & (m->cap - 1);
 }

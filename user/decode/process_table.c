@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/event.h"
+
 void process_table_init(struct process_table *pt)
 {
 	id_map_init(&pt->procs);

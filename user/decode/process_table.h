@@ -14,10 +14,6 @@
 #include "decode/fd_table.h"
 #include "lib/id_map.h"
 
-/* Processes whose pid was used before in the trace get distinct pids in it. */
-#define PID_ALIAS_STRIDE 4194304u /* PID_MAX_LIMIT */
-#define PID_ALIAS_MAX	 255u	  /* below the block device tracks' pids */
-
 struct process {
 	uint32_t pid;
 	uint32_t out_pid; /* pid in the trace: pid, or an alias when pid was reused */

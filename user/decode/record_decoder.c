@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "decode/path_rebuild.h"
-#include "live/proc_scan.h"
+#include "lib/proc_scan.h"
 #include "event/syscall_table.h"
 
 #define CLOSE_RANGE_UNSHARE (1U << 1)

@@ -78,6 +78,14 @@ static inline struct ev_str ev_str_of(const char *s)
 	return (struct ev_str){s, s ? (uint32_t)strlen(s) : 0};
 }
 
+/* Is s the C string lit?  (lit a literal: its length is a constant once inlined.) */
+static inline bool ev_str_is(const struct ev_str *s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s->len == n && !memcmp(s->s, lit, n);
+}
+
 struct path_ref; /* lib/path_table.h */
 
 /*
@@ -122,6 +130,9 @@ enum ev_phase {
 	EV_PH_COUNTER = 'C',
 	EV_PH_SLICE_BEGIN = 'B', /* a slice whose end comes later on the same thread */
 	EV_PH_SLICE_END = 'E',
+	/* a profiler trace's arrows (dltrace merge): the ends of one flow share ev_span.flow */
+	EV_PH_FLOW_OUT = 's', /* the arrow leaves the slice around this time */
+	EV_PH_FLOW_IN = 'f',  /* it arrives at the slice around this time */
 };
 
 /* EV_TRACE_BEGIN */
@@ -135,6 +146,7 @@ struct ev_trace_begin {
 	uint64_t start_mono_ns;	     /* clock value at ts 0 */
 	int64_t start_wall_ns;	     /* CLOCK_REALTIME at the same instant */
 	uint32_t tracer_pid;
+	uint32_t profiler_traces; /* a merge's: PyTorch profiler traces placed in it */
 };
 
 /* EV_TRACE_END */
@@ -149,6 +161,9 @@ struct ev_trace_end {
 	uint64_t paths_unknown;	   /* calls whose file cannot be known (EVS_PATH_UNKNOWN) */
 	bool truncated;		   /* the trace was cut short by a write error */
 	struct ev_str write_error; /* that error's text ("No space left on device"; len 0: none) */
+	/* keys after the others, of any name: a merge's counts of the profiler traces it placed */
+	const struct ev_arg *extra;
+	uint32_t nextra;
 };
 
 /* ev_syscall.flags */
@@ -258,11 +273,25 @@ struct ev_fault {
 };
 
 /*
+ * Processes whose pid was used before in the trace get distinct pids in it:
+ * pid + PID_ALIAS_STRIDE * n for its n-th reuse (n at most PID_ALIAS_MAX).
+ */
+#define PID_ALIAS_STRIDE 4194304u /* PID_MAX_LIMIT */
+#define PID_ALIAS_MAX	 255u	  /* below the block device tracks' pids */
+
+/*
  * Block devices are tracks of their own: EV_BLOCK and EV_BLOCK_RATE have a
  * pid (= tid) from here up, above any real pid (and the aliases of reused
  * ones), named "block DEV (MAJ:MIN)" by an EV_PROCESS_NAME.  Not processes.
  */
 #define EV_DEVICE_PID_BASE 0x40000000u
+
+/*
+ * A profiler trace's GPU streams (dltrace merge with a PyTorch profiler
+ * trace) are threads of the process that drove them, tids from here up,
+ * named "GPU 0 stream 7": above every real tid and block device track.
+ */
+#define EV_GPU_TRACK_BASE 0x50000000u
 
 /* EV_BLOCK: pid and tid are the device's track; the issuing process is in issuer_pid. */
 struct ev_block {
@@ -385,9 +414,10 @@ struct ev_arg {
 
 /* EV_SPAN */
 struct ev_span {
-	char phase; /* EV_PH_COMPLETE, _SLICE_BEGIN, _SLICE_END, _INSTANT or _COUNTER */
+	char phase; /* EV_PH_COMPLETE, _SLICE_BEGIN, _SLICE_END, _INSTANT, _COUNTER, _FLOW_* */
 	struct ev_str name, cat;
-	uint64_t dur; /* EV_PH_COMPLETE */
+	uint64_t dur;  /* EV_PH_COMPLETE */
+	uint64_t flow; /* EV_PH_FLOW_OUT, _IN: the arrow's id */
 	const struct ev_arg *args;
 	uint32_t nargs;
 };

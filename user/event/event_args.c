@@ -387,6 +387,8 @@ static void begin_args(struct args_out *o, const struct ev_trace_begin *b)
 		add_made(o, KEYLEN("start_wall"), p);
 	}
 	ADD_U64(o, "tracer_pid", b->tracer_pid);
+	if (b->profiler_traces)
+		ADD_U64(o, "profiler_traces", b->profiler_traces);
 }
 
 static void end_args(struct args_out *o, const struct ev_trace_end *s)
@@ -408,6 +410,11 @@ static void end_args(struct args_out *o, const struct ev_trace_end *s)
 		add(o, KEYLEN("truncated"), EV_ARG_BOOL)->b = true;
 	if (s->write_error.len)
 		ADD_STR(o, "write_error", s->write_error);
+	/* a merge's own keys (merge/kineto_merge.h), of any name */
+	for (uint32_t i = 0; i < s->nextra && o->n < EV_ARGS_MAX; i++) {
+		o->a[o->n] = s->extra[i];
+		o->a[o->n++].key_named = 0;
+	}
 }
 
 static void vfs_args(struct args_out *o, const struct ev_vfs *v)

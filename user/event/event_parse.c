@@ -90,6 +90,7 @@
 	X(START_WALL_NS, "start_wall_ns")                                                          \
 	X(START_WALL, "start_wall")                                                                \
 	X(TRACER_PID, "tracer_pid")                                                                \
+	X(PROFILER_TRACES, "profiler_traces")                                                      \
 	X(EVENTS, "events")                                                                        \
 	X(LOST_EVENTS, "lost_events")                                                              \
 	X(LOST_BYTES, "lost_bytes")                                                                \
@@ -647,12 +648,14 @@ static void begin_event(const struct found *f, struct event *e)
 	b->start_mono_ns = u64_of(arg(f, K_START_MONO));
 	b->start_wall_ns = i64_of(arg(f, K_START_WALL_NS));
 	b->tracer_pid = u64_of(arg(f, K_TRACER_PID));
+	b->profiler_traces = u64_of(arg(f, K_PROFILER_TRACES));
 }
 
-static void end_event(struct event_parse *p, const struct found *f, struct event *e)
+static void end_event(struct event_parse *p, const struct found *f, struct event *e, unsigned n)
 {
 	struct ev_trace_end *end = &e->end;
 	const struct ev_arg *kinds = arg(f, K_LOST_BY_KIND);
+	unsigned extra = 0;
 
 	e->type = EV_TRACE_END;
 	end->events = u64_of(arg(f, K_EVENTS));
@@ -671,6 +674,12 @@ static void end_event(struct event_parse *p, const struct found *f, struct event
 		p->lost.bytes = end->lost_bytes;
 		end->lost = &p->lost;
 	}
+	/* a merge's counts of the profiler traces it placed (kineto_*): kept, in order */
+	for (unsigned i = 0; i < n; i++)
+		if (f->args[i].key.len > 7 && !memcmp(f->args[i].key.s, "kineto_", 7))
+			p->args[extra++] = f->args[i];
+	end->extra = extra ? p->args : NULL;
+	end->nextra = extra;
 }
 
 /* ---- the layers ---- */
@@ -917,13 +926,15 @@ static bool process_event(const struct found *f, struct event *e, const struct e
  */
 
 static void span_event(struct event_parse *p, struct event *e, const struct ev_head *h,
-		       uint64_t dur, const struct ev_arg *args, unsigned n)
+		       uint64_t dur, uint64_t id, const struct ev_arg *args, unsigned n)
 {
 	e->type = EV_SPAN;
 	e->span.phase = h->ph;
 	e->span.name = h->name;
 	e->span.cat = h->cat;
 	e->span.dur = dur;
+	if (h->ph == EV_PH_FLOW_OUT || h->ph == EV_PH_FLOW_IN)
+		e->span.flow = id;
 	for (unsigned i = 0; i < n; i++) {
 		struct ev_arg *a = &p->args[i];
 
@@ -963,7 +974,7 @@ void event_parse(struct event_parse *p, struct event *e, const struct ev_head *h
 			return;
 		}
 		if (eq(&h->name, "dltrace_summary")) {
-			end_event(p, &f, e);
+			end_event(p, &f, e, n);
 			return;
 		}
 		if (eq(&h->name, "process_name") || eq(&h->name, "thread_name")) {
@@ -984,8 +995,13 @@ void event_parse(struct event_parse *p, struct event *e, const struct ev_head *h
 	} else if (layer_event(&f, e, h, dur, id)) {
 		return;
 	}
-	if (h->ph && strchr("XBEiC", h->ph) && cat->len) {
-		span_event(p, e, h, dur, args, n);
+	/*
+	 * Without a category: a span only when it has a name and no text keeps
+	 * it as it was (a .pftrace's: a profiler's instant); the nameless END of
+	 * a slice whose begin is not before it stays of no kind.
+	 */
+	if (h->ph && strchr("XBEiCsf", h->ph) && (cat->len || (!e->raw.len && h->name.len))) {
+		span_event(p, e, h, dur, id, args, n);
 		return;
 	}
 	e->type = EV_OTHER;

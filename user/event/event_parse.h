@@ -16,7 +16,8 @@
  * reader may give an unsigned value as signed, a symbol or a hex value as
  * a string, microseconds as a double); unknown keys are ignored, missing
  * ones leave their field 0.  Events of no dltrace kind become EV_SPAN
- * (slices, instants and counters with a category) or EV_OTHER.
+ * (slices, instants, counters and flows with a category, or named without
+ * one when there is no raw text to keep: a .pftrace's) or EV_OTHER.
  */
 #ifndef EVENT_PARSE_H
 #define EVENT_PARSE_H

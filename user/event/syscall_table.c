@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bpf/syscall_def.h"
+#include "lib/hash.h"
 
 /*
  * The table, from bpf/syscalls.def in three passes: what each row shows
@@ -706,21 +707,12 @@ _Static_assert(DL_SYS_COUNT * 2 <= KIND_SLOTS && DL_SYS_COUNT <= 127, "kind_slot
 static signed char kind_slot[KIND_SLOTS];
 static bool kind_ready;
 
-static uint32_t name_hash(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
 static void kind_table_init(void)
 {
 	memset(kind_slot, -1, sizeof(kind_slot));
 	for (int k = 0; k < DL_SYS_COUNT; k++) {
 		const char *nm = syscall_info(k)->name;
-		uint32_t h = name_hash(nm, strlen(nm)) % KIND_SLOTS;
+		uint32_t h = fnv1a_32(nm, strlen(nm)) % KIND_SLOTS;
 
 		while (kind_slot[h] >= 0)
 			h = (h + 1) % KIND_SLOTS;
@@ -735,7 +727,7 @@ int syscall_kind(const char *name, size_t len)
 
 	if (!kind_ready)
 		kind_table_init();
-	h = name_hash(name, len) % KIND_SLOTS;
+	h = fnv1a_32(name, len) % KIND_SLOTS;
 	while (kind_slot[h] >= 0) {
 		const char *nm = syscall_info(kind_slot[h])->name;
 

@@ -22,8 +22,8 @@
 
 #include "event/event.h"
 #include "format/trace_format_ops.h"
-#include "format/trace_status.h"
 #include "io/output_sink.h"
+#include "io/trace_status.h"
 
 enum trace_format {
 #define TRACE_FORMAT(id, ops) TRACE_FORMAT_##id,

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * One trace format, as the registry (format/trace_format.c) sees it: its
- * names, how to write it and how to read it.  Each format is one file that
- * fills one of these (format/chrome/json_format.c, format/perfetto/
- * pftrace_format.c) and one line of format/trace_formats.def.
+ * names, how to write it and how to read it.  Each format is a folder of
+ * its own for its writer and reader (format/chrome/, format/perfetto/), one
+ * file here that fills one of these from them (format/json_format.c,
+ * format/pftrace_format.c) and one line of format/trace_formats.def.  The
+ * entry is not in the format's folder: the registry uses the folders and
+ * they know nothing of it, so that dependencies point one way.
  *
  *   writing: open(sink) -> consumer (the event callbacks) -> tail (the bytes
  *            that close the file) -> free
@@ -23,8 +26,8 @@
 #include <stdint.h>
 
 #include "event/event.h"
-#include "format/trace_status.h"
 #include "io/output_sink.h"
+#include "io/trace_status.h"
 
 struct trace_format_ops {
 	const char *name;   /* "json": the daemon's trace_format, convert's summary */

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "io/progress.h"
 #include "lib/clock_ns.h"
+#include "lib/human_format.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -59,12 +60,8 @@ struct progress *progress__new(const char *what, uint64_t total_bytes)
 static void human(char *out, size_t size, double v, const char *unit)
 {
 	static const char *prefix[] = {"", "Ki", "Mi", "Gi", "Ti"};
-	int i = 0;
+	unsigned i = human_scale(&v, 1024, 4);
 
-	while (v >= 1024 && i < 4) {
-		v /= 1024;
-		i++;
-	}
 	snprintf(out, size, i ? "%.1f %s%s" : "%.0f %s%s", v, prefix[i], unit);
 }
 

@@ -3,11 +3,13 @@
 
 #include <stdlib.h>
 
+#include "lib/hash.h"
+
 enum { EMPTY, USED, DELETED };
 
 static size_t hash_id(uint32_t key, size_t cap)
 {
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+	return (size_t)(fib_hash(key) >> 32) & (cap - 1);
 }
 
 void id_map_init(struct id_map *m)

@@ -4,21 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hash.h"
 #include "lib/json_string.h"
 
 static struct path_ref **buckets;
 static size_t nbuckets, npaths;
-
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 static void grow(void)
 {
@@ -41,7 +31,7 @@ static void grow(void)
 
 struct path_ref *path_intern(const char *name, size_t len)
 {
-	uint64_t h = hash_bytes(name, len);
+	uint64_t h = fnv1a_64(name, len);
 	struct path_ref *p;
 	char *esc;
 

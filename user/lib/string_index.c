@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hash.h"
+
 #ifndef STRING_BLOCK_BYTES
 #define STRING_BLOCK_BYTES (1u << 20) /* smaller in the fuzz target */
 #endif
@@ -11,10 +13,8 @@
 
 static uint32_t hash_bytes(const char *s, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = fnv1a_64(s, len);
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
 	return (uint32_t)(h ^ h >> 32);
 }
 

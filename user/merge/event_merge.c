@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/process_table.h"
-
 static void *grow(void *p, size_t *cap, size_t need)
 {
 	size_t c = *cap ? *cap : 256;
@@ -61,6 +59,8 @@ static void merge_event(struct event_consumer *c, const struct event *e)
 			      MERGE_ID_PROCESS | (e->type == EV_PROCESS_NAME ? MERGE_ID_NAMED : 0));
 	x.tid = id(m, e->tid);
 	x.ts = e->ts > UINT64_MAX - m->shift_ns ? UINT64_MAX : e->ts + m->shift_ns;
+	if (e->ts > m->last_ts)
+		m->last_ts = e->ts;
 	switch (e->type) {
 	case EV_FORK:
 		x.fork.child = id(m, e->fork.child);
@@ -115,6 +115,7 @@ void event_merge_begin(struct event_merge *m, uint32_t index, uint64_t shift_ns,
 {
 	m->index = index;
 	m->shift_ns = shift_ns;
+	m->last_ts = 0;
 	memset(&m->summary, 0, sizeof(m->summary));
 	free(m->host);
 	m->host = malloc(host_len + 2);

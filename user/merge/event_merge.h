@@ -32,7 +32,8 @@ struct event_merge {
 	struct event_consumer *out;	/* the writer */
 	struct merge_ids ids;
 	uint32_t ntraces;
-	uint64_t events; /* events handed to out */
+	uint64_t events;  /* events handed to out */
+	uint64_t last_ts; /* the current input's latest ts (before its shift) */
 
 	/* the input being merged */
 	uint32_t index;

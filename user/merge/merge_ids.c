@@ -61,6 +61,26 @@ uint32_t merge_ids_map(struct merge_ids *m, uint32_t id, uint32_t flags)
 	return e.out;
 }
 
+bool merge_ids_find(const struct merge_ids *m, uint32_t id, struct merge_id *e)
+{
+	void *v = id_map_get(&m->trace, id);
+
+	if (!v)
+		return false;
+	*e = unpack(v);
+	return true;
+}
+
+uint32_t merge_ids_take(struct merge_ids *m, uint32_t from)
+{
+	uint32_t id = from;
+
+	while (id_map_get(&m->used, id))
+		id++;
+	id_map_put(&m->used, id, pack((struct merge_id){id, 0}));
+	return id;
+}
+
 bool merge_ids_next(const struct merge_ids *m, size_t *pos, uint32_t *id, struct merge_id *e)
 {
 	void *v;

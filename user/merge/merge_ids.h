@@ -39,6 +39,13 @@ void merge_ids_free(struct merge_ids *m);
 void merge_ids_next_trace(struct merge_ids *m);
 /* The output id of an id of the current trace; flags are added to its entry. */
 uint32_t merge_ids_map(struct merge_ids *m, uint32_t id, uint32_t flags);
+/* The entry of an id of the current trace, without adding it: false when it was never seen. */
+bool merge_ids_find(const struct merge_ids *m, uint32_t id, struct merge_id *e);
+/*
+ * An output id of no trace's, the first free one at or above from, taken
+ * for good (the tracks a merge adds: a profiler trace's GPU streams).
+ */
+uint32_t merge_ids_take(struct merge_ids *m, uint32_t from);
 /* Iterate over the current trace's ids: for (size_t i = 0; merge_ids_next(m, &i, &id, &e);) */
 bool merge_ids_next(const struct merge_ids *m, size_t *pos, uint32_t *id, struct merge_id *e);
 

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event/event.h"
 #include "format/chrome/chrome_events.h"
 #include "format/chrome/chrome_format.h"
 #include "lib/json_string.h"
-#include "decode/process_table.h"
 #include "format/chrome/trace_line_parser.h"
 
 #define NUMBER_MAX 32 /* bytes of the longest number written */

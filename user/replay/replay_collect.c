@@ -4,7 +4,7 @@
  * come, kept as compact records of what the replay needs (the calls on the
  * application's files, pipe reads and writes, page faults, forks, execs,
  * exits, marker regions, names), with counts of what it leaves out.
- * replay_plan.c sorts and walks them.
+ * replay_walk.c sorts and walks them.
  */
 #define _GNU_SOURCE
 #include "replay/replay_plan_state.h"
@@ -288,11 +288,6 @@ static void on_name(struct event_consumer *c, const struct event *e)
 		st->oom = true;
 }
 
-static bool str_is(struct ev_str s, const char *lit)
-{
-	return s.len == strlen(lit) && !memcmp(s.s, lit, s.len);
-}
-
 static void on_span(struct event_consumer *c, const struct event *e)
 {
 	struct rp_plan_state *st = container_of(c, struct rp_plan_state, consumer);
@@ -302,13 +297,13 @@ static void on_span(struct event_consumer *c, const struct event *e)
 	struct rec *r;
 
 	seen(st, e, e->ts + (sp->phase == EV_PH_COMPLETE ? sp->dur : 0));
-	if (sp->phase != EV_PH_COMPLETE || !str_is(sp->cat, "marker"))
+	if (sp->phase != EV_PH_COMPLETE || !ev_str_is(&sp->cat, "marker"))
 		return;
-	if (str_is(sp->name, "epoch"))
+	if (ev_str_is(&sp->name, "epoch"))
 		kind = RP_MARK_EPOCH;
-	else if (str_is(sp->name, "step"))
+	else if (ev_str_is(&sp->name, "step"))
 		kind = RP_MARK_STEP;
-	else if (str_is(sp->name, "fetch"))
+	else if (ev_str_is(&sp->name, "fetch"))
 		kind = RP_MARK_FETCH;
 	if (kind < 0 || sp->dur >= TIME_LIMIT || e->ts >= TIME_LIMIT)
 		return;
@@ -373,7 +368,7 @@ static void on_begin(struct event_consumer *c, const struct event *e)
 		return;
 	p->begun = true;
 	rp_copy_str(p->hostname, sizeof(p->hostname), b->hostname);
-	if (str_is(b->clock, "CLOCK_REALTIME") ||
+	if (ev_str_is(&b->clock, "CLOCK_REALTIME") ||
 	    (b->target.len >= 9 && !memcmp(b->target.s, "merge of ", 9))) {
 		bool hosts = memchr(b->hostname.s, ',', b->hostname.len) != NULL;
 

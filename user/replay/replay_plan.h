@@ -217,7 +217,7 @@ struct replay_plan {
 	uint64_t app_calls;   /* application-scope calls and faults seen */
 	uint64_t other_calls; /* environment and other calls (not replayed) */
 
-	/* planning state (replay_plan.c) */
+	/* planning state (replay_plan_state.h) */
 	struct rp_plan_state *st;
 };
 

@@ -12,10 +12,10 @@
 
 #include "event/lost_counts.h"
 #include "event/syscall_table.h"
+#include "lib/human_format.h"
 #include "lib/json_string.h"
 #include "lib/string_index.h"
 #include "replay/replay_issue.h"
-#include "report/render/report_format.h"
 
 #define EXAMPLES 5
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/report_stats.h"
+#include "report/report_gpu_idle.h"
 
 uint64_t rs_thread_wall(const struct report_stats *st, const struct rs_thread *t)
 {
@@ -522,6 +523,7 @@ void rs_derive(struct report_stats *st)
 	derive_mounts(st);
 	derive_job(st);
 	rs_phases_derive(st);
+	rs_gpu_derive(st); /* after the phases: their steps when the profiler gave none */
 }
 
 void rs_timeline_range(const struct report_stats *st, uint32_t *first, uint32_t *n)

@@ -16,6 +16,7 @@
 
 #include "event/event_args.h"
 #include "event/syscall_table.h"
+#include "report/report_gpu_idle.h"
 
 const char *rs_class_name(int cls)
 {
@@ -88,7 +89,7 @@ static bool is_stat_kind(int k)
 static bool is_dup_call(const struct ev_syscall *s)
 {
 	if (s->sys == DL_SYS_FCNTL)
-		return s->arg_lo == 0 /* F_DUPFD */ || s->arg_lo == 1030 /* F_DUPFD_CLOEXEC */;
+		return s->arg_lo == F_DUPFD || s->arg_lo == F_DUPFD_CLOEXEC;
 	return syscall_info(s->sys)->dups;
 }
 
@@ -331,6 +332,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 			    start, dur, 0, 0, th->proc, ti, NONE32, DL_LAYER_SYSCALL, true};
 
 			rs_phase_call(st, &it);
+			rs_gpu_wait(st, GW_PIPE, ti, NONE32, start, end);
 		}
 		if (rd) {
 			tot->reads++;
@@ -439,6 +441,11 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 			     ti,    fi,	 DL_LAYER_SYSCALL, false};
 
 	rs_phase_call(st, &it);
+	if (rd) { /* what the GPU may wait for (report_gpu_idle.c) */
+		rs_gpu_wait(st, GW_READ, ti, fi, start, end);
+		if ((s->flags & EVS_CACHE) && s->cache_miss_bytes)
+			rs_gpu_wait(st, GW_MISS, ti, fi, start, end);
+	}
 
 	f = &st->files[fi];
 	if (p && syscall_info(k)->opens) {
@@ -838,6 +845,8 @@ static void header_event(struct report_stats *st, const struct ev_trace_begin *b
 		if (args[i].key.len == 10 && !memcmp(args[i].key.s, "start_wall", 10))
 			t->start_wall = rs_intern(st, &args[i].s);
 	t->start_wall_ns = b->start_wall_ns;
+	if (b->profiler_traces) /* a merge that holds a profiler trace: keep the data waits */
+		rs_gpu_expect(st);
 	if (st->layers.active == NONE32 && b->layers.len)
 		st->layers.active = rs_intern(st, &b->layers);
 	if (!st->origin_set)
@@ -860,8 +869,11 @@ static void span_event(struct report_stats *st, const struct event *ev)
 	if (ti == NONE32)
 		return;
 	seen(st, ti, start, start + dur);
-	if (ev->span.cat.len == marker.len && !memcmp(ev->span.cat.s, marker.s, marker.len))
+	if (ev->span.cat.len == marker.len && !memcmp(ev->span.cat.s, marker.s, marker.len)) {
 		rs_phase_marker(st, ti, ev, start);
+		if (ev->span.name.len == 5 && !memcmp(ev->span.name.s, "fetch", 5))
+			rs_gpu_wait(st, GW_FETCH, ti, NONE32, start, start + dur);
+	}
 	else
 		rs_level_span(st, ti, ev, start);
 }
@@ -957,6 +969,8 @@ void rs_event(struct report_stats *st, const struct event *ev)
 		}
 		return;
 	case EV_THREAD_NAME:
+		if (rs_gpu_track_name(ev)) /* a GPU stream's track, not a thread */
+			return;
 		if (ev->name.name.len && ev->tid) {
 			ti = rs_thread_get(st, ev->pid, ev->tid, (uint64_t)t->offset_ns);
 			if (ti != NONE32)
@@ -970,10 +984,18 @@ void rs_event(struct report_stats *st, const struct event *ev)
 		process_event(st, ev);
 		return;
 	case EV_SPAN:
+		if (rs_gpu_span(st, ev)) /* a profiler trace's: the GPU's, or not the job's work */
+			return;
 		span_event(st, ev);
 		return;
 	case EV_BLOCK:
 	case EV_BLOCK_RATE:
+		if (ev->type == EV_BLOCK && ev->block.phase == EV_PH_END) {
+			uint64_t at = (uint64_t)t->offset_ns + ev->ts,
+				 lat = ev->block.latency_ns > at ? at : ev->block.latency_ns;
+
+			rs_gpu_wait(st, GW_BLOCK, NONE32, NONE32, at - lat, at);
+		}
 		note_device(st, ev->pid);
 		layer_event(st, ev);
 		return;
@@ -997,4 +1019,25 @@ struct event_consumer *rs_consumer(struct report_stats *st)
 	event_consumer_init(&st->consumer);
 	event_consumer_fill(&st->consumer, consume);
 	return &st->consumer;
+}
+
+void rs_events_init(struct report_stats *st)
+{
+	for (int s = 0; s < SCOPE_COUNT; s++)
+		for (int k = 0; k < DL_SYS_COUNT; k++) {
+			sketch_init(&st->sys[s][k].size);
+			sketch_init(&st->sys[s][k].lat);
+		}
+	sketch_init(&st->layers.block_lat);
+	st->layers.active = NONE32;
+}
+
+void rs_events_free(struct report_stats *st)
+{
+	for (int s = 0; s < SCOPE_COUNT; s++)
+		for (int k = 0; k < DL_SYS_COUNT; k++) {
+			sketch_free(&st->sys[s][k].size);
+			sketch_free(&st->sys[s][k].lat);
+		}
+	sketch_free(&st->layers.block_lat);
 }

@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/render/report_format.h"
+#include "lib/human_format.h"
+#include "report/report_gpu_idle.h"
 #include "event/syscall_table.h"
 
 #define MIB (1ull << 20)
@@ -1135,6 +1136,13 @@ static void python_behind(const struct finding_rule *r, const struct report_stat
  * ({share}, {high}, {min} of the doc); what it reads; when it fires; the
  * Python calls behind it.
  */
+/* gpu_idle_on_data: in report_gpu_idle.c, beside the join whose figures it reads. */
+static bool gpu_idle_on_data(RULE_ARGS)
+{
+	(void)opt;
+	return rs_gpu_finding(r, st, f);
+}
+
 const struct finding_rule finding_rules[] = {
     {"small_reads", "Many small reads", small_reads, SEVERITY_WARN, 0.10, 0.50, 1000, UNIT_COUNT,
      "reads of application files and their sizes",
@@ -1205,6 +1213,13 @@ const struct finding_rule finding_rules[] = {
      "step and fetch regions (markers layer; without fetch regions, reads of pipes and sockets)",
      "a training loop waits for its batches at least {share} of its iterations' time, over 3 "
      "steps and {min}; high from {high}",
+     PYW_READS, PY_BY_TIME, "read time"},
+    {"gpu_idle_on_data", "The GPU waits for data", gpu_idle_on_data, SEVERITY_WARN, 0.20, 0.50, 3,
+     UNIT_COUNT,
+     "a PyTorch profiler trace's steps and GPU work (merged, or --kineto); fetch regions, pipe and "
+     "socket reads, file reads; page-cache misses (cache layer), block requests (block layer)",
+     "data waits (batch waits, file reads, page-cache misses, block I/O) overlap at least {share} "
+     "of a GPU's idle time in steps, over at least {min} steps; high from {high}",
      PYW_READS, PY_BY_TIME, "read time"},
     {"read_amplification", "Reads that read far more than they asked for", read_amplification,
      SEVERITY_WARN, 0, 0.50, MIB, UNIT_BYTES,

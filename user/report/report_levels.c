@@ -30,13 +30,6 @@ const char *const rs_level_names[DL_LEVEL_COUNT] = {
 };
 const char *const rs_sel_names[LV_SEL_COUNT] = {"none", "points", "hyperslab", "all"};
 
-static bool str_is(const struct ev_str *s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s->len == n && !memcmp(s->s, lit, n);
-}
-
 static bool str_starts(const struct ev_str *s, const char *lit)
 {
 	size_t n = strlen(lit);
@@ -47,7 +40,7 @@ static bool str_starts(const struct ev_str *s, const char *lit)
 int rs_level_of(const struct ev_str *cat)
 {
 	for (int l = DL_LAYER_STDIO; l < DL_LEVEL_COUNT; l++)
-		if (str_is(cat, rs_level_names[l]))
+		if (ev_str_is(cat, rs_level_names[l]))
 			return l;
 	return DL_LAYER_SYSCALL;
 }
@@ -60,7 +53,7 @@ static bool span_name_opens(const struct ev_str *name)
 					    "H5Dopen2", "H5Dcreate2", "MPI_File_open"};
 
 	for (size_t i = 0; i < sizeof(opens) / sizeof(opens[0]); i++)
-		if (str_is(name, opens[i]))
+		if (ev_str_is(name, opens[i]))
 			return true;
 	return false;
 }
@@ -74,13 +67,13 @@ static uint8_t fn_dir(const struct ev_str *name)
 					      "MPI_File_close"};
 
 	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++)
-		if (str_is(name, reads[i]))
+		if (ev_str_is(name, reads[i]))
 			return LV_DIR_READ;
 	for (size_t i = 0; i < sizeof(writes) / sizeof(writes[0]); i++)
-		if (str_is(name, writes[i]))
+		if (ev_str_is(name, writes[i]))
 			return LV_DIR_WRITE;
 	for (size_t i = 0; i < sizeof(flushes) / sizeof(flushes[0]); i++)
-		if (str_is(name, flushes[i]))
+		if (ev_str_is(name, flushes[i]))
 			return LV_DIR_FLUSH;
 	if (str_starts(name, "MPI_File_read"))
 		return LV_DIR_READ;
@@ -261,7 +254,7 @@ static void obj_span(struct report_stats *st, int level, const struct rs_level_f
 	}
 	if (sel && (sel->type == EV_ARG_SYMBOL || sel->type == EV_ARG_STR))
 		for (int k = 0; k < LV_SEL_COUNT; k++)
-			if (str_is(&sel->s, rs_sel_names[k]))
+			if (ev_str_is(&sel->s, rs_sel_names[k]))
 				c.sel = k;
 	c.syscalls = arg_u64(s, "syscalls");
 	c.sys_reads = arg_u64(s, "sys_reads");
@@ -286,7 +279,7 @@ static bool failed(int level, const struct ev_str *name, const struct ev_span *s
 	if (!a)
 		return false;
 	if (a->type == EV_ARG_STR || a->type == EV_ARG_SYMBOL) /* fopen, fdopen: the stream */
-		return !str_is(name, "fgets") && str_is(&a->s, "0x0");
+		return !ev_str_is(name, "fgets") && ev_str_is(&a->s, "0x0");
 	if (!arg_num(s, "ret", &v))
 		return false;
 	return level == DL_LAYER_MPIIO ? v != 0 : v < 0;
@@ -359,6 +352,12 @@ void rs_level_dirs(const struct report_stats *st, int level, struct rs_level_dir
 		d->requested += f->bytes_requested;
 		d->requested_calls += f->requested_calls;
 	}
+}
+
+void rs_levels_init(struct report_stats *st)
+{
+	for (int l = 0; l < DL_LEVEL_COUNT; l++)
+		st->levels.lib_path[l] = NONE32;
 }
 
 void rs_levels_free(struct report_stats *st)

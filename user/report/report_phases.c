@@ -23,13 +23,6 @@
 #define PEND_MAX   (1u << 17)
 #define ORPHAN_MAX (1u << 16)
 
-static bool str_is(const struct ev_str *s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s->len == n && !memcmp(s->s, lit, n);
-}
-
 double rs_step_stall_share(const struct rs_step *s)
 {
 	uint64_t iter = rs_step_iter_ns(s);
@@ -425,11 +418,11 @@ void rs_phase_marker(struct report_stats *st, uint32_t ti, const struct event *e
 	switch (sp->phase) {
 	case EV_PH_COMPLETE:
 		region_stats(st, sp);
-		if (str_is(&sp->name, "step"))
+		if (ev_str_is(&sp->name, "step"))
 			step_region(st, ti, sp, start);
-		else if (str_is(&sp->name, "epoch"))
+		else if (ev_str_is(&sp->name, "epoch"))
 			epoch_region(st, ti, sp, start);
-		else if (str_is(&sp->name, "fetch"))
+		else if (ev_str_is(&sp->name, "fetch"))
 			fetch_region(st, ti, sp, start);
 		return;
 	case EV_PH_INSTANT:
@@ -666,6 +659,11 @@ uint32_t *rs_phase_owners(const struct report_stats *st, uint32_t *n)
 			v[(*n)++] = i;
 	qsort_r(v, *n, sizeof(*v), by_steps, (void *)st);
 	return v;
+}
+
+void rs_phases_init(struct report_stats *st)
+{
+	u64_index_init(&st->phases.owner_ix);
 }
 
 void rs_phases_free(struct report_stats *st)

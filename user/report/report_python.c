@@ -53,6 +53,12 @@ double key_py_loc(const struct report_stats *st, uint32_t i)
 	return (double)l->io_ns + (double)l->calls * 1e-9;
 }
 
+void rs_python_init(struct report_stats *st)
+{
+	u64_index_init(&st->python.ix);
+	st->python.cur = NONE32;
+}
+
 void rs_python_free(struct report_stats *st)
 {
 	u64_index_free(&st->python.ix);

@@ -7,8 +7,9 @@
 #include <unistd.h>
 
 #include "event/version.h"
-#include "format/trace_format.h"
-#include "report/render/report_output.h"
+#include "report/report_findings.h"
+#include "report/report_gpu_idle.h"
+#include "report/report_stats_internal.h"
 #include "report/report_warnings.h"
 
 struct report_session {
@@ -16,6 +17,30 @@ struct report_session {
 	struct findings fi;
 	char generator[64];
 };
+
+/* Zero, then each accumulator's own state (report_stats_internal.h). */
+void rs_init(struct report_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	rs_tables_init(st);
+	rs_events_init(st);
+	rs_timeline_init(st);
+	rs_levels_init(st);
+	rs_python_init(st);
+	rs_phases_init(st);
+	st->training_thread = NONE32;
+}
+
+void rs_free(struct report_stats *st)
+{
+	rs_events_free(st);
+	rs_levels_free(st);
+	rs_python_free(st);
+	rs_phases_free(st);
+	rs_gpu_free(st);
+	rs_tables_free(st);
+	memset(st, 0, sizeof(*st));
+}
 
 struct report_session *report_session__new(void)
 {
@@ -61,28 +86,14 @@ void report_session__end_trace(struct report_session *s, const struct trace_read
 	rs_end_trace(&s->st, st);
 }
 
-int report_session__read_file(struct report_session *s, const char *path, char *err,
-			      size_t errlen)
+void report_session__expect_kineto(struct report_session *s)
 {
-	return report_session__read_file_progress(s, path, NULL, err, errlen);
+	rs_gpu_expect(&s->st);
 }
 
-int report_session__read_file_progress(struct report_session *s, const char *path,
-				       struct progress *progress, char *err, size_t errlen)
+struct rs_gpu_profile *report_session__gpu_profile(struct report_session *s)
 {
-	struct trace_read_status status;
-	struct event_consumer *c = report_session__begin_trace(s, path);
-
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (trace_file_read_progress(path, c, &status, progress)) {
-		snprintf(err, errlen, "%s", status.error);
-		return -1;
-	}
-	report_session__end_trace(s, &status);
-	return 0;
+	return rs_gpu_profile__new(&s->st);
 }
 
 static uint64_t machine_ram(void)
@@ -110,46 +121,22 @@ void report_session__warnings(const struct report_session *s, FILE *out, const c
 		for (int k = 0; k < n; k++)
 			fprintf(out, "%swarning: %s\n", prefix, lines[k]);
 	}
+	if (rs_gpu_of(&s->st))
+		for (uint32_t k = 0; k < rs_gpu_of(&s->st)->nwarnings; k++)
+			fprintf(out, "%swarning: %s\n", prefix, rs_gpu_of(&s->st)->warnings[k]);
 }
 
-static struct report_view view(const struct report_session *s, unsigned top, bool color)
+const struct report_stats *report_session__stats(const struct report_session *s)
 {
-	return (struct report_view){&s->st, &s->fi, top, color, s->generator};
+	return &s->st;
 }
 
-void report_session__terminal(const struct report_session *s, FILE *out, unsigned top,
-			      bool color)
+const struct findings *report_session__findings(const struct report_session *s)
 {
-	struct report_view v = view(s, top, color);
-
-	report_terminal(out, &v);
+	return &s->fi;
 }
 
-void report_session__json(const struct report_session *s, FILE *out, unsigned top)
+const char *report_session__generator(const struct report_session *s)
 {
-	struct report_view v = view(s, top, false);
-
-	report_json(out, &v);
-}
-
-void report_session__html(const struct report_session *s, FILE *out, unsigned top)
-{
-	struct report_view v = view(s, top, false);
-
-	report_html(out, &v);
-}
-
-char *report_session__json_text(const struct report_session *s, size_t *len)
-{
-	char *text = NULL;
-	FILE *f = open_memstream(&text, len);
-
-	if (!f)
-		return NULL;
-	report_session__json(s, f, REPORT_DEFAULT_TOP);
-	if (fclose(f)) {
-		free(text);
-		return NULL;
-	}
-	return text;
+	return s->generator;
 }

@@ -32,10 +32,12 @@
 #include "lib/quantile_sketch.h"
 #include "lib/string_index.h"
 #include "event/event.h"
-#include "format/trace_status.h"
+#include "io/trace_status.h"
 #include "lib/u64_index.h"
 
 #define NONE32 UINT32_MAX
+
+struct rs_gpu;
 
 #define SIZE_BINS     10 /* Darshan: 0-100, 100-1K, 1K-10K, 10K-100K, 100K-1M, 1M-4M, ... 1G+ */
 #define TIMELINE_BINS 256
@@ -538,7 +540,8 @@ struct report_stats {
 	struct rs_levels levels;
 	struct rs_python python;
 	struct rs_phases phases;
-	uint64_t last_ns; /* latest event end, report time */
+	struct rs_gpu *gpu; /* a profiler trace's GPU idle time (report_gpu_idle.h; NULL: none) */
+	uint64_t last_ns;   /* latest event end, report time */
 
 	/* timeline of application bytes (report time: ns since the origin) */
 	uint64_t tl_width;
@@ -579,6 +582,7 @@ struct report_stats {
 	struct event_consumer consumer; /* rs_consumer() */
 };
 
+/* All of the accumulators' state (report_session.c). */
 void rs_init(struct report_stats *st);
 void rs_free(struct report_stats *st);
 /* Report time 0 = this wall-clock time (the earliest start of the traces). */

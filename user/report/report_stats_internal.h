@@ -3,27 +3,30 @@
  * What the files that accumulate the report's figures share; the outputs
  * use report_stats.h only.
  *
- *   report_tables.c    the tables and interning: traces, processes, threads,
- *                      files, (process, file) pairs, directories, mounts
+ *   report_intern.c    growing arrays and interned strings (a leaf)
+ *   report_tables.c    the tables: traces, processes, threads, files,
+ *                      (process, file) pairs, directories, mounts
  *   report_access.c    Darshan's counters of each access to an application
  *                      file: reads and writes, sequential and consecutive,
  *                      sizes, open-file sessions and the bytes read again
  *   report_timeline.c  the timeline of application bytes and write bursts
  *   report_events.c    the event dispatch: rs_event and one handler per kind
+ *   report_levels.c, report_python.c, report_phases.c  (below)
+ *
+ * Each keeps its state in struct report_stats, with its own init and free
+ * (levels: only a free), which rs_init and rs_free call (report_session.c),
+ * not each other.
  */
 #ifndef REPORT_STATS_INTERNAL_H
 #define REPORT_STATS_INTERNAL_H
 
+#include "report/report_intern.h"
 #include "report/report_stats.h"
 
 /* ---- report_tables.c ---- */
 
-/* Make room for one more element; NULL (and st->oom) when out of memory. */
-void *rs_grow(struct report_stats *st, void **arr, uint32_t *cap, uint32_t n, size_t elem);
-#define GROW(st, arr, cap, n) rs_grow((st), (void **)&(arr), &(cap), (n), sizeof(*(arr)))
-
-/* A string's id (NONE32 for no string, or out of memory). */
-uint32_t rs_intern(struct report_stats *st, const struct ev_str *s);
+void rs_tables_init(struct report_stats *st);
+void rs_tables_free(struct report_stats *st);
 
 /*
  * The index of a process, thread, directory, file or (process, file) pair,
@@ -39,6 +42,11 @@ uint32_t rs_file_get(struct report_stats *st, const struct ev_str *path, uint8_t
 uint32_t rs_pair_get(struct report_stats *st, uint32_t proc, uint32_t file);
 /* The mount (device and file system) of f, from an open that identified the file. */
 void rs_mount_set(struct report_stats *st, struct rs_file *f, const struct ev_syscall *s);
+
+/* ---- report_events.c ---- */
+
+void rs_events_init(struct report_stats *st);
+void rs_events_free(struct report_stats *st);
 
 /* ---- report_access.c ---- */
 
@@ -57,6 +65,8 @@ void rs_app_write(struct report_stats *st, const struct rs_access *a);
 
 /* ---- report_timeline.c ---- */
 
+void rs_timeline_init(struct report_stats *st);
+
 /* Spread bytes over [start, end) of report time into bins (tl_read, tl_write, tl_meta). */
 void rs_timeline_add(struct report_stats *st, uint64_t *bins, uint64_t start, uint64_t end,
 		     uint64_t bytes);
@@ -73,9 +83,14 @@ void rs_level_span(struct report_stats *st, uint32_t ti, const struct event *ev,
 /* The level of a span category (DL_LAYER_SYSCALL: none of the library levels). */
 int rs_level_of(const struct ev_str *cat);
 void rs_levels_free(struct report_stats *st);
+void rs_levels_init(struct report_stats *st);
 /* Process proc opened the library at path (environment): note libhdf5 and libmpi. */
 void rs_level_library(struct report_stats *st, uint32_t proc, const struct ev_str *path);
-/* A syscall event with a Python location (report_python.c). */
+
+/* ---- report_python.c ---- */
+
+void rs_python_init(struct report_stats *st);
+/* A syscall event with a Python location. */
 uint32_t rs_python_syscall(struct report_stats *st, const struct ev_syscall *s, bool failed,
 			   uint64_t moved, bool reads, bool writes);
 /* Count what the syscall being counted did at its location (st->python.cur), if any. */
@@ -101,6 +116,7 @@ void rs_phase_call(struct report_stats *st, const struct rs_item *it);
 void rs_phase_marker(struct report_stats *st, uint32_t ti, const struct event *ev, uint64_t start);
 /* The end of the input: the calls still waiting go to their phases. */
 void rs_phases_finish(struct report_stats *st);
+void rs_phases_init(struct report_stats *st);
 void rs_phases_free(struct report_stats *st);
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * The report's tables: traces, processes, threads, files, (process, file)
  * pairs, directories and mounts, each found by a u64_index, and the
- * interned strings they name.
+ * interned strings they name (report_intern.c).
  */
 #define _GNU_SOURCE
 #include "report/report_stats_internal.h"
@@ -13,9 +13,8 @@
 
 #include "lib/fs_names.h"
 
-void rs_init(struct report_stats *st)
+void rs_tables_init(struct report_stats *st)
 {
-	memset(st, 0, sizeof(*st));
 	string_index_init(&st->strings);
 	u64_index_init(&st->proc_ix);
 	u64_index_init(&st->thread_ix);
@@ -26,34 +25,11 @@ void rs_init(struct report_stats *st)
 	u64_index_init(&st->device_ix);
 	u64_index_init(&st->shm_ix);
 	u64_index_init(&st->size_ix);
-	u64_index_init(&st->phases.owner_ix);
-	u64_index_init(&st->python.ix);
-	st->python.cur = NONE32;
-	for (int s = 0; s < SCOPE_COUNT; s++)
-		for (int k = 0; k < DL_SYS_COUNT; k++) {
-			sketch_init(&st->sys[s][k].size);
-			sketch_init(&st->sys[s][k].lat);
-		}
-	sketch_init(&st->layers.block_lat);
-	st->layers.active = NONE32;
-	for (int l = 0; l < DL_LEVEL_COUNT; l++)
-		st->levels.lib_path[l] = NONE32;
-	st->tl_width = 1000000; /* 1 ms, doubled as needed */
-	st->training_thread = NONE32;
 	st->cache_thread_key = UINT64_MAX;
 }
 
-void rs_free(struct report_stats *st)
+void rs_tables_free(struct report_stats *st)
 {
-	for (int s = 0; s < SCOPE_COUNT; s++)
-		for (int k = 0; k < DL_SYS_COUNT; k++) {
-			sketch_free(&st->sys[s][k].size);
-			sketch_free(&st->sys[s][k].lat);
-		}
-	sketch_free(&st->layers.block_lat);
-	rs_levels_free(st);
-	rs_python_free(st);
-	rs_phases_free(st);
 	string_index_free(&st->strings);
 	u64_index_free(&st->device_ix);
 	u64_index_free(&st->shm_ix);
@@ -78,29 +54,6 @@ void rs_free(struct report_stats *st)
 	free(st->hosts);
 	free(st->host_of_trace);
 	free(st->group_members);
-	memset(st, 0, sizeof(*st));
-}
-
-/* Make room for one more element; NULL (and st->oom) when out of memory. */
-void *rs_grow(struct report_stats *st, void **arr, uint32_t *cap, uint32_t n, size_t elem)
-{
-	if (n == *cap) {
-		uint32_t c = *cap ? *cap * 2 : 64;
-		void *a;
-
-		if (*cap >= UINT32_MAX / 2) {
-			st->oom = true;
-			return NULL;
-		}
-		a = realloc(*arr, (size_t)c * elem);
-		if (!a) {
-			st->oom = true;
-			return NULL;
-		}
-		*arr = a;
-		*cap = c;
-	}
-	return (char *)*arr + (size_t)n * elem;
 }
 
 void rs_set_origin(struct report_stats *st, int64_t wall_ns)
@@ -134,18 +87,6 @@ void rs_end_trace(struct report_stats *st, const struct trace_read_status *statu
 {
 	if (st->ntraces)
 		st->traces[st->cur].status = *status;
-}
-
-uint32_t rs_intern(struct report_stats *st, const struct ev_str *s)
-{
-	uint32_t id;
-
-	if (!s->s)
-		return NONE32;
-	id = string_index_put(&st->strings, s->s, s->len);
-	if (id == STRING_NONE)
-		st->oom = true;
-	return id;
 }
 
 /* ---- processes and threads ---- */

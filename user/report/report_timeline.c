@@ -4,6 +4,11 @@
 
 #include <string.h>
 
+void rs_timeline_init(struct report_stats *st)
+{
+	st->tl_width = 1000000; /* 1 ms, doubled as needed */
+}
+
 static void timeline_fold(struct report_stats *st)
 {
 	for (int i = 0; i < TIMELINE_BINS / 2; i++) {

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "report/render/report_format.h"
+#include "lib/human_format.h"
 
 /* The stop reasons of a tracer that ran to the job's end (trace_session.c, daemon.c, merge). */
 static bool job_ended(const char *reason)

@@ -8,6 +8,7 @@
 
 #include "bpf/dltrace_events.h"
 #include "event/syscall_table.h"
+#include "lib/hash.h"
 #include "lib/id_map.h"
 #include "lib/path_table.h"
 
@@ -160,20 +161,9 @@ static inline unsigned metric_bucket(uint64_t ns, unsigned b)
 
 /* ---- tables ---- */
 
-static uint64_t fnv1a(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull; /* as lib/path_table.c hashes paths */
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 static uint64_t pid_hash(uint32_t pid)
 {
-	return (pid + 1) * 0x9e3779b97f4a7c15ull;
+	return fib_hash(pid + 1);
 }
 
 static int table_init(struct table *t, uint32_t max, bool keep_alive)
@@ -531,7 +521,7 @@ static uint32_t dir_of_slow(struct live_stats *ls, struct row *f, uint64_t ts)
 	if (!slash)
 		return NONE;
 	len = slash == s ? 1 : (uint32_t)(slash - s); /* "/x": "/" */
-	f->dir = name_row(ls, d, fnv1a(s, len), NULL, s, len, ts);
+	f->dir = name_row(ls, d, fnv1a_64(s, len), NULL, s, len, ts);
 	f->dir_serial = f->dir != NONE ? d->rows[f->dir].serial : 0;
 	return f->dir;
 }
@@ -558,7 +548,8 @@ static uint32_t file_row_slow(struct live_stats *ls, const struct ev_path *p, ui
 	const struct path_ref *ref = p->ref;
 	uint32_t i;
 
-	i = name_row(ls, t, ref ? ref->hash : fnv1a(p->name.s, p->name.len), ref, p->name.s,
+	/* the path table's hash of a path is its fnv1a_64 too (lib/path_table.c) */
+	i = name_row(ls, t, ref ? ref->hash : fnv1a_64(p->name.s, p->name.len), ref, p->name.s,
 		     p->name.len, ts);
 	if (i != NONE && ref) {
 		ls->last_ref = ref;
@@ -825,13 +816,6 @@ static void on_vfs(struct event_consumer *c, const struct event *e)
 	ls->layers.vfs_ns += e->vfs.dur;
 }
 
-static bool str_is(const struct ev_str *s, const char *lit, size_t n)
-{
-	return s->len == n && !memcmp(s->s, lit, n);
-}
-
-#define STR_IS(s, lit) str_is((s), (lit), sizeof(lit) - 1)
-
 static void on_span(struct event_consumer *c, const struct event *e)
 {
 	struct live_stats *ls = container_of(c, struct live_stats, consumer);
@@ -842,22 +826,22 @@ static void on_span(struct event_consumer *c, const struct event *e)
 	task_event(ls, e);
 	if (sp->phase != EV_PH_COMPLETE)
 		return;
-	if (STR_IS(&sp->cat, "marker")) {
+	if (ev_str_is(&sp->cat, "marker")) {
 		ls->layers.marker_regions++;
-		if (STR_IS(&sp->name, "fetch")) {
+		if (ev_str_is(&sp->name, "fetch")) {
 			ls->phases.fetches++;
 			ls->phases.fetch_ns += sp->dur;
-		} else if (STR_IS(&sp->name, "step")) {
+		} else if (ev_str_is(&sp->name, "step")) {
 			ls->phases.steps++;
 			ls->phases.step_ns += sp->dur;
 		}
 		return;
 	}
-	if (STR_IS(&sp->cat, "stdio"))
+	if (ev_str_is(&sp->cat, "stdio"))
 		lib = 0;
-	else if (STR_IS(&sp->cat, "hdf5"))
+	else if (ev_str_is(&sp->cat, "hdf5"))
 		lib = 1;
-	else if (STR_IS(&sp->cat, "mpiio"))
+	else if (ev_str_is(&sp->cat, "mpiio"))
 		lib = 2;
 	if (lib >= 0) {
 		ls->layers.lib_calls[lib]++;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/human_format.h"
 #include "lib/u64_index.h"
 
 #define NONE32 UINT32_MAX
@@ -199,7 +200,7 @@ static void counts_delta(const struct live_counts *c, const struct live_counts *
 
 static void fmt_scaled(char *out, size_t size, double v, double base, const char *units)
 {
-	int u = 0;
+	unsigned u;
 
 	if (v < 0)
 		v = 0;
@@ -207,10 +208,7 @@ static void fmt_scaled(char *out, size_t size, double v, double base, const char
 		snprintf(out, size, "%.0f", v);
 		return;
 	}
-	while (v >= base && units[u + 1]) {
-		v /= base;
-		u++;
-	}
+	u = human_scale(&v, base, strlen(units) - 1);
 	if (v < 9.95)
 		snprintf(out, size, "%.1f%c", v, units[u]);
 	else

@@ -17,15 +17,19 @@ void chrome_event_of(const struct trace_event *l, struct event_parse *p, struct 
 {
 	struct ev_head h = {
 	    {l->event_name.s, l->event_name.len}, {l->category.s, l->category.len}, l->ph};
+	uint64_t id = l->bind_id;
 
 	memset(e, 0, sizeof(*e));
 	e->ts = l->ts_ns;
 	e->pid = l->pid;
 	e->tid = l->tid;
 	e->raw = (struct ev_str){l->raw.s, l->raw.len};
-	/* a fork's arrow, or an asynchronous request's id */
-	event_parse(p, e, &h, l->dur_ns, (l->has & TE_ID2) ? l->id2 : l->bind_id, l->args,
-		    l->nargs);
+	/* a fork's arrow, an asynchronous request's id, or a profiler trace's arrow (s, f) */
+	if (l->has & TE_ID2)
+		id = l->id2;
+	else if ((l->has & TE_ID) && (l->ph == 's' || l->ph == 'f'))
+		id = l->id;
+	event_parse(p, e, &h, l->dur_ns, id, l->args, l->nargs);
 }
 
 void chrome_events__line(void *ctx, const struct trace_event *l)

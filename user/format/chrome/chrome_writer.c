@@ -290,6 +290,13 @@ static char *put_phase_fields(char *p, const struct event *e, char ph)
 	case 'i':
 		PUT(p, ",\"s\":\"t\"");
 		return p;
+	case 's': /* a profiler trace's arrow: it binds to the slice around it */
+	case 'f':
+		PUT(p, ",\"id\":");
+		p = fmt_u64(p, e->type == EV_SPAN ? e->span.flow : 0);
+		if (ph == 'f')
+			PUT(p, ",\"bp\":\"e\"");
+		return p;
 	case 'b':
 	case 'e':
 		PUT(p, ",\"id2\":{\"local\":\"0x");

@@ -36,6 +36,7 @@ struct trace_str {
 #define TE_TID	   (1u << 3)
 #define TE_BIND_ID (1u << 4)
 #define TE_ID2	   (1u << 5)
+#define TE_ID	   (1u << 6)
 
 struct trace_event {
 	struct trace_str raw; /* the event's JSON object as it is in the file (escaped) */
@@ -48,6 +49,7 @@ struct trace_event {
 	uint32_t pid, tid;
 	uint64_t bind_id; /* flow id (fork arrows) */
 	uint64_t id2;	  /* id2.local of async events */
+	uint64_t id;	  /* "id": a flow's (s, f: a profiler trace's arrows) */
 
 	/*
 	 * "args", in order (up to EV_ARGS_MAX), typed as JSON has them: an

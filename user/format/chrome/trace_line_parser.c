@@ -673,6 +673,13 @@ int trace_parse_first_event(const char *text, size_t len, char *scratch, struct 
 		} else if (KEY(&k, "id2")) {
 			if (parse_id2(&c, ev))
 				goto bad;
+		} else if (KEY(&k, "id")) {
+			if (num_value(&c, &n, &isnum))
+				goto bad;
+			if (isnum && n.integer && !n.neg) {
+				ev->id = n.u;
+				ev->has |= TE_ID;
+			}
 		} else if (skip_value(&c, 1)) {
 			goto bad;
 		}

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "format/chrome/trace_event.h"
-#include "format/trace_status.h"
+#include "io/trace_status.h"
 #include "io/input_stream.h"
 
 #define TRACE_LINE_MAX (16u << 20) /* longer lines are not dltrace events */

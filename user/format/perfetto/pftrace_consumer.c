@@ -258,6 +258,12 @@ static void write_event(struct event_consumer *ec, const struct event *e)
 			pftrace_counter(w, e->pid, e->tid, e->type != EV_BLOCK_RATE, e->ts,
 					pstr(h.name), pstr(h.cat), c->args, n);
 			break;
+		case 's':
+		case 'f':
+			id = e->type == EV_SPAN ? e->span.flow : 0;
+			pftrace_flow(w, e->pid, e->tid, e->ts, pstr(h.name), pstr(h.cat), c->args, n,
+				     h.ph == 's' ? id : 0, h.ph == 'f' ? id : 0);
+			break;
 		default:
 			pftrace_instant(w, e->pid, e->tid, e->ts, pstr(h.name), pstr(h.cat),
 					c->args, n);

@@ -605,7 +605,12 @@ static int dispatch(struct pftrace_events *r, struct seq *s, uint64_t ts, struct
 			emit(r, ts, pid, tid, 'E', t->name, t->cat, 0, 0, r->args, t->nargs);
 		return 0;
 	case PF_TYPE_INSTANT:
-		emit(r, ts, pid, tid, 'i', t->name, t->cat, 0, 0, r->args, t->nargs);
+		/* with flow ids: a profiler trace's arrow end (pftrace_flow) */
+		if (t->flow_out || t->flow_in)
+			emit(r, ts, pid, tid, t->flow_out ? 's' : 'f', t->name, t->cat, 0,
+			     t->flow_out ? t->flow_out : t->flow_in, r->args, t->nargs);
+		else
+			emit(r, ts, pid, tid, 'i', t->name, t->cat, 0, 0, r->args, t->nargs);
 		return 0;
 	case PF_TYPE_COUNTER:
 		emit(r, ts, pid, tid, 'C', t->name, t->cat, 0, 0, r->args, t->nargs);

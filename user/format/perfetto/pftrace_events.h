@@ -17,7 +17,7 @@
  * metadata, the summary and events of no known kind.  Strings are valid
  * only during the callback.
  *
- * Damage is reported as for JSON traces (format/trace_status.h): a cut
+ * Damage is reported as for JSON traces (io/trace_status.h): a cut
  * last packet or gzip stream, no summary.  A file that is not a dltrace
  * .pftrace (another Perfetto trace included) is an error.
  */
@@ -27,7 +27,7 @@
 #include <stddef.h>
 
 #include "event/event.h"
-#include "format/trace_status.h"
+#include "io/trace_status.h"
 
 struct pftrace_events;
 

@@ -4,15 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MULT 0x9e3779b97f4a7c15ull
+#include "lib/hash.h"
 
 static uint64_t hash_bytes(uint32_t kind, const char *s, size_t len)
 {
-	uint64_t h = (len * MULT) ^ ((uint64_t)kind << 56), v;
+	uint64_t h = (len * FIB_HASH_MULT) ^ ((uint64_t)kind << 56), v;
 
 	while (len >= 8) {
 		memcpy(&v, s, 8);
-		h = (h ^ v) * MULT;
+		h = (h ^ v) * FIB_HASH_MULT;
 		h ^= h >> 29;
 		s += 8;
 		len -= 8;
@@ -20,9 +20,9 @@ static uint64_t hash_bytes(uint32_t kind, const char *s, size_t len)
 	v = 0;
 	if (len)
 		memcpy(&v, s, len);
-	h = (h ^ v) * MULT;
+	h = (h ^ v) * FIB_HASH_MULT;
 	h ^= h >> 32;
-	return h * MULT;
+	return h * FIB_HASH_MULT;
 }
 
 void pftrace_intern__init(struct pftrace_intern *t)
@@ -109,7 +109,8 @@ static int room(struct pftrace_intern *t, size_t len)
 uint32_t pftrace_intern__get(struct pftrace_intern *t, enum pft_intern_kind kind, const char *s,
 			     size_t len, bool *added)
 {
-	uint64_t key = ((uint64_t)(uintptr_t)s ^ (uint64_t)len << 40 ^ (uint64_t)kind << 58) * MULT;
+	uint64_t key =
+	    fib_hash((uint64_t)(uintptr_t)s ^ (uint64_t)len << 40 ^ (uint64_t)kind << 58);
 	struct pft_intern_recent *r = &t->recent[key >> 56]; /* PFT_INTERN_RECENT slots */
 	struct pft_intern_entry *e;
 	uint32_t at;

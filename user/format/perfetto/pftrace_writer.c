@@ -511,6 +511,20 @@ void pftrace_instant(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint6
 	track_event(w, seq, ts, PF_TYPE_INSTANT, seq->track, &name, &cat, args, nargs, 0, 0, 0);
 }
 
+void pftrace_flow(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
+		  struct pft_str name, struct pft_str cat, const struct pft_arg *args, uint32_t nargs,
+		  uint64_t flow_out, uint64_t flow_in)
+{
+	struct pft_seq *seq = thread_seq(w, pid, tid, true);
+
+	if (!seq) {
+		w->dropped++;
+		return;
+	}
+	track_event(w, seq, ts, PF_TYPE_INSTANT, seq->track, &name, &cat, args, nargs, flow_out,
+		    flow_in, 0);
+}
+
 void pftrace_meta(struct pftrace_writer *w, uint64_t ts, struct pft_str name, struct pft_str cat,
 		  const struct pft_arg *args, uint32_t nargs)
 {

@@ -273,6 +273,15 @@ void pftrace_instant(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint6
 		     struct pft_str name, struct pft_str cat, const struct pft_arg *args,
 		     uint32_t nargs);
 /*
+ * A profiler trace's arrow end (the JSON's "s" and "f" events): an instant
+ * on the thread's track that starts the flow (flow_out, flow_ids) or ends
+ * it (flow_in, terminating_flow_ids); the reader tells them from other
+ * instants by those ids.
+ */
+void pftrace_flow(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
+		  struct pft_str name, struct pft_str cat, const struct pft_arg *args, uint32_t nargs,
+		  uint64_t flow_out, uint64_t flow_in);
+/*
  * An asynchronous request (block, io_uring): its begin, on a lane named
  * `name` under group_pid's process track, written on the (pid, tid)
  * sequence, with id as its correlation_id; then its end, found by

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "lib/json_string.h"
-#include "report/render/report_format.h"
+#include "lib/human_format.h"
 #include "report/render/report_output.h"
 #include "report/report_warnings.h"
 #include "event/syscall_table.h"
@@ -20,47 +20,9 @@
 #define CHART_W 900
 #define CHART_H 220
 
-/* Text as HTML: valid UTF-8 (U+FFFD for bad bytes), markup characters escaped. */
 static void esc_n(FILE *f, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
-	for (size_t i = 0; i < len;) {
-		size_t n = utf8_sequence_length(p + i, len - i);
-
-		if (!n) {
-			fputs("\xef\xbf\xbd", f);
-			i++;
-			continue;
-		}
-		if (n == 1) {
-			switch (p[i]) {
-			case '&':
-				fputs("&amp;", f);
-				break;
-			case '<':
-				fputs("&lt;", f);
-				break;
-			case '>':
-				fputs("&gt;", f);
-				break;
-			case '"':
-				fputs("&quot;", f);
-				break;
-			case '\'':
-				fputs("&#39;", f);
-				break;
-			default:
-				if (p[i] < 0x20 || p[i] == 0x7f)
-					fputs("\xef\xbf\xbd", f);
-				else
-					fputc(p[i], f);
-			}
-		} else {
-			fwrite(p + i, 1, n, f);
-		}
-		i += n;
-	}
+	report_html_text(f, s, len);
 }
 
 static void esc(FILE *f, const char *s)
@@ -1331,6 +1293,7 @@ void report_html(FILE *f, const struct report_view *v)
 	fprintf(f, " &middot; wall %s</p></header><main>\n", human_ns(a, st->wall_ns));
 	summary(f, v);
 	findings(f, v);
+	report_gpu_html(f, st, v->top); /* with a profiler trace (report_gpu.c) */
 	phases(f, v);
 	timeline(f, v);
 	time_section(f, v);

@@ -111,6 +111,14 @@
  *                epoch_list[],step_list[] (first --top),slowest[]{...,files[]},
  *                stall_chart{steps_per_bar,iteration_ns[],stall_ns[]},outside_steps{}},
  *                unowned{} (see docs/report.md "JSON keys")
+ *   gpu_idle     with a PyTorch profiler trace (merged, or --kineto; else null):
+ *                steps_from, cache_layer, block_layer, devices[]{pid,device,steps,
+ *                window_ns,busy_ns,idle_ns,explained_ns,unexplained_ns,
+ *                explained_share,batch_wait_ns,batch_from,file_read_ns,cache_miss_ns,
+ *                block_io_ns}, steps[]{step,index,pid,tid,device,start_ns,end_ns,
+ *                busy_ns,idle_ns,batch_wait_ns,file_read_ns,cache_miss_ns,block_io_ns,
+ *                explained_ns,unexplained_ns}, most_unexplained[], most_explained[],
+ *                files[]{path,path_hex?,idle_ns}, waits_dropped, warnings[]
  *   errors[]     errno, count, application, environment, other
  *   findings[]   id, level, title, rule, evidence[], metrics{}, recommendation,
  *                with --python-stacks python_by and python_locations[]{location, calls,
@@ -1457,6 +1465,7 @@ void report_json(FILE *out, const struct report_view *v)
 	js_put(&s, "levels", levels(v));
 	js_put(&s, "python", python(v));
 	phases(&s, v);
+	js_put(&s, "gpu_idle", report_gpu_json(st, v->top)); /* null without a profiler trace */
 	js_put(&s, "errors", errors(st));
 	js_put(&s, "findings", findings(v->fi));
 	js_close(&s, '}');

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/render/report_format.h"
+#include "lib/human_format.h"
 #include "report/render/report_output.h"
 #include "report/report_warnings.h"
 #include "event/syscall_table.h"
@@ -1116,4 +1116,5 @@ void report_terminal(FILE *out, const struct report_view *v)
 	levels(&t, v);
 	python_locations(&t, v);
 	phases(&t, v);
+	report_gpu_terminal(t.f, v->st, v->top, t.color); /* with a profiler trace (report_gpu.c) */
 }

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Human-readable numbers for the report: "1.5 MiB", "230 ms", "12.5%". */
-#ifndef REPORT_FORMAT_H
-#define REPORT_FORMAT_H
+/*
+ * Human-readable numbers and text: the report's "1.50 MiB", "230.0 ms",
+ * "12.5%", and the scaling by units that the live view and the progress
+ * line share with it.
+ */
+#ifndef HUMAN_FORMAT_H
+#define HUMAN_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +16,21 @@
 static inline uint64_t clamp_u64(double v)
 {
 	return v >= 18446744073709549568.0 ? UINT64_MAX : v > 0 ? (uint64_t)v : 0;
+}
+
+/*
+ * Divide *v by base while it is at least base, at most max times; returns
+ * how many times (the unit: 1 for Ki or k, 2 for Mi or M, ...).
+ */
+static inline unsigned human_scale(double *v, double base, unsigned max)
+{
+	unsigned u = 0;
+
+	while (*v >= base && u < max) {
+		*v /= base;
+		u++;
+	}
+	return u;
 }
 
 /* Each returns buf (HUMAN_MAX bytes). */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-#include "report/render/report_format.h"
+#include "lib/human_format.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,18 +9,15 @@
 
 char *human_bytes(char *buf, uint64_t b)
 {
-	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
 	double v = b;
-	int u = -1;
+	unsigned u;
 
 	if (b < 1024) {
 		snprintf(buf, HUMAN_MAX, "%llu B", (unsigned long long)b);
 		return buf;
 	}
-	while (v >= 1024 && u < 5) {
-		v /= 1024;
-		u++;
-	}
+	u = human_scale(&v, 1024, 6);
 	snprintf(buf, HUMAN_MAX, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
 	return buf;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-#include "format/trace_status.h"
+#include "io/trace_status.h"
 
 #include <stdio.h>
 #include <string.h>

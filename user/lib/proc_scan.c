@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #define _GNU_SOURCE
-#include "live/proc_scan.h"
+#include "lib/proc_scan.h"
 
 #include <ctype.h>
 #include <dirent.h>
