@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 import unittest
 
-from dltrace_harness import BUILD, ROOT
+from dltrace_harness import BUILD, ROOT, runs_no_dltrace_code
 
 TOOL = os.path.join(ROOT, 'tools', 'check-layers')
 # The edges against the order that the tree had, and that the allowed list must not hold.
@@ -37,6 +37,7 @@ def insert_line(path, n, text):
         f.writelines(lines)
 
 
+@runs_no_dltrace_code  # runs the checker script only: nothing for the sanitized run
 class TreeTest(unittest.TestCase):
     def test_this_tree_passes(self):
         """The includes and the objects of this build: no fault, nothing said."""
@@ -52,6 +53,7 @@ class TreeTest(unittest.TestCase):
         self.assertEqual(sorted(edges & set(WRONG_WAY)), [])
 
 
+@runs_no_dltrace_code  # runs the checker script only: nothing for the sanitized run
 class PlantedTest(unittest.TestCase):
     """A copy of the tree's sources (user/, bpf/) with one fault planted."""
 
@@ -113,6 +115,7 @@ class PlantedTest(unittest.TestCase):
                          r'reason: "from to why"$')
 
 
+@runs_no_dltrace_code  # runs the checker script only: nothing for the sanitized run
 class SmallTreeTest(unittest.TestCase):
     """A tree of a few files, with objects compiled from them."""
 
