@@ -9,6 +9,7 @@ run, the latest run of that kind, each with the machine it ran on.
   replay         replay_bench.py: dltrace replay's timing and predicted saving
   clock-alignment  clock_alignment.py (make bench-clock-alignment): a profiler
                  trace's events against dltrace's, from the same clock readings
+  hdf5-layer     hdf5_layer_cost.py (part of make bench): the hdf5 layer per probe
 
 docs/performance.md shows them as one generated block (bench/results_table.py,
 `make docs-table`); tests/test_docs.py checks that the block is current.
@@ -20,7 +21,8 @@ import machine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIR = os.path.join(ROOT, 'bench', 'results')
-KINDS = ('bench', 'lifecycle', 'fd-identity', 'python-stacks', 'replay', 'clock-alignment')
+KINDS = ('bench', 'lifecycle', 'fd-identity', 'python-stacks', 'replay', 'clock-alignment',
+         'hdf5-layer')
 
 
 def path(kind):

@@ -30,6 +30,7 @@ TITLES = {
     'python-stacks': 'Python stacks (`make bench-python-stacks`)',
     'replay': '`dltrace replay` (`bench/replay_bench.py`, part of `make bench`)',
     'clock-alignment': "A profiler trace on dltrace's timeline (`make bench-clock-alignment`)",
+    'hdf5-layer': 'The hdf5 layer per probe (`bench/hdf5_layer_cost.py`, part of `make bench`)',
 }
 REPLAY_MODES = ('json', 'gz', 'pftrace', 'pftrace.gz', 'report', 'summary', 'live', 'live-only')
 
@@ -269,10 +270,38 @@ def clock_alignment_block(r):
             % (r['pairs'], r['gap_ms'], r['span_s']), ''] + table(['', 'ns'], rows)
 
 
+def hdf5_layer_block(r):
+    h = r['hdf5_layer']
+    conds = list(dict.fromkeys(c for w in h['ns_per_call'].values() for c in w))
+    rows = [[w] + [spread(d[c]) if c in d else '-' for c in conds]
+            for w, d in h['ns_per_call'].items()]
+    out = ['Run: %d interleaved repetitions; %d h5py calls a run (no-hdf5: %d preads), in a '
+           'forked worker. The worker\'s CPU time per call (its traps and the probes\' '
+           'programs included), ns, median [min-max]:' % (h['reps'], h['calls'],
+                                                          h['pread_calls']), '']
+    out += table(['workload'] + conds, rows)
+    out += ['', 'Its wall time per call, ns, median [min-max]:', '']
+    out += table(['workload'] + conds,
+                 [[w] + [spread(d[c]) if c in d else '-' for c in conds]
+                  for w, d in h['wall_ns_per_call'].items()])
+    out += ['', 'BPF run time of the layer\'s programs per h5py call (kernel.bpf_stats, median of '
+            '%d runs): runs per call x ns per run.' % h['reps'], '']
+    progs = ('hdf5_entry', 'hdf5_return', 'hdf5_select')
+    out += table(['workload'] + list(progs) + ['BPF ns per call'],
+                 [[w] + ['%.0f x %s' % (d[p]['runs_per_call'], num(d[p]['ns_per_run']))
+                         for p in progs] + [num(sum(d[p]['ns_per_call'] for p in progs))]
+                  for w, d in h['bpf'].items()])
+    out += ['', 'What each probe adds to a call (differences of the CPU medians, ns):', '']
+    keys = list(dict.fromkeys(k for d in h['per_probe_ns'].values() for k in d))
+    out += table(['workload'] + keys, [[w] + [num(d.get(k)) for k in keys]
+                                       for w, d in h['per_probe_ns'].items()])
+    return out
+
+
 BLOCKS = {'bench': bench_block, 'lifecycle': lambda r: lifecycle_block(r['lifecycle']),
           'fd-identity': fd_identity_block, 'python-stacks': python_stacks_block,
           'replay': replay_block,
-          'clock-alignment': clock_alignment_block}
+          'clock-alignment': clock_alignment_block, 'hdf5-layer': hdf5_layer_block}
 
 
 def render():

@@ -17,6 +17,7 @@ import sys
 import time
 
 import daemon_metrics_cost
+import hdf5_layer_cost
 import hook_options
 import lifecycle
 import measure
@@ -157,6 +158,8 @@ def parse_args():
                     help='skip the start-up and exit times (bench/lifecycle.py)')
     ap.add_argument('--lifecycle-only', action='store_true',
                     help='only the start-up and exit times')
+    ap.add_argument('--no-hdf5-layer', action='store_true',
+                    help='skip the hdf5 layer per probe (bench/hdf5_layer_cost.py)')
     ap.add_argument('--no-decode-replay', action='store_true',
                     help='skip the instruction counts of the decode replay (callgrind)')
     ap.add_argument('--base', metavar='CHECKOUT',
@@ -267,6 +270,18 @@ def run(args, results):
                                                          log, base)
         if not args.no_decode_replay:
             results['decode_replay'] = decode_replay_step(job, works, base, log)
+        if not args.no_hdf5_layer:
+            log('hdf5 layer: an h5py job per probe, and untraced processes beside it')
+            try:
+                h5 = {'machine': results_store.describe_machine()}
+                h5['hdf5_layer'] = hdf5_layer_cost.measure_all(
+                    os.path.join(job.build, 'dltrace'), max(5, sizes['reps']),
+                    sizes.get('hdf5_calls', 20000), log, base)
+                results_store.write(h5, results_store.path('hdf5-layer'))
+                results['hdf5_layer_table'] = hdf5_layer_cost.table(h5['hdf5_layer'])
+            except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+                results['hdf5_layer_error'] = str(e)
+                log('hdf5 layer step failed: %s' % e)
         if not args.no_report_scale:
             results['report_scale'] = report_scale(sizes)
         if not args.no_daemon_metrics:
@@ -313,6 +328,8 @@ def main():
         print(lifecycle.table(results['lifecycle']))
     if results.get('decode_replay'):
         print(report.decode_replay_table(results['decode_replay']))
+    if results.get('hdf5_layer_table'):
+        print(results['hdf5_layer_table'])
     if 'sustained_error' in results:
         print('\nsustained test failed: %s' % results['sustained_error'])
     if results.get('report_scale'):

@@ -576,9 +576,33 @@ struct dl_proc {
 	__u16 file_len;	 /* exec: bytes of the program path in data */
 	__u16 args_len;	 /* exec: bytes of argv after it (NUL separated) */
 	__u32 uid;	 /* fork, exec: the task's uid */
-	__u32 pad;
+	__u32 env_len;	 /* exec: bytes of struct dl_ranks after argv (0: none) */
 	char comm[DL_COMM_LEN];
-	char data[]; /* exec: program path, then argv */
+	char data[]; /* exec: program path, argv, then struct dl_ranks */
+};
+
+/*
+ * exec: the job's ranks, from the variables launchers set in each rank's
+ * environment (torchrun, Slurm, Open MPI, MPICH/PMI); -1: not set, or
+ * not a number of up to 9 digits.  Read from the environment the program
+ * starts with; a forked child keeps its parent's.
+ *
+ *   exec record data:  | program path | argv (NUL separated) | dl_ranks |
+ *                        file_len       args_len               env_len
+ */
+enum dl_rank_var {
+	DL_RANK_RANK,	     /* RANK (torchrun) */
+	DL_RANK_LOCAL_RANK,  /* LOCAL_RANK (torchrun) */
+	DL_RANK_WORLD_SIZE,  /* WORLD_SIZE (torchrun) */
+	DL_RANK_SLURM,	     /* SLURM_PROCID */
+	DL_RANK_OMPI,	     /* OMPI_COMM_WORLD_RANK */
+	DL_RANK_PMI,	     /* PMI_RANK */
+	DL_RANK_COUNT,
+};
+#define DL_ENV_SCAN 256 /* environment variables looked at */
+
+struct dl_ranks {
+	__s32 v[DL_RANK_COUNT];
 };
 
 /*
@@ -758,9 +782,10 @@ enum dl_layer {
  *   fputs    handle, size: the string's length; h.fd
  *   H5Fcreate/H5Fopen   S path, arg flags; ret hid
  *   H5Dcreate2/H5Dopen2/H5Gopen2/H5Oopen   handle loc_id, S name; ret hid
- *   H5Dread/H5Dwrite   handle dataset hid, arg DL_H5_*_ALL; the bytes
- *                      selected are not in the arguments (hids of spaces and
- *                      types): the syscalls the call encloses give the file's
+ *   H5Dread/H5Dwrite   handle dataset hid, arg DL_H5_*; when the library's
+ *                      layout is known (DL_H5_SEL_KNOWN): count the points
+ *                      selected in the file, size the bytes asked (points x
+ *                      the dataset's type size, as Darshan counts them)
  *   H5Fclose/H5Dclose/H5Gclose/H5Oclose   handle
  *   MPI_File_open     S path, arg amode, handle: the MPI_File opened; ret
  *   MPI_File_close    handle (*fh at entry)
@@ -829,9 +854,49 @@ enum dl_func {
 #define DL_SPAN_UNBALANCED 0x0200 /* regions opened inside this one were never ended */
 #define DL_SPAN_NO_RET	   0x0400 /* ret holds nothing (regions, instants) */
 
-/* H5Dread/H5Dwrite dl_span.arg */
-#define DL_H5_FILE_ALL 0x1 /* file_space_id H5S_ALL: the whole dataset */
-#define DL_H5_MEM_ALL  0x2 /* mem_space_id H5S_ALL */
+/*
+ * H5Dread/H5Dwrite dl_span.arg:
+ *
+ *   bit 0      1       2       4-5         8-31
+ *       +------+-------+-------+-----------+----------------------------+
+ *       | FILE | MEM   | SEL   | selection | the dataset's type size    |
+ *       | _ALL | _ALL  | KNOWN | kind      | (bytes, when SEL_KNOWN)    |
+ *       +------+-------+-------+-----------+----------------------------+
+ *
+ * The kind is HDF5's own H5S_sel_type of the file selection (H5S_ALL: all).
+ */
+#define DL_H5_FILE_ALL	  0x1 /* file_space_id H5S_ALL: the whole dataset */
+#define DL_H5_MEM_ALL	  0x2 /* mem_space_id H5S_ALL */
+#define DL_H5_SEL_KNOWN	  0x4 /* count, size and the bits below hold the selection */
+#define DL_H5_SEL_SHIFT	  4
+#define DL_H5_SEL_MASK	  0x3
+#define DL_H5_SEL_NONE	  0
+#define DL_H5_SEL_POINTS  1
+#define DL_H5_SEL_HYPER	  2
+#define DL_H5_SEL_ALL	  3
+#define DL_H5_TSIZE_SHIFT 8
+#define DL_H5_TSIZE_MAX	  0xffffff
+
+/*
+ * hdf5: the cookie of the probe on H5D__read and H5D__write (the internal
+ * functions H5Dread and H5Dwrite call with the dataset, the memory type
+ * and both dataspaces as pointers) holds where the library keeps what a
+ * call asks for, per its version (library_probes.c): eight offsets in
+ * 8-byte words, 6 bits each, from bit 16.
+ */
+enum dl_h5_off {
+	DL_H5_OFF_DSET_SHARED,	 /* H5D_t.shared */
+	DL_H5_OFF_SHARED_TYPE,	 /* H5D_shared_t.type */
+	DL_H5_OFF_SHARED_SPACE,	 /* H5D_shared_t.space */
+	DL_H5_OFF_TYPE_SHARED,	 /* H5T_t.shared */
+	DL_H5_OFF_TSHARED_SIZE,	 /* H5T_shared_t.size */
+	DL_H5_OFF_SPACE_NELEM,	 /* H5S_t.extent.nelem: points in the extent */
+	DL_H5_OFF_SPACE_SEL,	 /* H5S_t.select.type: its class, whose first field is the kind */
+	DL_H5_OFF_SPACE_NPOINTS, /* H5S_t.select.num_elem: points selected */
+	DL_H5_OFF_COUNT,
+};
+#define DL_H5_OFF_SHIFT(i)   (16 + 6 * (i))
+#define DL_H5_OFF(cookie, i) ((((cookie) >> DL_H5_OFF_SHIFT(i)) & 0x3f) * 8)
 
 /*
  * BPF cookie of a library probe: func | (__u64)param << 32, param by layer:

@@ -50,6 +50,9 @@ struct dl_call_frame {
 	__u64 a[6];
 	__u64 extra;  /* read at entry: what the return can no longer read */
 	__u64 cookie; /* of the entry probe */
+	__u64 points; /* H5Dread/H5Dwrite: points selected (hdf5_select) */
+	__u32 sel;    /* and DL_H5_SEL_KNOWN | kind | type size, as dl_span.arg */
+	__u32 pad;
 };
 
 struct dl_mark_frame {
@@ -236,6 +239,7 @@ static __always_inline int call_entry(struct pt_regs *ctx)
 	f->a[4] = PT_REGS_PARM5(ctx);
 	f->a[5] = PT_REGS_PARM6(ctx);
 	f->extra = 0;
+	f->sel = 0;
 	if (func == DL_FN_FCLOSE) /* the stream is freed by the call */
 		f->extra = (__u64)(__s64)stream_fd(f->a[0], COOKIE_PARAM(cookie));
 	else if (func == DL_FN_MPI_FILE_CLOSE && f->a[0]) /* close(MPI_File *fh) sets *fh */
@@ -346,6 +350,12 @@ static __always_inline void fill_hdf5(struct dl_span *e, const struct dl_call_fr
 	case DL_FN_H5DWRITE:
 		e->arg = (a[3] == 0 ? DL_H5_FILE_ALL : 0) | (a[2] == 0 ? DL_H5_MEM_ALL : 0);
 		e->flags |= DL_SPAN_ARG;
+		if (f->sel & DL_H5_SEL_KNOWN) {
+			e->arg |= f->sel;
+			e->count = f->points;
+			e->size = f->points * (f->sel >> DL_H5_TSIZE_SHIFT);
+			e->flags |= DL_SPAN_COUNT | DL_SPAN_SIZE;
+		}
 		break;
 	default: /* the closes */
 		break;
@@ -490,6 +500,73 @@ SEC("uretprobe")
 int hdf5_return(struct pt_regs *ctx)
 {
 	return call_return(ctx, DL_LAYER_HDF5);
+}
+
+/* A pointer-sized field of a library's structure; 0 when unreadable. */
+static __always_inline __u64 user_u64(__u64 base, __u32 off)
+{
+	__u64 v = 0;
+
+	if (!base || bpf_probe_read_user(&v, sizeof(v), (void *)(base + off)))
+		return 0;
+	return v;
+}
+
+/*
+ * H5D__read/H5D__write(H5D_t *dset, hid_t mem_type, const H5S_t *mem_space,
+ * const H5S_t *file_space, ...), called by the H5Dread/H5Dwrite on top of
+ * the thread's open calls: what it asks for, as Darshan counts it (the
+ * points of the file selection times the dataset's type size), into that
+ * call's frame.  A NULL file space is H5S_ALL: the dataset's own space.
+ * Values that cannot be right (a kind beyond HDF5's four, more points
+ * than the extent, no type size) leave the call's bytes unknown.
+ */
+SEC("uprobe")
+int hdf5_select(struct pt_regs *ctx)
+{
+	struct dl_task *t = dl_traced_task();
+	struct dl_level_task *l;
+	struct dl_call_frame *f;
+	__u64 cookie, dset, shared, space, tsize, points, nelem;
+	__s32 kind = DL_H5_SEL_ALL;
+	__u32 n, func;
+
+	if (!t)
+		return 0;
+	l = level_task(0);
+	if (!l)
+		return 0;
+	n = l->ncalls;
+	if (!n || n > DL_LEVEL_DEPTH || l->skipped)
+		return 0;
+	f = &l->calls[(n - 1) & (DL_LEVEL_DEPTH - 1)];
+	func = COOKIE_FUNC(f->cookie);
+	if ((func != DL_FN_H5DREAD && func != DL_FN_H5DWRITE) || f->sel)
+		return 0; /* not under an H5Dread/H5Dwrite, or its first H5D__read is past */
+	cookie = bpf_get_attach_cookie(ctx);
+	dset = PT_REGS_PARM1(ctx);
+	shared = user_u64(dset, DL_H5_OFF(cookie, DL_H5_OFF_DSET_SHARED));
+	space = PT_REGS_PARM4(ctx);
+	if (space) {
+		__u64 cls = user_u64(space, DL_H5_OFF(cookie, DL_H5_OFF_SPACE_SEL));
+
+		if (!cls || bpf_probe_read_user(&kind, sizeof(kind), (void *)cls))
+			return 0;
+	} else {
+		space = user_u64(shared, DL_H5_OFF(cookie, DL_H5_OFF_SHARED_SPACE));
+	}
+	tsize = user_u64(user_u64(user_u64(shared, DL_H5_OFF(cookie, DL_H5_OFF_SHARED_TYPE)),
+				  DL_H5_OFF(cookie, DL_H5_OFF_TYPE_SHARED)),
+			 DL_H5_OFF(cookie, DL_H5_OFF_TSHARED_SIZE));
+	points = user_u64(space, DL_H5_OFF(cookie, DL_H5_OFF_SPACE_NPOINTS));
+	nelem = user_u64(space, DL_H5_OFF(cookie, DL_H5_OFF_SPACE_NELEM));
+	if (!space || kind < 0 || kind > DL_H5_SEL_ALL || points > nelem || !tsize ||
+	    tsize > DL_H5_TSIZE_MAX)
+		return 0;
+	f->points = points;
+	f->sel =
+	    DL_H5_SEL_KNOWN | (__u32)kind << DL_H5_SEL_SHIFT | (__u32)tsize << DL_H5_TSIZE_SHIFT;
+	return 0;
 }
 
 SEC("uprobe")

@@ -51,7 +51,7 @@ int BPF_PROG(dl_fork, struct task_struct *parent, struct task_struct *child)
 	e->file_len = 0;
 	e->args_len = 0;
 	e->uid = (__u32)bpf_get_current_uid_gid();
-	e->pad = 0;
+	e->env_len = 0;
 	BPF_CORE_READ_STR_INTO(&e->comm, child, comm);
 	/* a per-process layer (stdio) attaches to the child when user space reads this */
 	if (fork_wakeup)
@@ -59,6 +59,88 @@ int BPF_PROG(dl_fork, struct task_struct *parent, struct task_struct *child)
 	else
 		dl_submit(e);
 	return 0;
+}
+
+/* What the environment scan keeps between its steps. */
+struct dl_env_scan {
+	__u64 envp; /* the next environment pointer */
+	struct dl_ranks *out;
+	char buf[32]; /* NAME=VALUE, cut: the names and values looked for fit */
+};
+
+/* Whether buf starts with name (n bytes, '=' included). */
+static __always_inline bool dl_env_is(const char *buf, const char *name, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (buf[i] != name[i])
+			return false;
+	return true;
+}
+
+/* The decimal value after n bytes of buf; -1 when it is not one of 1 to 9 digits. */
+static __always_inline __s32 dl_env_value(const char *buf, int n)
+{
+	__s32 v = 0;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		char c = buf[(n + i) & 31];
+
+		if (c == '\0')
+			break;
+		if (c < '0' || c > '9' || i == 9)
+			return -1;
+		v = v * 10 + (c - '0');
+	}
+	return i ? v : -1;
+}
+
+#define DL_ENV(buf, lit) dl_env_is((buf), (lit), sizeof(lit) - 1)
+
+static long dl_env_step(__u32 i, void *ctx)
+{
+	struct dl_env_scan *w = ctx;
+	__u64 p = 0;
+	int k = -1, n = 0;
+
+	if (bpf_probe_read_user(&p, sizeof(p), (void *)w->envp) || !p)
+		return 1;
+	w->envp += sizeof(p);
+	if (bpf_probe_read_user_str(w->buf, sizeof(w->buf), (void *)p) <= 0)
+		return 0;
+	if (DL_ENV(w->buf, "RANK="))
+		k = DL_RANK_RANK, n = 5;
+	else if (DL_ENV(w->buf, "LOCAL_RANK="))
+		k = DL_RANK_LOCAL_RANK, n = 11;
+	else if (DL_ENV(w->buf, "WORLD_SIZE="))
+		k = DL_RANK_WORLD_SIZE, n = 11;
+	else if (DL_ENV(w->buf, "SLURM_PROCID="))
+		k = DL_RANK_SLURM, n = 13;
+	else if (DL_ENV(w->buf, "OMPI_COMM_WORLD_RANK="))
+		k = DL_RANK_OMPI, n = 21;
+	else if (DL_ENV(w->buf, "PMI_RANK="))
+		k = DL_RANK_PMI, n = 9;
+	if (k >= 0 && k < DL_RANK_COUNT)
+		w->out->v[k] = dl_env_value(w->buf, n);
+	return 0;
+}
+
+/*
+ * The ranks in the environment of the program that starts now: its stack
+ * begins with argc, argv[], NULL, envp[], NULL (mm->start_stack points at
+ * argc).  Up to DL_ENV_SCAN variables.
+ */
+static __always_inline void dl_exec_ranks(struct task_struct *task, struct dl_ranks *out)
+{
+	struct dl_env_scan w = {.out = out};
+	__u64 sp = BPF_CORE_READ(task, mm, start_stack), argc = 0;
+
+	for (int k = 0; k < DL_RANK_COUNT; k++)
+		out->v[k] = -1;
+	if (!sp || bpf_probe_read_user(&argc, sizeof(argc), (void *)sp) || argc > 1 << 20)
+		return;
+	w.envp = sp + 8 * (argc + 2);
+	bpf_loop(DL_ENV_SCAN, dl_env_step, &w, 0);
 }
 
 SEC("tracepoint/sched/sched_process_exec")
@@ -69,6 +151,7 @@ int dl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	struct dl_scratch *s;
 	struct dl_proc *e;
 	unsigned long arg_start, arg_end;
+	struct dl_ranks ranks;
 	__u32 zero = 0, off, n;
 	long len;
 
@@ -97,7 +180,7 @@ int dl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	e->ptid = 0;
 	e->exit_code = 0;
 	e->uid = (__u32)bpf_get_current_uid_gid();
-	e->pad = 0;
+	e->env_len = 0;
 	bpf_get_current_comm(&e->comm, sizeof(e->comm));
 
 	off = ctx->__data_loc_filename & 0xffff;
@@ -115,7 +198,11 @@ int dl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	if (bpf_probe_read_user(e->data + off, n, (void *)arg_start))
 		n = 0;
 	e->args_len = n;
-	dl_output(e, (sizeof(*e) + off + n) & 0x3fff, t->slot);
+	off = (off + n) & 0x1fff; /* path (< 4096) and argv (< 2048): in the scratch area */
+	dl_exec_ranks(task, &ranks);
+	if (!bpf_probe_read_kernel(e->data + off, sizeof(ranks), &ranks))
+		e->env_len = sizeof(ranks);
+	dl_output(e, (sizeof(*e) + off + e->env_len) & 0x3fff, t->slot);
 	return 0;
 }
 
@@ -182,7 +269,7 @@ int dl_exit(struct trace_event_raw_sched_process_exit *ctx)
 	e->file_len = 0;
 	e->args_len = 0;
 	e->uid = (__u32)bpf_get_current_uid_gid();
-	e->pad = 0;
+	e->env_len = 0;
 	bpf_get_current_comm(&e->comm, sizeof(e->comm));
 	dl_submit(e);
 	return 0;

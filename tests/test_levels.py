@@ -234,7 +234,11 @@ class Hdf5Test(LevelTest):
                           for e in inside(events, s) if e['name'] == 'pread64')
         self.assertEqual((hdf5['read']['calls'], hdf5['read']['syscall_bytes']),
                          (10, pread_bytes))
-        self.assertIsNone(hdf5['read']['bytes_requested'])  # not in H5Dread's arguments
+        # asked: 3 chunks of 8 x 32 x 32 u1 and 2 x 16 i4, in each of the two processes
+        self.assertEqual(hdf5['read']['bytes_requested'], 2 * (3 * 8 * 32 * 32 + 2 * 16 * 4))
+        self.assertEqual([(s['args']['selection'], s['args']['bytes']) for s in calls
+                          if s['name'] == 'H5Dread'],
+                         2 * ([('hyperslab', 8192)] * 3 + [('hyperslab', 64)] * 2))
 
 
 class MpiioTest(LevelTest):
@@ -300,12 +304,27 @@ class MpiioTest(LevelTest):
                               if e['name'] == 'pwrite64'], [(16384 + rank * 800, 800)])
             self.assert_encloses_what_it_says(events, mine)
         self.assertEqual(seen, {0, 1})
+        # each rank's process has its MPI rank, from OMPI_COMM_WORLD_RANK in its environment
+        names = {e['pid']: e['args'] for e in events if e.get('name') == 'process_name'}
+        for pid, mine in ranks.items():
+            rank = {s['name']: s for s in mine}['MPI_File_write_at']['args']['offset'] // 4096
+            self.assertEqual((names[pid]['rank'], names[pid]['rank_from']),
+                             (rank, 'OMPI_COMM_WORLD_RANK'))
         self.assert_round_trip()
-        mpi = self.report()['levels']['mpiio']
+        report = self.report()
+        mpi = report['levels']['mpiio']
         self.assertEqual((mpi['read']['calls'], mpi['read']['bytes_requested'],
                           mpi['read']['syscall_bytes']), (4, 4 * 4096, 4 * 4096))
         self.assertEqual((mpi['write']['calls'], mpi['write']['bytes_requested']),
                          (6, 4 * 4096 + 2 * 800))
+        # the same join for the file: both ranks' opens, reads and writes
+        row = [o for o in report['levels']['objects'] if o['level'] == 'mpiio' and
+               o['file'] == path]
+        self.assertEqual(len(row), 1)
+        self.assertEqual((row[0]['opens'], row[0]['read']['calls'],
+                          row[0]['read']['bytes_requested'], row[0]['read']['syscall_bytes'],
+                          row[0]['write']['calls'], row[0]['write']['bytes_requested']),
+                         (2, 4, 4 * 4096, 4 * 4096, 6, 4 * 4096 + 2 * 800))
 
 
 class MarkerTest(LevelTest):

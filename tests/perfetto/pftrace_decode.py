@@ -216,7 +216,8 @@ def events(path):
                 pr = one(t, 'process')
                 tracks[uuid] = {'kind': 'process', 'pid': one(pr, 'pid')}
                 if 'process_name' in pr:
-                    out.append(('P', one(pr, 'pid'), one(pr, 'process_name')))
+                    out.append(('P', one(pr, 'pid'), one(pr, 'process_name'),
+                                frozenset(pr.get('process_labels', []))))
             elif 'thread' in t:
                 th = one(t, 'thread')
                 tracks[uuid] = {'kind': 'thread', 'pid': one(th, 'pid'), 'tid': one(th, 'tid')}
@@ -312,7 +313,10 @@ def canonical_json(events):
         if ph == 'M' and name in (b'dltrace', b'dltrace_summary'):
             out.append(('M', name, frozen(args)))
         elif ph == 'M' and name == b'process_name':
-            out.append(('P', pid, args[b'name']))
+            # the ranks are the .pftrace's process labels, "rank=3"
+            labels = frozenset(k + b'=' + (v if isinstance(v, bytes) else b'%d' % v)
+                               for k, v in args.items() if k != b'name')
+            out.append(('P', pid, args[b'name'], labels))
         elif ph == 'M' and name == b'thread_name':
             out.append(('T', pid, tid, args[b'name']))
         elif ph == 'X':

@@ -298,7 +298,7 @@ class EveryByteTest(unittest.TestCase):
         paths = [dict(e[7])[b'path'] for e in got if e[0] == 'X']
         self.assertEqual(paths, [name])
         utf8 = text.encode('utf-8')
-        self.assertIn(('P', 7, utf8), got)
+        self.assertIn(('P', 7, utf8, frozenset()), got)
         self.assertIn(('T', 7, 8, utf8), got)
         instants = {e[3]: dict(e[6]) for e in got if e[0] == 'i'}
         self.assertEqual(instants[b'exec'], {b'file': utf8, b'cmdline': utf8})

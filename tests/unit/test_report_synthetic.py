@@ -161,7 +161,9 @@ class ReportFiguresTest(unittest.TestCase):
             'app_io_ns': io_p100 - 2048 - 262144,  # /etc/hosts, the pipe
             'env_io_ns': 2048, 'calls': 18, 'failed': 1,
             'app_bytes_read': 2 * MIB + MIB // 2 + 4096 + 8192,
-            'app_bytes_written': 2 * MIB, 'origins': ['syscall']})
+            'app_bytes_written': 2 * MIB, 'origins': ['syscall'],
+            # no rank in its process_name args: unknown, not 0
+            'rank': None, 'rank_from': None, 'local_rank': None, 'world_size': None})
         io_200 = DATA_200 + META_200
         self.assertEqual(procs[200], {
             'pid': 200, 'ppid': 100, 'host': 'node1', 'command': 'python3 train.py --epochs 1',
@@ -169,7 +171,8 @@ class ReportFiguresTest(unittest.TestCase):
             'io_ns': io_200, 'data_ns': DATA_200, 'metadata_ns': META_200, 'sync_ns': 0,
             'io_share': io_200 / 3400000, 'app_io_ns': 3145728 + 8192 + 1024,
             'env_io_ns': 16384 + 2048 + 1024, 'calls': 6, 'failed': 0,
-            'app_bytes_read': MIB, 'app_bytes_written': 0, 'origins': ['syscall']})
+            'app_bytes_read': MIB, 'app_bytes_written': 0, 'origins': ['syscall'],
+            'rank': None, 'rank_from': None, 'local_rank': None, 'world_size': None})
         threads = {th['tid']: th for th in t['threads']}
         self.assertEqual(sorted(threads), [100, 101, 200])
         # thread 101 lives from its creation (50 us) to its close's end

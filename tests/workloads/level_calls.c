@@ -9,6 +9,10 @@
  *   fread(buf, 4096, 1); fclose.  Unbuffered writes of the stream go out
  *   at fflush, reads fill the stream's buffer: each call's syscalls are
  *   inside its slice.
+ * level_calls stdio-seeks FILE N
+ *   fopen FILE "r"; N x (fseek to block (7 i) mod (FILE's blocks of 4 KiB),
+ *   fread 8 bytes); fclose.  Each fread after a seek refills the stream's
+ *   buffer: one read of the buffer's size (st_blksize) for 8 bytes.
  * level_calls hdf5 LIB FILE DATASET
  *   dlopen LIB (libhdf5) only now, then H5Fopen FILE, H5Dopen2 DATASET,
  *   H5Dread of all of it as native ints, H5Dclose, H5Fclose.
@@ -47,6 +51,22 @@ static int stdio_calls(const char *dir)
 			return 1;
 	if (fseek(f, 8192, SEEK_SET) || ftell(f) != 8192 || fread(buf, 4096, 1, f) != 1)
 		return 1;
+	return fclose(f) ? 1 : 0;
+}
+
+static int stdio_seeks(const char *path, long n)
+{
+	FILE *f = fopen(path, "r");
+	long blocks;
+
+	if (!f || fseek(f, 0, SEEK_END))
+		return 1;
+	blocks = ftell(f) / 4096;
+	if (blocks <= 0)
+		return 1;
+	for (long i = 0; i < n; i++)
+		if (fseek(f, (7 * i) % blocks * 4096, SEEK_SET) || fread(buf, 1, 8, f) != 8)
+			return 1;
 	return fclose(f) ? 1 : 0;
 }
 
@@ -90,8 +110,11 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "stdio"))
 		return stdio_calls(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "stdio-seeks"))
+		return stdio_seeks(argv[2], atol(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "hdf5"))
 		return hdf5_calls(argv[2], argv[3], argv[4]);
-	fprintf(stderr, "usage: level_calls stdio DIR | hdf5 LIB FILE DATASET\n");
+	fprintf(stderr, "usage: level_calls stdio DIR | stdio-seeks FILE N | hdf5 LIB FILE "
+			"DATASET\n");
 	return 2;
 }

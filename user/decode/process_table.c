@@ -53,6 +53,8 @@ struct process *proc_ensure(struct process_table *pt, uint32_t pid)
 	p->pid = pid;
 	p->out_pid = pid;
 	p->live = true;
+	for (int k = 0; k < DL_RANK_COUNT; k++)
+		p->ranks[k] = -1;
 	{
 		uintptr_t before = (uintptr_t)id_map_get(&pt->seen, pid);
 
@@ -136,4 +138,60 @@ void proc_trace_ids(struct process_table *pt, uint32_t *pid, uint32_t *tid)
 	if (*tid == *pid)
 		*tid = p->out_pid;
 	*pid = p->out_pid;
+}
+
+static const char *const rank_vars[DL_RANK_COUNT] = {
+    [DL_RANK_RANK] = "RANK",
+    [DL_RANK_LOCAL_RANK] = "LOCAL_RANK",
+    [DL_RANK_WORLD_SIZE] = "WORLD_SIZE",
+    [DL_RANK_SLURM] = "SLURM_PROCID",
+    [DL_RANK_OMPI] = "OMPI_COMM_WORLD_RANK",
+    [DL_RANK_PMI] = "PMI_RANK",
+};
+
+/* A value as the BPF side reads it: 1 to 9 decimal digits, else -1. */
+static int32_t rank_value(const char *v, size_t len)
+{
+	int32_t n = 0;
+
+	if (!len || len > 9)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -1;
+		n = n * 10 + (v[i] - '0');
+	}
+	return n;
+}
+
+void proc_ranks_from_env(struct process *p, const char *env, size_t len)
+{
+	for (int k = 0; k < DL_RANK_COUNT; k++)
+		p->ranks[k] = -1;
+	p->ranks_read = true;
+	for (size_t i = 0; i < len;) {
+		const char *s = env + i;
+		size_t n = strnlen(s, len - i);
+
+		for (int k = 0; k < DL_RANK_COUNT; k++) {
+			size_t vl = strlen(rank_vars[k]);
+
+			if (n > vl && !memcmp(s, rank_vars[k], vl) && s[vl] == '=')
+				p->ranks[k] = rank_value(s + vl + 1, n - vl - 1);
+		}
+		i += n + 1;
+	}
+}
+
+int32_t proc_rank(const struct process *p, const char **from)
+{
+	static const int order[] = {DL_RANK_RANK, DL_RANK_SLURM, DL_RANK_OMPI, DL_RANK_PMI};
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (p->ranks[order[i]] >= 0) {
+			if (from)
+				*from = rank_vars[order[i]];
+			return p->ranks[order[i]];
+		}
+	return -1;
 }

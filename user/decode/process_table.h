@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bpf/dltrace_events.h"
 #include "decode/fd_table.h"
 #include "lib/id_map.h"
 
@@ -25,6 +26,13 @@ struct process {
 	struct fd_table *fds;
 	uint32_t threads; /* live threads */
 	int exit_code;	  /* wait status, when exited */
+	/*
+	 * Its ranks (enum dl_rank_var; -1: not set): from its exec's
+	 * environment, or /proc/PID/environ for a process there before the
+	 * trace; a forked child keeps its parent's.  ranks_read: looked.
+	 */
+	int32_t ranks[DL_RANK_COUNT];
+	bool ranks_read;
 };
 
 struct thread {
@@ -52,6 +60,13 @@ struct thread *thread_find(struct process_table *pt, uint32_t tid);
 struct thread *thread_ensure(struct process_table *pt, uint32_t tid, uint32_t pid);
 
 void proc_set_cmdline(struct process *p, const char *argv, size_t len);
+/* The ranks in an environment block (NAME=VALUE strings, NUL separated). */
+void proc_ranks_from_env(struct process *p, const char *env, size_t len);
+/*
+ * The rank to show (RANK, else SLURM_PROCID, OMPI_COMM_WORLD_RANK,
+ * PMI_RANK) and the variable it came from; -1 when none is set.
+ */
+int32_t proc_rank(const struct process *p, const char **from);
 void proc_mark_exited(struct process_table *pt, struct process *p, int status);
 /* The pid and tid to write for a real pid/tid (aliases for reused pids). */
 void proc_trace_ids(struct process_table *pt, uint32_t *pid, uint32_t *tid);

@@ -136,6 +136,8 @@ static const char *proc_display_name(const struct process *p)
 	return p->cmdline && *p->cmdline ? p->cmdline : p->comm;
 }
 
+#define PROC_ENV_MAX (256 * 1024) /* bytes of /proc/PID/environ looked at */
+
 /*
  * Learn what fd refers to from /proc: only when tracing starts, for the
  * descriptors a process had before (a call is named by the kernel's
@@ -645,7 +647,9 @@ static void handle_syscall(struct record_decoder *d, const void *data, size_t si
 	if (rec && p1 && (rec->ino || rec->dev) && io->ret >= 0)
 		inode_paths_set(&d->inodes, rec->dev, rec->ino, p1);
 	update_fds(p, io, size, rec, p1);
-	span_threads_syscall(&d->span_threads, io->h.tid, io->h.ts, io->h.kind, io->ret, p1);
+	span_threads_syscall(
+	    &d->span_threads, io->h.tid, io->h.ts, io->h.kind, io->ret, p1,
+	    io->h.flags & DL_F_CACHE ? (int64_t)(dl_io_arg(io, size) * d->page_size) : -1);
 	path_put(p1);
 	path_put(p2);
 }
@@ -693,6 +697,8 @@ static void handle_fork(struct record_decoder *d, const struct dl_proc *e)
 		c->comm[sizeof(c->comm) - 1] = '\0';
 		if (parent->cmdline)
 			c->cmdline = strdup(parent->cmdline);
+		memcpy(c->ranks, parent->ranks, sizeof(c->ranks));
+		c->ranks_read = parent->ranks_read;
 		fd_table_put(c->fds);
 		c->fds = e->h.flags & DL_F_SHARE_FILES ? fd_table_get_ref(parent->fds)
 						       : fd_table_copy(parent->fds);
@@ -727,6 +733,14 @@ static void handle_exec(struct record_decoder *d, const struct dl_proc *e, size_
 	if (sizeof(*e) + file_len + args_len > size) {
 		d->malformed++;
 		return;
+	}
+	if (e->env_len >= sizeof(struct dl_ranks) &&
+	    sizeof(*e) + file_len + args_len + sizeof(struct dl_ranks) <= size) {
+		struct dl_ranks r;
+
+		memcpy(&r, e->data + file_len + args_len, sizeof(r));
+		memcpy(p->ranks, r.v, sizeof(p->ranks));
+		p->ranks_read = true;
 	}
 	/* a non-leader thread that execs takes over the leader's id */
 	if (e->ppid != e->h.tid) {
@@ -769,17 +783,45 @@ static void emit_name(struct record_decoder *d, enum event_type type, uint32_t p
 		emit(d, &e);
 }
 
+/*
+ * A process's track name, with its rank when it has one ("python3
+ * train.py (rank 3 of 8)"); its ranks go in the name event's args.
+ */
 static void name_process(struct record_decoder *d, const struct process *p)
 {
-	char name[DL_ARGS_MAX + 64];
+	char name[DL_ARGS_MAX + 128], rank[64] = "";
+	const char *from = "";
+	int32_t r = proc_rank(p, &from);
+	struct event e = {.type = EV_PROCESS_NAME, .pid = p->pid, .tid = p->pid};
 
-	if (p->out_pid == p->pid) {
-		emit_name(d, EV_PROCESS_NAME, p->pid, p->pid, proc_display_name(p));
+	if (r >= 0 && p->ranks[DL_RANK_WORLD_SIZE] >= 0)
+		snprintf(rank, sizeof(rank), " (rank %d of %d)", r, p->ranks[DL_RANK_WORLD_SIZE]);
+	else if (r >= 0)
+		snprintf(rank, sizeof(rank), " (rank %d)", r);
+	/* the rank last: a reader strips it to compare commands */
+	if (p->out_pid == p->pid)
+		snprintf(name, sizeof(name), "%s%s", proc_display_name(p), rank);
+	else /* a reused pid: its trace pid is an alias, say which real pid it was */
+		snprintf(name, sizeof(name), "%s (pid %u reused)%s", proc_display_name(p), p->pid,
+			 rank);
+	e.name.name = ev_cstr(name);
+	if (!e.name.name.len)
 		return;
+	e.name.ranks = p->ranks_read ? EV_RANKS_READ : 0;
+	if (r >= 0) {
+		e.name.ranks |= EV_RANK;
+		e.name.rank = r;
+		e.name.rank_from = ev_cstr(from);
 	}
-	/* a reused pid: its trace pid is an alias, say which real pid it was */
-	snprintf(name, sizeof(name), "%s (pid %u reused)", proc_display_name(p), p->pid);
-	emit_name(d, EV_PROCESS_NAME, p->pid, p->pid, name);
+	if (p->ranks[DL_RANK_LOCAL_RANK] >= 0) {
+		e.name.ranks |= EV_LOCAL_RANK;
+		e.name.local_rank = p->ranks[DL_RANK_LOCAL_RANK];
+	}
+	if (p->ranks[DL_RANK_WORLD_SIZE] >= 0) {
+		e.name.ranks |= EV_WORLD_SIZE;
+		e.name.world_size = p->ranks[DL_RANK_WORLD_SIZE];
+	}
+	emit(d, &e);
 }
 
 static void handle_exit(struct record_decoder *d, const struct dl_proc *e)
@@ -1135,6 +1177,15 @@ static void seed_process(struct record_decoder *d, uint32_t pid, bool fds)
 		proc_set_cmdline(p, buf, n);
 	if (proc_read(pid, "comm", p->comm, sizeof(p->comm)) > 0)
 		p->comm[strcspn(p->comm, "\n")] = '\0';
+	{
+		/* a process there before the trace: its ranks from the environment it began with */
+		char *env = malloc(PROC_ENV_MAX);
+
+		n = env ? proc_read(pid, "environ", env, PROC_ENV_MAX) : -1;
+		if (n >= 0)
+			proc_ranks_from_env(p, env, (size_t)n);
+		free(env);
+	}
 	if (fds)
 		proc_for_each_fd(pid, seed_fd, p);
 	proc_for_each_thread(pid, seed_thread, &(struct seed_ctx){d, p});

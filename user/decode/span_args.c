@@ -221,8 +221,16 @@ static void hdf5_args(struct out *o, const struct span_view *v, const struct spa
 		STR(o, "object", c->object, strlen(c->object));
 	I64(o, "hid", (int64_t)e->handle);
 	if (e->func == DL_FN_H5DREAD || e->func == DL_FN_H5DWRITE) {
+		static const char *const kinds[] = {"none", "points", "hyperslab", "all"};
+
 		SYM(o, "file_space", e->arg & DL_H5_FILE_ALL ? "all" : "selection");
 		SYM(o, "mem_space", e->arg & DL_H5_MEM_ALL ? "all" : "selection");
+		if (e->arg & DL_H5_SEL_KNOWN) { /* else the bytes asked are unknown: no keys */
+			SYM(o, "selection", kinds[(e->arg >> DL_H5_SEL_SHIFT) & DL_H5_SEL_MASK]);
+			U64(o, "points", e->count);
+			U64(o, "type_size", e->arg >> DL_H5_TSIZE_SHIFT);
+			U64(o, "bytes", e->size);
+		}
 	}
 	I64(o, "ret", (int32_t)e->ret); /* herr_t */
 }
@@ -401,6 +409,8 @@ void span_event(const struct span_view *v, const struct span_context *c, struct 
 		U64(&o, "sys_read_bytes", c->enclosed->read_bytes);
 		U64(&o, "sys_writes", c->enclosed->writes);
 		U64(&o, "sys_write_bytes", c->enclosed->write_bytes);
+		if (c->enclosed->cache_reads)
+			U64(&o, "sys_cache_miss_bytes", c->enclosed->cache_miss_bytes);
 		if (c->enclosed_partial)
 			add_bool(&o, KEY("syscalls_partial"), true);
 	}

@@ -10,7 +10,11 @@
  *   hdf5    path (the file), object (the full name of a dataset, group or
  *           object: from the H5Dopen2/H5Oopen/... that returned its hid),
  *           loc or hid, flags (H5F_ACC_*), file_space and mem_space of
- *           H5Dread/H5Dwrite ("all" for H5S_ALL, else "selection"), ret
+ *           H5Dread/H5Dwrite ("all" for H5S_ALL, else "selection"), and,
+ *           where the library's layout is known, selection (the file
+ *           selection's kind: all, hyperslab, points, none), points (its
+ *           points), type_size (the dataset's) and bytes (bytes asked:
+ *           points x type_size, Darshan's count), ret
  *   mpiio   path, amode (MPI_MODE_*), offset (in etypes of the view),
  *           count, bytes (count x the datatype's size, when readable),
  *           disp, etype_size, datarep, ret
@@ -21,9 +25,9 @@
  * Library calls also carry what they caused on their thread, when they
  * made syscalls: syscalls (all kinds), sys_reads and sys_read_bytes (the
  * read kinds and the bytes they returned), sys_writes, sys_write_bytes
- * (and syscalls_partial when some may be missing).  An H5Dread's selected
- * bytes are not in its arguments: sys_read_bytes is what it read from the
- * file.
+ * (and syscalls_partial when some may be missing), and with the cache
+ * layer sys_cache_miss_bytes: what those reads brought into the page cache
+ * from storage.
  */
 #ifndef SPAN_ARGS_H
 #define SPAN_ARGS_H

@@ -56,7 +56,7 @@ void span_threads_free(struct span_threads *t)
 }
 
 void span_threads_syscall(struct span_threads *t, uint32_t tid, uint64_t ts, unsigned kind,
-			  int64_t ret, struct path_ref *opened)
+			  int64_t ret, struct path_ref *opened, int64_t cache_miss)
 {
 	const struct syscall_info *si = syscall_info(kind);
 	struct span_thread *th;
@@ -85,6 +85,10 @@ void span_threads_syscall(struct span_threads *t, uint32_t tid, uint64_t ts, uns
 	if (si->reads) {
 		th->total.reads++;
 		th->total.read_bytes += ret > 0 ? ret : 0;
+		if (cache_miss >= 0) {
+			th->total.cache_reads++;
+			th->total.cache_miss_bytes += cache_miss;
+		}
 	}
 	if (si->writes) {
 		th->total.writes++;
@@ -133,6 +137,8 @@ bool span_threads_enclosed(const struct span_threads *t, uint32_t tid, uint64_t 
 	out->read_bytes = th->total.read_bytes - before->read_bytes;
 	out->writes = th->total.writes - before->writes;
 	out->write_bytes = th->total.write_bytes - before->write_bytes;
+	out->cache_reads = th->total.cache_reads - before->cache_reads;
+	out->cache_miss_bytes = th->total.cache_miss_bytes - before->cache_miss_bytes;
 	return !(k == 0 && th->dropped);
 }
 

@@ -29,6 +29,8 @@ struct sys_totals {
 	uint64_t calls;		      /* syscalls of any kind */
 	uint64_t reads, read_bytes;   /* of the read kinds, and the bytes they returned */
 	uint64_t writes, write_bytes; /* of the write kinds */
+	uint64_t cache_reads;	      /* reads the cache layer saw */
+	uint64_t cache_miss_bytes;    /* bytes they brought into the page cache */
 };
 
 struct span_threads {
@@ -39,9 +41,13 @@ struct span_threads {
 void span_threads_init(struct span_threads *t);
 void span_threads_free(struct span_threads *t);
 
-/* A syscall of tid (kind: enum dl_kind) that began at ts; opened: the file an open opened. */
+/*
+ * A syscall of tid (kind: enum dl_kind) that began at ts; opened: the file
+ * an open opened; cache_miss: the bytes a read brought into the page cache
+ * (-1: not known).
+ */
 void span_threads_syscall(struct span_threads *t, uint32_t tid, uint64_t ts, unsigned kind,
-			  int64_t ret, struct path_ref *opened);
+			  int64_t ret, struct path_ref *opened, int64_t cache_miss);
 /*
  * The totals of tid's syscalls that began at ts or later (a call that
  * began at ts and whose record arrives now).  Returns false when some of

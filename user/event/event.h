@@ -240,8 +240,23 @@ struct ev_exit {
 };
 
 /* EV_PROCESS_NAME, EV_THREAD_NAME */
+/*
+ * EV_PROCESS_NAME, EV_THREAD_NAME.  A process's rank in its job, from the
+ * launcher's variables in its environment (bpf/dltrace_events.h enum
+ * dl_rank_var): rank_from names the variable (RANK, SLURM_PROCID,
+ * OMPI_COMM_WORLD_RANK or PMI_RANK, the first set); ranks_read says that
+ * the tracer looked (a process with no rank is then "unknown").
+ */
+#define EV_RANK	      0x1 /* rank holds the process's rank */
+#define EV_LOCAL_RANK 0x2
+#define EV_WORLD_SIZE 0x4
+#define EV_RANKS_READ 0x8
+
 struct ev_name {
 	struct ev_str name;
+	uint8_t ranks; /* EV_RANK | EV_LOCAL_RANK | EV_WORLD_SIZE | EV_RANKS_READ */
+	uint32_t rank, local_rank, world_size;
+	struct ev_str rank_from;
 };
 
 /* EV_FAULT */

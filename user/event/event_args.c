@@ -469,6 +469,16 @@ unsigned event_args(const struct event *e, struct ev_arg *args, char *scratch)
 	case EV_PROCESS_NAME:
 	case EV_THREAD_NAME:
 		ADD_EXACT(&o, "name", e->name.name);
+		if (e->name.ranks & EV_RANK) {
+			ADD_U64(&o, "rank", e->name.rank);
+			ADD_EXACT(&o, "rank_from", e->name.rank_from);
+		} else if (e->name.ranks & EV_RANKS_READ) {
+			ADD_SYM(&o, "rank", "unknown");
+		}
+		if (e->name.ranks & EV_LOCAL_RANK)
+			ADD_U64(&o, "local_rank", e->name.local_rank);
+		if (e->name.ranks & EV_WORLD_SIZE)
+			ADD_U64(&o, "world_size", e->name.world_size);
 		break;
 	case EV_FAULT:
 		ADD_U64(&o, "offset", e->fault.offset);

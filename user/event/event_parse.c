@@ -54,6 +54,10 @@
 	X(EXIT_CODE, "exit_code")                                                                  \
 	X(SIGNAL, "signal")                                                                        \
 	X(NAME, "name")                                                                            \
+	X(RANK, "rank")                                                                            \
+	X(RANK_FROM, "rank_from")                                                                  \
+	X(LOCAL_RANK, "local_rank")                                                                \
+	X(WORLD_SIZE, "world_size")                                                                \
 	X(ACCESS, "access")                                                                        \
 	X(ADDRESS, "address")                                                                      \
 	X(SECTOR, "sector")                                                                        \
@@ -261,6 +265,34 @@ static struct ev_str str_of(const struct ev_arg *a)
 	if (a && a->type == EV_ARG_PATH)
 		return a->path->name;
 	return (struct ev_str){"", 0};
+}
+
+/* A number arg (a JSON number; "unknown" and absent are not). */
+static bool is_number(const struct ev_arg *a)
+{
+	return a && (a->type == EV_ARG_U64 || a->type == EV_ARG_I64);
+}
+
+/* A process name's rank args (rank, rank_from, local_rank, world_size). */
+static void name_ranks(const struct found *f, struct ev_name *n)
+{
+	const struct ev_arg *r = arg(f, K_RANK);
+
+	if (r)
+		n->ranks |= EV_RANKS_READ;
+	if (is_number(r)) {
+		n->ranks |= EV_RANK;
+		n->rank = (uint32_t)u64_of(r);
+		n->rank_from = str_of(arg(f, K_RANK_FROM));
+	}
+	if (is_number(arg(f, K_LOCAL_RANK))) {
+		n->ranks |= EV_LOCAL_RANK;
+		n->local_rank = (uint32_t)u64_of(arg(f, K_LOCAL_RANK));
+	}
+	if (is_number(arg(f, K_WORLD_SIZE))) {
+		n->ranks |= EV_WORLD_SIZE;
+		n->world_size = (uint32_t)u64_of(arg(f, K_WORLD_SIZE));
+	}
 }
 
 static struct ev_path path_of(const struct ev_arg *a)
@@ -948,6 +980,7 @@ void event_parse(struct event_parse *p, struct event *e, const struct ev_head *h
 		if (eq(&h->name, "process_name") || eq(&h->name, "thread_name")) {
 			e->type = eq(&h->name, "process_name") ? EV_PROCESS_NAME : EV_THREAD_NAME;
 			e->name.name = str_of(arg(&f, K_NAME));
+			name_ranks(&f, &e->name);
 			return;
 		}
 	} else if (eq(cat, "data") || eq(cat, "metadata") || eq(cat, "sync") || eq(cat, "hint")) {

@@ -63,6 +63,29 @@ char *human_pct(char *buf, double share)
 	return buf;
 }
 
+char *human_ratio(char *buf, double ratio)
+{
+	char whole[HUMAN_MAX];
+	uint64_t tenths;
+
+	if (ratio < 0 || !(ratio == ratio)) {
+		snprintf(buf, HUMAN_MAX, "unknown");
+		return buf;
+	}
+	if (ratio > 1e15) {
+		snprintf(buf, HUMAN_MAX, "no bytes asked");
+		return buf;
+	}
+	if (ratio < 100) {
+		snprintf(buf, HUMAN_MAX, "%.2fx", ratio);
+		return buf;
+	}
+	tenths = (uint64_t)(ratio * 10 + 0.5);
+	snprintf(buf, HUMAN_MAX, "%s.%ux", human_count(whole, tenths / 10),
+		 (unsigned)(tenths % 10));
+	return buf;
+}
+
 /* Number of display characters and the byte length of one character at s. */
 static size_t char_at(const unsigned char *s, size_t avail, bool *valid)
 {

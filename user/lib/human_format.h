@@ -38,6 +38,8 @@ char *human_bytes(char *buf, uint64_t bytes);
 char *human_ns(char *buf, uint64_t ns);
 char *human_count(char *buf, uint64_t n); /* 1234567 -> "1,234,567" */
 char *human_pct(char *buf, double share); /* 0.125 -> "12.5%" */
+/* 2500.5 -> "2,500.5x", 1.08 -> "1.08x"; < 0: "unknown"; infinite: "no bytes asked" */
+char *human_ratio(char *buf, double ratio);
 
 /*
  * Copy s[0..len) into out (size bytes) for display: invalid UTF-8 becomes

@@ -171,6 +171,13 @@ int elf_function_offset(const struct elf_symbols *e, const char *name, uint64_t 
 	return vaddr_offset(e, s->value, offset, true);
 }
 
+size_t elf_object_size(const struct elf_symbols *e, const char *name)
+{
+	const struct elf_sym *s = find(e, name, STT_OBJECT);
+
+	return s ? s->size : 0;
+}
+
 int elf_object_bytes(const struct elf_symbols *e, const char *name, size_t off, void *buf,
 		     size_t len)
 {

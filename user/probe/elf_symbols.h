@@ -32,6 +32,9 @@ int elf_function_offset(const struct elf_symbols *e, const char *name, uint64_t 
 int elf_object_bytes(const struct elf_symbols *e, const char *name, size_t off, void *buf,
 		     size_t len);
 
+/* The size of data object name (0: no such object). */
+size_t elf_object_size(const struct elf_symbols *e, const char *name);
+
 /* Whether the file has USDT probes (.note.stapsdt) of provider. */
 bool elf_has_usdt_provider(const struct elf_symbols *e, const char *provider);
 

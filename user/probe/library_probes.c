@@ -91,6 +91,12 @@ struct target {
 		uint16_t func;
 	} probes[MAX_FNS];
 	char missing[256]; /* functions the library lacks */
+	/* hdf5: H5D__read and H5D__write, where a call's selection is read */
+	size_t nsel;
+	uint64_t sel_off[2];
+	uint64_t sel_cookie;
+	char version[32]; /* "1.10.8", or empty */
+	char sel_why[96]; /* why bytes asked are not known, or empty */
 };
 
 struct link_set {
@@ -221,6 +227,113 @@ static uint32_t target_param(const struct elf_symbols *e, int layer)
 }
 
 /*
+ * What an H5Dread or H5Dwrite asks for is not in its arguments (hids of
+ * dataspaces and types) but in the structures H5D__read and H5D__write
+ * receive: the dataset (H5D_t), the memory and file dataspaces (H5S_t).
+ * Their offsets per release series, in bytes (enum dl_h5_off's order):
+ *
+ *   H5D_t.shared 48: after H5O_loc_t oloc (24) and H5G_name_t path (24)
+ *   H5D_shared_t.type 24, .space 32: after fo_count, closing, type_id
+ *   H5T_t.shared 40: after H5O_shared_t sh_loc (40 bytes)
+ *   H5T_shared_t.size 16: after fo_count, state, type
+ *   H5S_t: extent {sh_loc 40, type, version, nelem 48, rank, size, max},
+ *          then select {type 80, offset_changed, offset[32], num_elem 352}
+ *
+ * Read from the sources of the 1.10 releases since 1.10.3 (the first
+ * with the API context, whose H5D__read lost its transfer list argument)
+ * and of 1.12 (src/H5Dpkg.h, H5Tpkg.h, H5Spkg.h, H5Oprivate.h), and
+ * measured on Debian's 1.10.8.  Earlier releases were not checked; from
+ * 1.14 H5D__read takes several datasets in one structure.  Other
+ * versions: bytes asked unknown.
+ */
+static const struct h5_layout {
+	unsigned major, minor, from_release;
+	uint16_t off[DL_H5_OFF_COUNT];
+} h5_layouts[] = {
+    {1, 10, 3, {48, 24, 32, 40, 16, 48, 80, 352}},
+    {1, 12, 0, {48, 24, 32, 40, 16, 48, 80, 352}},
+};
+
+/* The library's version from the string it keeps for H5check_version. */
+static int h5_version(const struct elf_symbols *e, unsigned v[3], char *text, size_t size)
+{
+	static const char prefix[] = "HDF5 library version: ";
+	size_t n = elf_object_size(e, "H5_lib_vers_info_g");
+	char buf[96] = "";
+
+	if (!n)
+		return -1;
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	if (elf_object_bytes(e, "H5_lib_vers_info_g", 0, buf, n))
+		return -1;
+	buf[n] = '\0';
+	if (strncmp(buf, prefix, sizeof(prefix) - 1) ||
+	    sscanf(buf + sizeof(prefix) - 1, "%u.%u.%u", &v[0], &v[1], &v[2]) != 3)
+		return -1;
+	snprintf(text, size, "%u.%u.%u", v[0], v[1], v[2]);
+	return 0;
+}
+
+/* Where t's H5D__read and H5D__write are, and its layout in their cookie. */
+static void h5_selection(const struct elf_symbols *e, struct target *t)
+{
+	static const char *const fns[] = {"H5D__read", "H5D__write"};
+	const struct h5_layout *lay = NULL;
+	char version[sizeof(t->version)];
+	unsigned v[3];
+
+	if (h5_version(e, v, version, sizeof(version))) {
+		snprintf(t->sel_why, sizeof(t->sel_why), "its version is not readable");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(h5_layouts) / sizeof(h5_layouts[0]); i++)
+		if (h5_layouts[i].major == v[0] && h5_layouts[i].minor == v[1] &&
+		    v[2] >= h5_layouts[i].from_release)
+			lay = &h5_layouts[i];
+	if (!lay) {
+		snprintf(t->sel_why, sizeof(t->sel_why),
+			 "HDF5 %s is not covered (1.10.3 to 1.10.x and 1.12.x are)", version);
+		return;
+	}
+	memcpy(t->version, version, sizeof(version));
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		if (elf_function_offset(e, fns[i], &t->sel_off[t->nsel])) {
+			snprintf(t->sel_why, sizeof(t->sel_why), "%s is not exported", fns[i]);
+			t->nsel = 0;
+			return;
+		}
+		t->nsel++;
+	}
+	t->sel_cookie = 0;
+	for (int i = 0; i < DL_H5_OFF_COUNT; i++)
+		t->sel_cookie |= (uint64_t)(lay->off[i] / 8) << DL_H5_OFF_SHIFT(i);
+}
+
+/*
+ * DLTRACE_HDF5_FUNCTIONS (for bench/hdf5_layer_cost.py): the hdf5 layer's
+ * functions to probe, comma separated ("H5D__read": the selection probes);
+ * unset: all of them.  What each probe costs is measured with it.
+ */
+static bool hdf5_function_wanted(const char *name)
+{
+	const char *p = getenv("DLTRACE_HDF5_FUNCTIONS");
+	size_t n = strlen(name);
+
+	if (!p)
+		return true;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		if (!p[len])
+			return false;
+		p += len + 1;
+	}
+}
+
+/*
  * Add path as a library of layer (its functions resolved); why says what
  * is wrong when it cannot be used.  0, or -1.
  */
@@ -269,7 +382,11 @@ static int add_target(struct library_probes *lp, const char *path, int layer, ch
 	for (const struct fn_def *f = fns; f->name; f++) {
 		uint64_t off;
 		bool alias = false;
-		int err = elf_function_offset(e, f->name, &off);
+		int err;
+
+		if (layer == DL_LAYER_HDF5 && !hdf5_function_wanted(f->name))
+			continue;
+		err = elf_function_offset(e, f->name, &off);
 
 		if (err) {
 			if (m < sizeof(t->missing))
@@ -284,6 +401,11 @@ static int add_target(struct library_probes *lp, const char *path, int layer, ch
 		t->probes[t->nprobes].off = off;
 		t->probes[t->nprobes++].func = f->func;
 	}
+	if (layer == DL_LAYER_HDF5 && hdf5_function_wanted("H5D__read"))
+		h5_selection(e, t);
+	else if (layer == DL_LAYER_HDF5)
+		snprintf(t->sel_why, sizeof(t->sel_why),
+			 "H5D__read is not in DLTRACE_HDF5_FUNCTIONS");
 	elf_symbols_close(e);
 	if (!t->nprobes) {
 		snprintf(why, whylen, "symbol missing: none of %s... in %s", fns[0].name, path);
@@ -418,6 +540,11 @@ static void describe(struct library_probes *lp, struct layer_plan *plan, int lay
 		fns += t->nprobes;
 		if (t->missing[0] && n < size)
 			n += snprintf(how + n, size - n, " (missing: %s)", t->missing);
+		if (layer == DL_LAYER_HDF5 && t->nsel && n < size)
+			n += snprintf(how + n, size - n, " (HDF5 %s: bytes asked from H5D__read)",
+				      t->version);
+		else if (layer == DL_LAYER_HDF5 && n < size)
+			n += snprintf(how + n, size - n, " (bytes asked unknown: %s)", t->sel_why);
 	}
 	if (layer != DL_LAYER_MARKERS && n < size)
 		snprintf(how + n, size - n, ", %zu functions%s", fns,
@@ -509,7 +636,7 @@ struct library_probes *library_probes_plan(struct layer_plan *plan, char *const 
 		if (verbose)
 			fprintf(stderr, "dltrace: %s: %s\n", layer_name(l), plan->layer[l].how);
 		else /* a library that lacks some of the layer's functions: one line */
-			for (size_t i = 0; i < lp->ntargets; i++)
+			for (size_t i = 0; i < lp->ntargets; i++) {
 				if (lp->targets[i].layer == l && lp->targets[i].missing[0])
 					fprintf(
 					    stderr,
@@ -517,6 +644,13 @@ struct library_probes *library_probes_plan(struct layer_plan *plan, char *const 
 					    "are traced)\n",
 					    layer_name(l), lp->targets[i].path,
 					    lp->targets[i].missing);
+				if (lp->targets[i].layer == DL_LAYER_HDF5 && l == DL_LAYER_HDF5 &&
+				    lp->targets[i].sel_why[0])
+					fprintf(stderr,
+						"dltrace: hdf5: %s: the bytes H5Dread and H5Dwrite "
+						"ask for are not known: %s\n",
+						lp->targets[i].path, lp->targets[i].sel_why);
+			}
 	}
 	lp->per_process = plan->layer[DL_LAYER_STDIO].active;
 	return lp;
@@ -574,6 +708,24 @@ static int attach_target(struct dltrace_bpf *skel, const struct target *t, pid_t
 			}
 			set->links[set->n++] = l;
 		}
+	}
+	/* hdf5: where the selections are read, at entry only */
+	for (size_t i = 0; i < t->nsel; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = t->sel_cookie);
+		struct bpf_link *l;
+
+		if (set->n == sizeof(set->links) / sizeof(set->links[0]))
+			return -E2BIG;
+		l = bpf_program__attach_uprobe_opts(skel->progs.hdf5_select, pid, t->path,
+						    t->sel_off[i], &o);
+		if (!l) {
+			int e = errno;
+
+			snprintf(why, whylen, "cannot attach a uprobe to %s+0x%llx (%s)", t->path,
+				 (unsigned long long)t->sel_off[i], strerror(e));
+			return -e;
+		}
+		set->links[set->n++] = l;
 	}
 	return 0;
 }

@@ -83,7 +83,7 @@ const struct layer_info layer_table[DL_LAYER_COUNT] = {
      false,
      {"hdf5_"},
      "H5Fcreate, H5Fopen, H5Dopen2, H5Oopen, H5Gopen2, H5Dread, H5Dwrite, the closes: path, "
-     "dataset name, hid, result",
+     "dataset name, hid, result; the bytes each read or write asks for",
      "uprobes on every libhdf5 of ldconfig -p (and --lib), for every process",
      "every call of those functions traps into the kernel, in untraced processes too"},
     {DL_LAYER_MPIIO,

@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -126,6 +127,32 @@ static uint8_t shm_entry_scope(struct report_stats *st, const struct ev_str *pat
 	if (u64_index_put(&st->shm_ix, id, segment ? SCOPE_OTHER : SCOPE_APP))
 		st->oom = true;
 	return segment ? SCOPE_OTHER : SCOPE_APP;
+}
+
+/*
+ * A process's command: its name without the rank the tracer put at its end
+ * (" (rank 3)", " (rank 3 of 8)"), so that ranks of one command are peers.
+ */
+static struct ev_str command_of(const struct ev_name *n)
+{
+	char tail[64];
+	int k;
+
+	if (!(n->ranks & EV_RANK))
+		return n->name;
+	for (int w = 0; w < 2; w++) {
+		if (w)
+			k = (n->ranks & EV_WORLD_SIZE)
+				? snprintf(tail, sizeof(tail), " (rank %u of %u)", n->rank,
+					   n->world_size)
+				: -1;
+		else
+			k = snprintf(tail, sizeof(tail), " (rank %u)", n->rank);
+		if (k > 0 && (uint32_t)k < n->name.len &&
+		    !memcmp(n->name.s + n->name.len - k, tail, (size_t)k))
+			return (struct ev_str){n->name.s, n->name.len - (uint32_t)k};
+	}
+	return n->name;
 }
 
 /* path_scope() of a path, remembered for the last one: most events repeat their file. */
@@ -345,6 +372,8 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	if (syscall_info(k)->opens) {
 		f->opens++;
 		tot->opens++;
+		if (scope == SCOPE_ENV && env == ENV_LIBRARY)
+			rs_level_library(st, th->proc, &s->path.name);
 		if ((s->flags & EVS_IDENTITY) && s->file_size > f->file_size)
 			f->file_size = s->file_size;
 		if (scope == SCOPE_APP)
@@ -923,8 +952,20 @@ void rs_event(struct report_stats *st, const struct event *ev)
 		if (ev->name.name.len && ev->pid && !is_device(st, ev->pid, &ev->name.name)) {
 			uint32_t p = rs_proc_get(st, ev->pid, (uint64_t)t->offset_ns);
 
-			if (p != NONE32)
-				st->procs[p].name = rs_intern(st, &ev->name.name);
+			if (p != NONE32) {
+				struct rs_proc *pr = &st->procs[p];
+				struct ev_str cmd = command_of(&ev->name);
+
+				pr->name = rs_intern(st, &cmd);
+				if (ev->name.ranks & EV_RANK) {
+					pr->rank = ev->name.rank;
+					pr->rank_from = rs_intern(st, &ev->name.rank_from);
+				}
+				if (ev->name.ranks & EV_LOCAL_RANK)
+					pr->local_rank = ev->name.local_rank;
+				if (ev->name.ranks & EV_WORLD_SIZE)
+					pr->world_size = ev->name.world_size;
+			}
 		}
 		return;
 	case EV_THREAD_NAME:

@@ -25,6 +25,7 @@ void rs_init(struct report_stats *st)
 	rs_tables_init(st);
 	rs_events_init(st);
 	rs_timeline_init(st);
+	rs_levels_init(st);
 	rs_python_init(st);
 	rs_phases_init(st);
 	st->training_thread = NONE32;

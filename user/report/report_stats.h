@@ -82,6 +82,10 @@ struct rs_proc {
 	uint64_t app_bytes_read, app_bytes_written, app_reads, app_writes;
 	uint64_t app_read_ns, app_write_ns;
 	uint8_t origins; /* 1 << ORG_*: the layers of its application I/O */
+	uint8_t libs;	 /* 1 << enum dl_layer: the libraries of the library layers it loaded */
+	/* its rank in the job (launchers' environment variables); -1: unknown */
+	int64_t rank, local_rank, world_size;
+	uint32_t rank_from; /* the variable (string id) */
 };
 
 struct rs_thread {
@@ -273,11 +277,59 @@ struct rs_level_fn {
 	struct quantile_sketch lat;
 };
 
+/*
+ * Amplification per object (report_levels.c): what the library calls on
+ * one HDF5 dataset, or on one file (a stdio stream's, an MPI-IO file's,
+ * or all of an HDF5 file's calls: the row whose object is NONE32), asked
+ * for, joined with what the syscalls they enclose did and with what those
+ * reads brought into the page cache.  Reads are the read calls (fread,
+ * H5Dread, MPI_File_read*); writes the write calls with the flushes and
+ * closes that write what they buffered.
+ */
+#define LEVEL_SIZES 16 /* distinct bytes-asked sizes counted per object */
+enum { LV_SEL_NONE, LV_SEL_POINTS, LV_SEL_HYPER, LV_SEL_ALL, LV_SEL_COUNT };
+
+struct rs_level_side { /* reads or writes */
+	uint64_t calls, time_ns;
+	uint64_t asked_calls, asked;	  /* calls whose bytes asked are known, and those bytes */
+	uint64_t syscalls, sys_bytes;	  /* the read (write) syscalls they enclose */
+	uint64_t cache_reads, cache_miss; /* reads: those the cache layer saw, bytes from storage */
+	uint64_t sel_calls[LV_SEL_COUNT], sel_bytes[LV_SEL_COUNT]; /* HDF5: by selection kind */
+	struct rs_size sizes[LEVEL_SIZES]; /* bytes asked by a call -> calls */
+	uint32_t nsizes;
+	uint64_t sizes_other; /* calls of sizes beyond LEVEL_SIZES */
+};
+
+struct rs_level_obj {
+	uint8_t level;
+	uint32_t file, object; /* string ids; object NONE32: the file's row */
+	struct rs_level_side rd, wr;
+	uint64_t opens;		  /* calls that opened it (H5Oopen, H5Dopen2, H5Fopen, fopen...) */
+	uint64_t open_read_bytes; /* what their syscalls read */
+};
+
 struct rs_levels {
 	struct rs_level_fn fn[LEVEL_FN_MAX];
 	uint32_t nfn;
 	uint64_t calls[DL_LEVEL_COUNT], time_ns[DL_LEVEL_COUNT];
 	uint64_t unknown; /* calls of functions beyond LEVEL_FN_MAX */
+	struct rs_level_obj *objs;
+	uint32_t nobjs, cap_objs;
+	struct u64_index obj_ix; /* file << 35 | level << 32 | object -> index in objs */
+	/* libhdf5, libmpi loaded (opened) by traced processes: the first one's path, how many */
+	uint32_t lib_path[DL_LEVEL_COUNT], lib_procs[DL_LEVEL_COUNT];
+};
+
+/*
+ * A library layer that was off while traced processes loaded its library
+ * (rs_layer_hint): what turning it on would explain.
+ */
+struct rs_layer_hint {
+	const char *layer;     /* "hdf5", "mpiio" */
+	uint32_t library;      /* the first such library's path (string id) */
+	uint32_t procs;	       /* processes that loaded one */
+	uint32_t files;	       /* hdf5: the .h5 files read */
+	uint64_t reads, bytes; /* hdf5: their reads; mpiio: those processes' application reads */
 };
 
 /*
@@ -582,6 +634,24 @@ struct rs_level_dir {
 };
 void rs_level_dirs(const struct report_stats *st, int level, struct rs_level_dir *read,
 		   struct rs_level_dir *write);
+/*
+ * Syscall bytes per byte asked on one side of an object: < 0 when unknown
+ * (a call's bytes asked unknown, or no calls), INFINITY when bytes moved
+ * and none were asked.
+ */
+double rs_level_ratio(const struct rs_level_side *s);
+/* Whether the trace had level's layer off while processes loaded its library; fills h. */
+bool rs_layer_hint(const struct report_stats *st, int level, struct rs_layer_hint *h);
+/* "FILE:/dataset", or the file's name for a file's row. */
+const char *rs_level_obj_name(const struct report_stats *st, const struct rs_level_obj *o,
+			      char *buf, size_t size);
+/* Sort key (rs_sorted) of the objects: read bytes beyond those asked, then bytes moved. */
+double key_level_obj(const struct report_stats *st, uint32_t i);
+/* Read syscall bytes beyond the bytes asked (0 when unknown or not more). */
+uint64_t rs_level_excess(const struct rs_level_side *s);
+/* The most common bytes-asked sizes of o, most calls first: up to n indexes into o->sizes. */
+uint32_t rs_level_top_sizes(const struct rs_level_side *o, uint32_t *idx, uint32_t n);
+extern const char *const rs_sel_names[LV_SEL_COUNT];
 /* Level names: "syscall", "stdio", "hdf5", "mpiio". */
 extern const char *const rs_level_names[DL_LEVEL_COUNT];
 

@@ -83,6 +83,9 @@ void rs_level_span(struct report_stats *st, uint32_t ti, const struct event *ev,
 /* The level of a span category (DL_LAYER_SYSCALL: none of the library levels). */
 int rs_level_of(const struct ev_str *cat);
 void rs_levels_free(struct report_stats *st);
+void rs_levels_init(struct report_stats *st);
+/* Process proc opened the library at path (environment): note libhdf5 and libmpi. */
+void rs_level_library(struct report_stats *st, uint32_t proc, const struct ev_str *path);
 
 /* ---- report_python.c ---- */
 

@@ -107,6 +107,8 @@ uint32_t rs_proc_get(struct report_stats *st, uint32_t pid, uint64_t now)
 	p->pid = pid;
 	p->name = NONE32;
 	p->parent = NONE32;
+	p->rank = p->local_rank = p->world_size = -1;
+	p->rank_from = NONE32;
 	p->first_ns = now;
 	p->last_ns = now;
 	if (u64_index_put(&st->proc_ix, key, st->nprocs)) {

@@ -186,9 +186,41 @@ static void write_event(struct event_consumer *ec, const struct event *e)
 	case EV_TRACE_BEGIN:
 		pftrace_meta(w, 0, pstr(h.name), pstr(h.cat), c->args, n);
 		break;
-	case EV_PROCESS_NAME:
-		pftrace_process_name(w, e->pid, pstr(e->name.name));
+	case EV_PROCESS_NAME: {
+		/* the ranks as process labels: "rank=3", "rank_from=RANK", ... */
+		char buf[4][48];
+		struct pft_str labels[4];
+		uint32_t nl = 0;
+		const struct ev_name *nm = &e->name;
+
+		if (nm->ranks & EV_RANK) {
+			labels[nl] = (struct pft_str){
+			    buf[nl], (uint32_t)snprintf(buf[nl], 48, "rank=%u", nm->rank)};
+			nl++;
+			labels[nl] = (struct pft_str){
+			    buf[nl], (uint32_t)snprintf(
+					 buf[nl], 48, "rank_from=%.*s",
+					 (int)(nm->rank_from.len < 32 ? nm->rank_from.len : 32),
+					 nm->rank_from.s)};
+			nl++;
+		} else if (nm->ranks & EV_RANKS_READ) {
+			labels[nl++] = PFT_STR("rank=unknown");
+		}
+		if (nm->ranks & EV_LOCAL_RANK) {
+			labels[nl] = (struct pft_str){
+			    buf[nl],
+			    (uint32_t)snprintf(buf[nl], 48, "local_rank=%u", nm->local_rank)};
+			nl++;
+		}
+		if (nm->ranks & EV_WORLD_SIZE && nl < 4) {
+			labels[nl] = (struct pft_str){
+			    buf[nl],
+			    (uint32_t)snprintf(buf[nl], 48, "world_size=%u", nm->world_size)};
+			nl++;
+		}
+		pftrace_process_name_labels(w, e->pid, pstr(e->name.name), labels, nl);
 		break;
+	}
 	case EV_THREAD_NAME:
 		pftrace_thread_name(w, e->pid, e->tid, pstr(e->name.name));
 		break;

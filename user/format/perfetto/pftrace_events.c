@@ -623,6 +623,56 @@ static int dispatch(struct pftrace_events *r, struct seq *s, uint64_t ts, struct
 
 /* ---- track descriptors ---- */
 
+/* A unsigned decimal label value; false when it is not one. */
+static bool label_number(const char *s, size_t len, uint32_t *v)
+{
+	uint64_t n = 0;
+
+	if (!len || len > 10)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		n = n * 10 + (uint64_t)(s[i] - '0');
+	}
+	*v = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	return true;
+}
+
+/* A process label dltrace writes for the ranks ("rank=3", "rank_from=RANK", ...). */
+static void label_rank(struct ev_name *n, const char *s, size_t len)
+{
+	static const struct {
+		const char *key;
+		uint8_t bit;
+	} keys[] = {
+	    {"rank=", EV_RANK}, {"local_rank=", EV_LOCAL_RANK}, {"world_size=", EV_WORLD_SIZE}};
+	uint32_t v;
+
+	if (len > 10 && !memcmp(s, "rank_from=", 10)) {
+		n->rank_from = (struct ev_str){s + 10, (uint32_t)(len - 10)};
+		return;
+	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t k = strlen(keys[i].key);
+
+		if (len < k || memcmp(s, keys[i].key, k))
+			continue;
+		if (keys[i].bit == EV_RANK)
+			n->ranks |= EV_RANKS_READ;
+		if (!label_number(s + k, len - k, &v))
+			return;
+		n->ranks |= keys[i].bit;
+		if (keys[i].bit == EV_RANK)
+			n->rank = v;
+		else if (keys[i].bit == EV_LOCAL_RANK)
+			n->local_rank = v;
+		else
+			n->world_size = v;
+		return;
+	}
+}
+
 static int descriptor(struct pftrace_events *r, const uint8_t *data, size_t len)
 {
 	struct pb_reader pb, sub;
@@ -661,6 +711,8 @@ static int descriptor(struct pftrace_events *r, const uint8_t *data, size_t len)
 					 (kind == T_THREAD && g.number == PF_THREAD_NAME)) {
 					name = (struct ev_str){(const char *)g.data, g.len};
 					has_name = true;
+				} else if (kind == T_PROCESS && g.number == PF_PROCESS_LABELS) {
+					label_rank(&e.name, (const char *)g.data, g.len);
 				}
 			}
 			if (sub.bad)

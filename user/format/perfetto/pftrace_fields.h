@@ -84,6 +84,7 @@
 #define PF_TD_COUNTER	  8
 #define PF_PROCESS_PID	  1
 #define PF_PROCESS_NAME	  6
+#define PF_PROCESS_LABELS 8 /* repeated string: dltrace's "rank=3", "world_size=8", ... */
 #define PF_THREAD_PID	  1
 #define PF_THREAD_TID	  2
 #define PF_THREAD_NAME	  5

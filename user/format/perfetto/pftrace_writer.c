@@ -197,7 +197,8 @@ static void put_track_descriptor_end(struct pftrace_writer *w, struct packet *p)
 }
 
 static void process_descriptor(struct pftrace_writer *w, uint64_t uuid, uint32_t pid,
-			       const struct pft_str *name)
+			       const struct pft_str *name, const struct pft_str *labels,
+			       uint32_t nlabels)
 {
 	struct packet p;
 
@@ -206,6 +207,8 @@ static void process_descriptor(struct pftrace_writer *w, uint64_t uuid, uint32_t
 	pb_writer__varint(&p.pb, PF_PROCESS_PID, pid);
 	if (name)
 		pb_writer__bytes(&p.pb, PF_PROCESS_NAME, name->s, name->len);
+	for (uint32_t i = 0; i < nlabels; i++)
+		pb_writer__bytes(&p.pb, PF_PROCESS_LABELS, labels[i].s, labels[i].len);
 	pb_writer__end(&p.pb);
 	put_track_descriptor_end(w, &p);
 }
@@ -238,7 +241,7 @@ static uint64_t process_track(struct pftrace_writer *w, uint32_t pid)
 	uuid = w->next_track++;
 	if (u64_index_put(&w->process_at, pid, uuid - 2))
 		return 0;
-	process_descriptor(w, uuid, pid, NULL);
+	process_descriptor(w, uuid, pid, NULL, NULL, 0);
 	return uuid;
 }
 
@@ -311,12 +314,18 @@ void pftrace_thread_release(struct pftrace_writer *w, uint32_t pid, uint32_t tid
 	}
 }
 
-void pftrace_process_name(struct pftrace_writer *w, uint32_t pid, struct pft_str name)
+void pftrace_process_name_labels(struct pftrace_writer *w, uint32_t pid, struct pft_str name,
+				 const struct pft_str *labels, uint32_t nlabels)
 {
 	uint64_t uuid = process_track(w, pid);
 
 	if (uuid)
-		process_descriptor(w, uuid, pid, &name);
+		process_descriptor(w, uuid, pid, &name, labels, nlabels);
+}
+
+void pftrace_process_name(struct pftrace_writer *w, uint32_t pid, struct pft_str name)
+{
+	pftrace_process_name_labels(w, pid, name, NULL, 0);
 }
 
 void pftrace_thread_name(struct pftrace_writer *w, uint32_t pid, uint32_t tid, struct pft_str name)

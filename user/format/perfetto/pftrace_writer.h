@@ -245,6 +245,9 @@ size_t pftrace_meta_packet(struct pftrace_writer *w, uint64_t ts, struct pft_str
 
 /* Name a process (its command line) or a thread (its comm). */
 void pftrace_process_name(struct pftrace_writer *w, uint32_t pid, struct pft_str name);
+/* The same, with process labels ("rank=3": the process's ranks, as dltrace gives them). */
+void pftrace_process_name_labels(struct pftrace_writer *w, uint32_t pid, struct pft_str name,
+				 const struct pft_str *labels, uint32_t nlabels);
 void pftrace_thread_name(struct pftrace_writer *w, uint32_t pid, uint32_t tid, struct pft_str name);
 
 /*

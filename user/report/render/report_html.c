@@ -719,14 +719,22 @@ static void balance(FILE *f, const struct report_view *v)
 		fprintf(f, "<div class=\"scroll\"><table class=\"sortable\"><thead><tr>"
 			   "<th>parent pid</th><th class=\"l\">command</th><th>members</th>"
 			   "<th>bytes min</th><th>bytes max</th><th>imbalance</th><th>I/O time min"
-			   "</th><th>I/O time max</th><th>time imbalance</th><th>slowest pid</th>"
-			   "</tr></thead><tbody>");
+			   "</th><th>I/O time max</th><th>time imbalance</th><th>slowest</th>"
+			   "<th>most bytes</th></tr></thead><tbody>");
 		for (uint32_t g = 0; g < st->ngroups && g < v->top; g++) {
 			const struct rs_group *x = &st->groups[g];
+			char ranks[128], who[64];
 
+			rank_set(st, st->group_members + x->first, x->members, ranks,
+				 sizeof(ranks));
 			fprintf(f, "<tr><td>%u</td><td class=\"path\">",
 				x->parent != NONE32 ? st->procs[x->parent].pid : 0);
 			esc_id(f, st, x->name);
+			if (ranks[0]) {
+				fprintf(f, " (");
+				esc(f, ranks);
+				fprintf(f, ")");
+			}
 			fprintf(f, "</td><td>%u</td>", x->members);
 			td_num(f, x->spread.bytes_min, human_bytes(a, x->spread.bytes_min));
 			td_num(f, x->spread.bytes_max, human_bytes(a, x->spread.bytes_max));
@@ -736,7 +744,11 @@ static void balance(FILE *f, const struct report_view *v)
 			td_num(f, x->spread.io_max, human_ns(a, x->spread.io_max));
 			td_num(f, clamp_u64(x->spread.time_imbalance * 1e6),
 			       human_pct(b, x->spread.time_imbalance));
-			fprintf(f, "<td>%u</td></tr>", st->procs[x->spread.slowest].pid);
+			fprintf(f, "<td>");
+			esc(f, proc_who(st, x->spread.slowest, ranks[0], who, sizeof(who)));
+			fprintf(f, "</td><td>");
+			esc(f, proc_who(st, x->spread.most, ranks[0], who, sizeof(who)));
+			fprintf(f, "</td></tr>");
 		}
 		fprintf(f, "</tbody></table></div>");
 	}
@@ -918,16 +930,93 @@ static void python_locations(FILE *f, const struct report_view *v)
 	fprintf(f, "</tbody></table></div></section>\n");
 }
 
+/* Per HDF5 dataset and per file: the bytes asked against what the enclosed syscalls read. */
+static void level_objects(FILE *f, const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	uint32_t *order = rs_sorted(st->levels.nobjs, key_level_obj, st);
+	char a[HUMAN_MAX], name[1024];
+
+	if (!order || !st->levels.nobjs) {
+		free(order);
+		return;
+	}
+	fprintf(f, "<h3>Reads per dataset and file</h3><p>The bytes the calls asked for, the "
+		   "bytes the read syscalls they enclose read, and what storage gave the page "
+		   "cache for them.</p><div class=\"scroll\"><table class=\"sortable\"><thead>"
+		   "<tr><th class=\"l\">level</th><th class=\"l\">dataset or file</th>"
+		   "<th>reads</th><th>opens</th><th>bytes asked</th><th>read syscalls</th>"
+		   "<th>bytes read</th><th>x asked</th><th>from storage</th>"
+		   "<th class=\"l\">selections</th></tr></thead><tbody>");
+	for (uint32_t k = 0; k < st->levels.nobjs && k < v->top; k++) {
+		const struct rs_level_obj *o = &st->levels.objs[order[k]];
+		double r = rs_level_ratio(&o->rd);
+		bool first = true;
+
+		if (!o->rd.calls)
+			continue;
+		fprintf(f, "<tr><td class=\"l\">%s</td><td class=\"l\">", rs_level_names[o->level]);
+		esc(f, rs_level_obj_name(st, o, name, sizeof(name)));
+		fprintf(f, "</td>");
+		td_num(f, o->rd.calls, human_count(a, o->rd.calls));
+		td_num(f, o->opens, human_count(a, o->opens));
+		td_num(f, o->rd.asked,
+		       o->rd.asked_calls == o->rd.calls ? human_count(a, o->rd.asked) : "unknown");
+		td_num(f, o->rd.syscalls, human_count(a, o->rd.syscalls));
+		td_num(f, o->rd.sys_bytes, human_count(a, o->rd.sys_bytes));
+		td_num(f, r >= 0 && isfinite(r) ? clamp_u64(r * 100) : 0, human_ratio(a, r));
+		td_num(f, o->rd.cache_miss,
+		       o->rd.cache_reads ? human_bytes(a, o->rd.cache_miss) : "unknown");
+		fprintf(f, "<td class=\"l\">");
+		for (int i = 0; i < LV_SEL_COUNT; i++)
+			if (o->rd.sel_calls[i]) {
+				fprintf(f, "%s%s %s", first ? "" : ", ", rs_sel_names[i],
+					human_count(a, o->rd.sel_calls[i]));
+				first = false;
+			}
+		fprintf(f, "</td></tr>");
+	}
+	free(order);
+	fprintf(f, "</tbody></table></div>");
+}
+
 static void levels(FILE *f, const struct report_view *v)
 {
 	const struct report_stats *st = v->st;
 	const struct rs_levels *lv = &st->levels;
-	char a[HUMAN_MAX];
+	char a[HUMAN_MAX], b[HUMAN_MAX];
+	struct rs_layer_hint hint[2];
+	bool hints = rs_layer_hint(st, DL_LAYER_HDF5, &hint[0]) |
+		     rs_layer_hint(st, DL_LAYER_MPIIO, &hint[1]);
 
-	if (!lv->calls[DL_LAYER_STDIO] && !lv->calls[DL_LAYER_HDF5] && !lv->calls[DL_LAYER_MPIIO])
+	if (!lv->calls[DL_LAYER_STDIO] && !lv->calls[DL_LAYER_HDF5] && !lv->calls[DL_LAYER_MPIIO] &&
+	    !hints)
 		return;
 	fprintf(f, "<section id=\"levels\"><h2>Library calls (the levels above the syscalls)"
-		   "</h2><div class=\"scroll\"><table class=\"sortable\"><thead><tr>"
+		   "</h2>");
+	for (int i = 0; i < 2; i++) {
+		const struct rs_layer_hint *h = &hint[i];
+
+		if (!h->layer)
+			continue;
+		fprintf(f, "<p><b>%s layer off</b>: ", h->layer);
+		esc_id(f, st, h->library);
+		fprintf(
+		    f, " was loaded by %s process%s; <code>--layers +%s</code> would show %s calls",
+		    human_count(a, h->procs), h->procs == 1 ? "" : "es", h->layer,
+		    i == 0 ? "its HDF5" : "their MPI-IO");
+		if (i == 0)
+			fprintf(f, " and explain the %s reads (%s) of .h5 files.</p>",
+				human_count(a, h->reads), human_bytes(b, h->bytes));
+		else
+			fprintf(f, " behind their %s reads (%s) of application files.</p>",
+				human_count(a, h->reads), human_bytes(b, h->bytes));
+	}
+	if (!lv->calls[DL_LAYER_STDIO] && !lv->calls[DL_LAYER_HDF5] && !lv->calls[DL_LAYER_MPIIO]) {
+		fprintf(f, "</section>\n");
+		return;
+	}
+	fprintf(f, "<div class=\"scroll\"><table class=\"sortable\"><thead><tr>"
 		   "<th class=\"l\">level</th><th class=\"l\">function</th><th>calls</th>"
 		   "<th>failed</th><th>time</th><th>p50</th><th>p99</th><th>max</th>"
 		   "<th>bytes asked</th><th>syscalls</th><th>read syscalls</th><th>read</th>"
@@ -948,7 +1037,10 @@ static void levels(FILE *f, const struct report_view *v)
 		       human_ns(a, sketch_quantile(&fn->lat, 0.99)));
 		td_num(f, fn->lat.max, human_ns(a, fn->lat.max));
 		td_num(f, fn->bytes_requested,
-		       fn->requested_calls ? human_bytes(a, fn->bytes_requested) : "-");
+		       fn->dir != LV_DIR_READ && fn->dir != LV_DIR_WRITE && !fn->requested_calls
+			   ? "-"
+		       : fn->requested_calls != fn->calls ? "unknown"
+							  : human_bytes(a, fn->bytes_requested));
 		td_num(f, fn->syscalls, human_count(a, fn->syscalls));
 		td_num(f, fn->sys_reads, human_count(a, fn->sys_reads));
 		td_num(f, fn->sys_read_bytes, human_bytes(a, fn->sys_read_bytes));
@@ -981,7 +1073,9 @@ static void levels(FILE *f, const struct report_view *v)
 			fprintf(f, "</li>");
 		}
 	}
-	fprintf(f, "</ul></section>\n");
+	fprintf(f, "</ul>");
+	level_objects(f, v);
+	fprintf(f, "</section>\n");
 }
 
 static void step_label(const struct report_stats *st, const struct rs_step *s, char *buf,

@@ -28,7 +28,8 @@
  *                training_thread{pid,tid,name,wall_ns,io_ns,data_ns,metadata_ns,
  *                sync_ns,io_share,app_io_ns,env_io_ns,other_io_ns,app_read_ns,
  *                burst_blocked_ns} (or null; other: pipes, sockets),
- *                processes[]{pid,ppid,host,command,threads,wall_ns,io_ns,data_ns,
+ *                processes[]{pid,ppid,host,command,rank,rank_from,local_rank,
+ *                world_size (null: unknown),threads,wall_ns,io_ns,data_ns,
  *                metadata_ns,sync_ns,io_share,app_io_ns,env_io_ns,calls,failed,
  *                app_bytes_read,app_bytes_written,origins[]},
  *                threads[]{pid,tid,name,wall_ns,io_ns,data_ns,metadata_ns,sync_ns,
@@ -62,7 +63,8 @@
  *   filesystems[] dev, fs, mount_prefix, files, bytes_read, bytes_written, io_ns
  *   balance      groups[]{parent_pid,command,members,bytes_min,bytes_max,
  *                bytes_imbalance,io_ns_min,io_ns_max,time_imbalance,most_pid,
- *                least_pid,slowest_pid,fastest_pid}, hosts[]{hostname,bytes,io_ns,
+ *                least_pid,slowest_pid,fastest_pid,ranks[],most_rank,least_rank,
+ *                slowest_rank,fastest_rank}, hosts[]{hostname,ranks[],bytes,io_ns,
  *                processes,traces,threads,bytes_read,bytes_written,calls,failed,
  *                start_ns,wall_ns,events,lost_events} (one per hostname),
  *                across_hosts{hosts,bytes_min,bytes_max,bytes_imbalance,io_ns_min,
@@ -85,10 +87,19 @@
  *                latency_ns{p50,p99,max}}, uring_requests, aio_requests, vfs_events (what the
  *                other capture layers saw; zeros without them)
  *   levels       {stdio,hdf5,mpiio}{calls,time_ns,functions[]{name,calls,failed,
- *                time_ns,latency_ns{p50,p99,max},bytes_requested,syscalls,sys_reads,
+ *                time_ns,latency_ns{p50,p99,max},bytes_requested (null: not known for
+ *                every call),syscalls,sys_reads,
  *                sys_read_bytes,sys_writes,sys_write_bytes,partial},read{calls,time_ns,
  *                bytes_requested,syscalls,syscall_bytes,syscalls_per_call,bytes_ratio},
- *                write{...}}, unknown_calls
+ *                write{...}}, unknown_calls, objects[]{level,file,object (null: the
+ *                file's row),opens,open_read_bytes,read{calls,time_ns,bytes_requested,
+ *                syscalls,syscall_bytes,bytes_ratio,excess_bytes,reads_with_cache_info,
+ *                cache_miss_bytes,selections{none,points,hyperslab,all}{calls,bytes},
+ *                sizes[]{bytes,calls},sizes_other_calls},write{...}} (per HDF5 dataset
+ *                and per file, by the bytes read beyond those asked), layers_off[]{layer,
+ *                library,processes,files,reads,bytes_read} (hdf5, mpiio: off while
+ *                traced processes loaded their library; reads of .h5 files, or of
+ *                those processes' application files)
  *   python       calls, io_ns, count, locations[]{location ("FILE:LINE FUNCTION"),
  *                calls,failed,reads,read_bytes,writes,write_bytes,io_ns} (syscalls
  *                per innermost application frame, --python-stacks; by io_ns)
@@ -176,6 +187,12 @@ static struct json_object *j_str(const char *s)
 }
 
 /* an interned string, or null */
+/* A rank, or null when unknown. */
+static struct json_object *j_rank(int64_t r)
+{
+	return r >= 0 ? j_u64((uint64_t)r) : NULL;
+}
+
 static struct json_object *j_sid(const struct report_stats *st, uint32_t id)
 {
 	return id == NONE32 ? NULL : jv_string(rs_str(st, id), rs_strlen(st, id));
@@ -353,6 +370,10 @@ static struct json_object *proc_time(const struct report_stats *st, uint32_t i)
 	jv_add(o, "ppid", j_u64(p->ppid));
 	jv_add(o, "host", j_sid(st, st->traces[p->trace].hostname));
 	jv_add(o, "command", j_sid(st, p->name));
+	jv_add(o, "rank", j_rank(p->rank));
+	jv_add(o, "rank_from", j_sid(st, p->rank_from));
+	jv_add(o, "local_rank", j_rank(p->local_rank));
+	jv_add(o, "world_size", j_rank(p->world_size));
 	jv_add(o, "threads", j_u64(p->threads));
 	jv_add(o, "wall_ns", j_u64(wall));
 	jv_add(o, "io_ns", j_u64(io));
@@ -734,6 +755,30 @@ static void add_spread(struct json_object *o, const struct rs_spread *s)
 	jv_add(o, "time_imbalance", j_num(s->time_imbalance));
 }
 
+/* The known ranks of n processes, in order. */
+static struct json_object *j_ranks(const struct report_stats *st, const uint32_t *procs, uint32_t n)
+{
+	struct json_object *a = json_object_new_array();
+	int64_t last = -1;
+
+	/* each rank once, smallest first: n is small (peers, or a node's processes) */
+	for (;;) {
+		int64_t next = -1;
+
+		for (uint32_t i = 0; i < n; i++) {
+			int64_t r = st->procs[procs[i]].rank;
+
+			if (r > last && (next < 0 || r < next))
+				next = r;
+		}
+		if (next < 0)
+			break;
+		jv_push(a, j_u64((uint64_t)next));
+		last = next;
+	}
+	return a;
+}
+
 static struct json_object *group_entry(const struct report_stats *st, const struct rs_group *x)
 {
 	struct json_object *o = json_object_new_object();
@@ -746,12 +791,25 @@ static struct json_object *group_entry(const struct report_stats *st, const stru
 	jv_add(o, "least_pid", j_u64(st->procs[x->spread.least].pid));
 	jv_add(o, "slowest_pid", j_u64(st->procs[x->spread.slowest].pid));
 	jv_add(o, "fastest_pid", j_u64(st->procs[x->spread.fastest].pid));
+	jv_add(o, "ranks", j_ranks(st, st->group_members + x->first, x->members));
+	jv_add(o, "most_rank", j_rank(st->procs[x->spread.most].rank));
+	jv_add(o, "least_rank", j_rank(st->procs[x->spread.least].rank));
+	jv_add(o, "slowest_rank", j_rank(st->procs[x->spread.slowest].rank));
+	jv_add(o, "fastest_rank", j_rank(st->procs[x->spread.fastest].rank));
 	return o;
 }
 
 static struct json_object *host_entry(const struct report_stats *st, const struct rs_host *x)
 {
 	struct json_object *o = json_object_new_object();
+	uint32_t *procs = malloc((st->nprocs ? st->nprocs : 1) * sizeof(*procs)), n = 0;
+	uint32_t h = (uint32_t)(x - st->hosts);
+
+	for (uint32_t i = 0; procs && i < st->nprocs; i++)
+		if (st->host_of_trace[st->procs[i].trace] == h && st->procs[i].threads)
+			procs[n++] = i;
+	jv_add(o, "ranks", procs ? j_ranks(st, procs, n) : json_object_new_array());
+	free(procs);
 
 	jv_add(o, "hostname", j_sid(st, x->hostname));
 	jv_add(o, "bytes", j_u64(x->bytes_read + x->bytes_written));
@@ -997,9 +1055,74 @@ static struct json_object *python(const struct report_view *v)
 	return o;
 }
 
-static struct json_object *levels(const struct report_stats *st)
+/* One side (reads or writes) of a dataset's or file's join. */
+static struct json_object *level_side(const struct rs_level_side *sd, bool reads)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_object_new_object(), *sel = json_object_new_object(),
+			   *sizes = json_object_new_array();
+	bool known = sd->asked_calls == sd->calls;
+	double r = rs_level_ratio(sd);
+	uint32_t top[LEVEL_SIZES], n = rs_level_top_sizes(sd, top, LEVEL_SIZES);
+
+	jv_add(o, "calls", j_u64(sd->calls));
+	jv_add(o, "time_ns", j_u64(sd->time_ns));
+	jv_add(o, "bytes_requested", known ? j_u64(sd->asked) : NULL);
+	jv_add(o, "syscalls", j_u64(sd->syscalls));
+	jv_add(o, "syscall_bytes", j_u64(sd->sys_bytes));
+	jv_add(o, "bytes_ratio", r >= 0 && isfinite(r) ? j_num(r) : NULL);
+	jv_add(o, "excess_bytes", known ? j_u64(rs_level_excess(sd)) : NULL);
+	if (reads) {
+		jv_add(o, "reads_with_cache_info", j_u64(sd->cache_reads));
+		jv_add(o, "cache_miss_bytes", sd->cache_reads ? j_u64(sd->cache_miss) : NULL);
+	}
+	for (int k = 0; k < LV_SEL_COUNT; k++) {
+		struct json_object *x = json_object_new_object();
+
+		jv_add(x, "calls", j_u64(sd->sel_calls[k]));
+		jv_add(x, "bytes", j_u64(sd->sel_bytes[k]));
+		jv_add(sel, rs_sel_names[k], x);
+	}
+	jv_add(o, "selections", sel);
+	for (uint32_t k = 0; k < n; k++) {
+		struct json_object *x = json_object_new_object();
+
+		jv_add(x, "bytes", j_u64(sd->sizes[top[k]].key));
+		jv_add(x, "calls", j_u64(sd->sizes[top[k]].count));
+		jv_push(sizes, x);
+	}
+	jv_add(o, "sizes", sizes);
+	jv_add(o, "sizes_other_calls", j_u64(sd->sizes_other));
+	return o;
+}
+
+/* Per HDF5 dataset and per file: bytes asked joined with the syscalls (report_levels.c). */
+static struct json_object *level_objects(const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	struct json_object *list = json_object_new_array();
+	uint32_t *order = rs_sorted(st->levels.nobjs, key_level_obj, st);
+
+	for (uint32_t k = 0; order && k < st->levels.nobjs && k < v->top; k++) {
+		const struct rs_level_obj *o = &st->levels.objs[order[k]];
+		struct json_object *x = json_object_new_object();
+
+		jv_add(x, "level", json_object_new_string(rs_level_names[o->level]));
+		jv_add(x, "file", j_sid(st, o->file));
+		jv_add(x, "object", j_sid(st, o->object));
+		jv_add(x, "opens", j_u64(o->opens));
+		jv_add(x, "open_read_bytes", j_u64(o->open_read_bytes));
+		jv_add(x, "read", level_side(&o->rd, true));
+		jv_add(x, "write", level_side(&o->wr, false));
+		jv_push(list, x);
+	}
+	free(order);
+	return list;
+}
+
+static struct json_object *levels(const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	struct json_object *o = json_object_new_object(), *hints = NULL;
 
 	for (int l = DL_LAYER_STDIO; l < DL_LEVEL_COUNT; l++) {
 		struct json_object *lv = json_object_new_object(), *fns = json_object_new_array();
@@ -1020,7 +1143,9 @@ static struct json_object *levels(const struct report_stats *st)
 			jv_add(x, "time_ns", j_u64(f->time_ns));
 			jv_add(x, "latency_ns", latency(&f->lat));
 			jv_add(x, "bytes_requested",
-			       f->requested_calls ? j_u64(f->bytes_requested) : NULL);
+			       f->requested_calls && f->requested_calls == f->calls
+				   ? j_u64(f->bytes_requested)
+				   : NULL);
 			jv_add(x, "syscalls", j_u64(f->syscalls));
 			jv_add(x, "sys_reads", j_u64(f->sys_reads));
 			jv_add(x, "sys_read_bytes", j_u64(f->sys_read_bytes));
@@ -1036,6 +1161,25 @@ static struct json_object *levels(const struct report_stats *st)
 		jv_add(o, rs_level_names[l], lv);
 	}
 	jv_add(o, "unknown_calls", j_u64(st->levels.unknown));
+	jv_add(o, "objects", level_objects(v));
+	for (int l = DL_LAYER_HDF5; l <= DL_LAYER_MPIIO; l++) {
+		struct rs_layer_hint h;
+		struct json_object *x;
+
+		if (!rs_layer_hint(st, l, &h))
+			continue;
+		x = json_object_new_object();
+		jv_add(x, "layer", json_object_new_string(h.layer));
+		jv_add(x, "library", j_sid(st, h.library));
+		jv_add(x, "processes", j_u64(h.procs));
+		jv_add(x, "files", l == DL_LAYER_HDF5 ? j_u64(h.files) : NULL);
+		jv_add(x, "reads", j_u64(h.reads));
+		jv_add(x, "bytes_read", j_u64(h.bytes));
+		if (!hints)
+			hints = json_object_new_array();
+		jv_push(hints, x);
+	}
+	jv_add(o, "layers_off", hints ? hints : json_object_new_array());
 	return o;
 }
 
@@ -1318,7 +1462,7 @@ void report_json(FILE *out, const struct report_view *v)
 	js_put(&s, "environment", environment(st));
 	js_put(&s, "other", other(st));
 	js_put(&s, "layers", layers(st));
-	js_put(&s, "levels", levels(st));
+	js_put(&s, "levels", levels(v));
 	js_put(&s, "python", python(v));
 	phases(&s, v);
 	js_put(&s, "gpu_idle", report_gpu_json(st, v->top)); /* null without a profiler trace */

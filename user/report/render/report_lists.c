@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * What the report's renderings share: orderings, and text as HTML (for the
- * page and its GPU section, so that neither file calls into the other).
+ * What the report's renderings share: orderings, rank lists, and text as
+ * HTML (for the page and its GPU section, so that neither file calls into
+ * the other).
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/json_string.h"
@@ -88,6 +91,59 @@ int common_sizes(const struct report_stats *st, int dir, uint64_t size[4], uint6
 			n++;
 	}
 	return n;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+char *rank_set(const struct report_stats *st, const uint32_t *procs, uint32_t n, char *buf,
+	       size_t size)
+{
+	int64_t *r = malloc((n ? n : 1) * sizeof(*r));
+	uint32_t known = 0;
+	size_t o = 0;
+
+	buf[0] = '\0';
+	if (!r)
+		return buf;
+	for (uint32_t i = 0; i < n; i++)
+		if (st->procs[procs[i]].rank >= 0)
+			r[known++] = st->procs[procs[i]].rank;
+	if (known) {
+		qsort(r, known, sizeof(*r), cmp_i64);
+		o = snprintf(buf, size, "rank%s ", known > 1 ? "s" : "");
+		for (uint32_t i = 0; i < known && o < size;) {
+			uint32_t j = i;
+
+			while (j + 1 < known && r[j + 1] <= r[j] + 1)
+				j++;
+			o += snprintf(buf + o, size - o, "%s%lld", i ? ", " : "", (long long)r[i]);
+			if (r[j] != r[i] && o < size)
+				o += snprintf(buf + o, size - o, "-%lld", (long long)r[j]);
+			i = j + 1;
+		}
+		if (known < n && o < size)
+			snprintf(buf + o, size - o, ", %u unknown", n - known);
+	}
+	free(r);
+	return buf;
+}
+
+char *proc_who(const struct report_stats *st, uint32_t pi, bool ranks, char *buf, size_t size)
+{
+	const struct rs_proc *p = &st->procs[pi];
+
+	if (!ranks)
+		snprintf(buf, size, "pid %u", p->pid);
+	else if (p->rank >= 0)
+		snprintf(buf, size, "rank %lld (pid %u)", (long long)p->rank, p->pid);
+	else
+		snprintf(buf, size, "rank unknown (pid %u)", p->pid);
+	return buf;
 }
 
 /* Text as HTML: valid UTF-8 (U+FFFD for bad bytes), markup characters escaped. */

@@ -40,5 +40,16 @@ double key_thread_io(const struct report_stats *st, uint32_t i);
 /* The 4 most common access sizes (reads and writes together, or one direction:
  * dir -1, 0 or 1); returns how many were found. */
 int common_sizes(const struct report_stats *st, int dir, uint64_t size[4], uint64_t count[4]);
+/*
+ * The ranks of n processes as ranges ("ranks 0-3, 6, 1 unknown"); "" when
+ * none has a rank.  Returns buf.
+ */
+char *rank_set(const struct report_stats *st, const uint32_t *procs, uint32_t n, char *buf,
+	       size_t size);
+/*
+ * "rank 3 (pid 812)" when ranks (peers have ranks; "rank unknown (pid 812)"
+ * for one without), else "pid 812".
+ */
+char *proc_who(const struct report_stats *st, uint32_t pi, bool ranks, char *buf, size_t size);
 
 #endif

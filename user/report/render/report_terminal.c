@@ -428,17 +428,28 @@ static void hosts(const struct term *t, const struct report_stats *st)
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], f1[HUMAN_MAX],
 	    name[64], other[64];
 
+	uint32_t *procs = malloc((st->nprocs ? st->nprocs : 1) * sizeof(*procs));
+
 	for (uint32_t h = 0; h < st->nhosts && h < TERM_ROWS; h++) {
 		const struct rs_host *x = &st->hosts[h];
+		char ranks[160] = "";
+		uint32_t n = 0;
 
-		fprintf(
-		    t->f,
-		    "  host %s: read %s, wrote %s, %s in application I/O, wall %s; %u processes, "
-		    "%s calls, %s events, %s lost\n",
-		    shown(st, x->hostname, name, sizeof(name), 30), human_bytes(a, x->bytes_read),
-		    human_bytes(b, x->bytes_written), human_ns(c, x->io_ns),
-		    human_ns(d, x->last_ns - x->first_ns), x->procs, human_count(e, x->calls),
-		    human_count(f1, x->events), human_count(other, x->lost_events));
+		/* the ranks each node ran, where the processes had them */
+		for (uint32_t i = 0; procs && i < st->nprocs; i++)
+			if (st->host_of_trace[st->procs[i].trace] == h && st->procs[i].threads)
+				procs[n++] = i;
+		if (procs && n)
+			rank_set(st, procs, n, ranks, sizeof(ranks));
+		fprintf(t->f,
+			"  host %s%s%s%s: read %s, wrote %s, %s in application I/O, wall %s; %u "
+			"processes, "
+			"%s calls, %s events, %s lost\n",
+			shown(st, x->hostname, name, sizeof(name), 30), ranks[0] ? " (" : "", ranks,
+			ranks[0] ? ")" : "", human_bytes(a, x->bytes_read),
+			human_bytes(b, x->bytes_written), human_ns(c, x->io_ns),
+			human_ns(d, x->last_ns - x->first_ns), x->procs, human_count(e, x->calls),
+			human_count(f1, x->events), human_count(other, x->lost_events));
 	}
 	if (st->nhosts > TERM_ROWS)
 		fprintf(t->f, "  %s... %u more hosts%s\n", DIM(t), st->nhosts - TERM_ROWS,
@@ -452,6 +463,7 @@ static void hosts(const struct term *t, const struct report_stats *st)
 		shown(st, st->hosts[s->slowest].hostname, name, sizeof(name), 30));
 	fprintf(t->f, ", fastest host %s\n",
 		shown(st, st->hosts[s->fastest].hostname, other, sizeof(other), 30));
+	free(procs);
 }
 
 static void balance(const struct term *t, const struct report_view *v)
@@ -468,17 +480,28 @@ static void balance(const struct term *t, const struct report_view *v)
 		heading(t, "Balance across processes (same parent and command)");
 	for (uint32_t g = 0; g < st->ngroups && g < TERM_ROWS; g++) {
 		const struct rs_group *x = &st->groups[g];
+		char ranks[128], w1[64], w2[64];
+		bool ranked;
 
 		display_command(name, sizeof(name), rs_str(st, x->name), rs_strlen(st, x->name),
 				30);
+		rank_set(st, st->group_members + x->first, x->members, ranks, sizeof(ranks));
+		ranked = ranks[0] != '\0';
 		fprintf(t->f,
-			"  %u x %s: bytes %s..%s (%s apart), I/O time %s..%s (%s apart); slowest "
-			"pid %u, fastest pid %u\n",
-			x->members, name, human_bytes(a, x->spread.bytes_min),
-			human_bytes(b, x->spread.bytes_max),
+			"  %u x %s%s%s%s: bytes %s..%s (%s apart), I/O time %s..%s (%s apart); "
+			"slowest %s, fastest %s\n",
+			x->members, name, ranked ? " (" : "", ranks, ranked ? ")" : "",
+			human_bytes(a, x->spread.bytes_min), human_bytes(b, x->spread.bytes_max),
 			human_pct(c, x->spread.bytes_imbalance), human_ns(d, x->spread.io_min),
 			human_ns(e, x->spread.io_max), human_pct(f1, x->spread.time_imbalance),
-			st->procs[x->spread.slowest].pid, st->procs[x->spread.fastest].pid);
+			proc_who(st, x->spread.slowest, ranked, w1, sizeof(w1)),
+			proc_who(st, x->spread.fastest, ranked, w2, sizeof(w2)));
+		if (ranked && x->spread.bytes_min && x->spread.bytes_max > x->spread.bytes_min)
+			fprintf(t->f, "    %s moved %s more bytes than %s\n",
+				proc_who(st, x->spread.most, true, w1, sizeof(w1)),
+				human_pct(a, (double)(x->spread.bytes_max - x->spread.bytes_min) /
+						 (double)x->spread.bytes_min),
+				proc_who(st, x->spread.least, true, w2, sizeof(w2)));
 	}
 }
 
@@ -677,20 +700,140 @@ static void layers(const struct term *t, const struct report_view *v)
 static void level_amplification(const struct term *t, const char *what,
 				const struct rs_level_dir *d)
 {
-	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], e[HUMAN_MAX], r[64] = "";
+	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], e[HUMAN_MAX], g[HUMAN_MAX],
+	    r[64] = "", ask[2 * HUMAN_MAX + 16] = "";
 	bool known = d->calls && d->requested_calls == d->calls;
 
 	if (!d->calls)
 		return;
 	if (known && d->requested)
-		snprintf(r, sizeof(r), " (%.2fx the bytes asked)",
-			 (double)d->sys_bytes / (double)d->requested);
-	fprintf(t->f, "    %s: %s calls%s%s%s -> %s %s syscalls (%.2f per call) that %s %s%s\n",
-		what, human_count(a, d->calls), known ? " asking " : "",
-		known ? human_bytes(b, d->requested) : "", known ? "" : " (bytes asked not known)",
+		snprintf(r, sizeof(r), " (%s the bytes asked)",
+			 human_ratio(g, (double)d->sys_bytes / (double)d->requested));
+	if (known) /* exact bytes: what a program's own count can be checked against */
+		snprintf(ask, sizeof(ask), " asking %s bytes (%s)", human_count(g, d->requested),
+			 human_bytes(b, d->requested));
+	fprintf(t->f, "    %s: %s calls%s%s -> %s %s syscalls (%.2f per call) that %s %s%s\n", what,
+		human_count(a, d->calls), ask, known ? "" : " (bytes asked not known)",
 		human_count(c, d->syscalls), strcmp(what, "reads") ? "write" : "read",
 		(double)d->syscalls / (double)d->calls, strcmp(what, "reads") ? "wrote" : "read",
 		human_bytes(e, d->sys_bytes), r);
+}
+
+/* Bytes asked on one side of an object (exact), "unknown" unless every call's is known. */
+static const char *asked(char *buf, const struct rs_level_side *sd)
+{
+	if (sd->asked_calls != sd->calls)
+		return strcpy(buf, "unknown");
+	return human_count(buf, sd->asked);
+}
+
+/* A side's selection kinds and most common sizes asked, on one line. */
+static void obj_detail(const struct term *t, const struct rs_level_side *o)
+{
+	char line[512], a[HUMAN_MAX], b[HUMAN_MAX];
+	uint32_t top[4], n = rs_level_top_sizes(o, top, 4);
+	size_t k = 0;
+
+	for (int i = 0; i < LV_SEL_COUNT; i++)
+		if (o->sel_calls[i])
+			k += snprintf(line + k, sizeof(line) - k, "%s%s %s (%s)",
+				      k ? ", " : "selections: ", rs_sel_names[i],
+				      human_count(a, o->sel_calls[i]),
+				      human_bytes(b, o->sel_bytes[i]));
+	for (uint32_t i = 0; i < n && k < sizeof(line); i++)
+		k += snprintf(line + k, sizeof(line) - k, "%s%s x %s",
+			      i	  ? ", "
+			      : k ? "; sizes asked: "
+				  : "sizes asked: ",
+			      human_bytes(a, o->sizes[top[i]].key),
+			      human_count(b, o->sizes[top[i]].count));
+	if (o->sizes_other && k < sizeof(line))
+		snprintf(line + k, sizeof(line) - k, ", %s calls of other sizes",
+			 human_count(a, o->sizes_other));
+	if (k)
+		fprintf(t->f, "      %s%s%s\n", DIM(t), line, RESET(t));
+}
+
+/*
+ * Per HDF5 dataset and per file: the bytes asked against what the
+ * syscalls the calls enclosed read, and what storage gave the page cache.
+ */
+static void level_objects(const struct term *t, const struct report_view *v)
+{
+	const struct report_stats *st = v->st;
+	const struct rs_levels *lv = &st->levels;
+	uint32_t *order = rs_sorted(lv->nobjs, key_level_obj, st), shown_n = 0, writes = 0;
+	char name[1024], nm[80], a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX],
+	    e[HUMAN_MAX], g[HUMAN_MAX];
+
+	if (!order || !lv->nobjs) {
+		free(order);
+		return;
+	}
+	fprintf(t->f,
+		"    %sreads per dataset and file: bytes asked, bytes the read syscalls they "
+		"enclose read, bytes storage gave the page cache%s\n",
+		DIM(t), RESET(t));
+	fprintf(t->f, "    %s%-6s %-40s %8s %7s %13s %13s %10s %10s%s\n", DIM(t), "level",
+		"dataset or file", "reads", "opens", "bytes asked", "bytes read", "x asked",
+		"storage", RESET(t));
+	/* datasets and stdio/MPI-IO files first, then the HDF5 files' rows (their sums) */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t k = 0; k < lv->nobjs && shown_n < v->top; k++) {
+			const struct rs_level_obj *o = &lv->objs[order[k]];
+
+			if ((o->level == DL_LAYER_HDF5 && o->object == NONE32) != (pass == 1))
+				continue;
+			writes += o->wr.calls > 0;
+			if (!o->rd.calls)
+				continue;
+			rs_level_obj_name(st, o, name, sizeof(name));
+			fprintf(t->f, "    %-6s %-40s %8s %7s %13s %13s %10s %10s\n",
+				rs_level_names[o->level],
+				display_text(nm, sizeof(nm), name, strlen(name), 40),
+				human_count(a, o->rd.calls), human_count(b, o->opens),
+				asked(c, &o->rd), human_count(d, o->rd.sys_bytes),
+				human_ratio(e, rs_level_ratio(&o->rd)),
+				o->rd.cache_reads ? human_bytes(g, o->rd.cache_miss) : "unknown");
+			obj_detail(t, &o->rd);
+			shown_n++;
+		}
+	if (writes) {
+		fprintf(t->f,
+			"    %swrites per dataset and file: bytes asked, bytes the write "
+			"syscalls of the writes, flushes and closes wrote%s\n",
+			DIM(t), RESET(t));
+		fprintf(t->f, "    %s%-6s %-40s %8s %7s %13s %13s %10s%s\n", DIM(t), "level",
+			"dataset or file", "writes", "", "bytes asked", "written", "x asked",
+			RESET(t));
+		shown_n = 0;
+		for (uint32_t k = 0; k < lv->nobjs && shown_n < v->top; k++) {
+			const struct rs_level_obj *o = &lv->objs[order[k]];
+
+			if (!o->wr.calls)
+				continue;
+			rs_level_obj_name(st, o, name, sizeof(name));
+			fprintf(t->f, "    %-6s %-40s %8s %7s %13s %13s %10s\n",
+				rs_level_names[o->level],
+				display_text(nm, sizeof(nm), name, strlen(name), 40),
+				human_count(a, o->wr.calls), "", asked(c, &o->wr),
+				human_count(d, o->wr.sys_bytes),
+				human_ratio(e, rs_level_ratio(&o->wr)));
+			obj_detail(t, &o->wr);
+			shown_n++;
+		}
+	}
+	free(order);
+}
+
+/* A function's bytes asked: "-" for calls that ask none, "unknown" unless all are known. */
+static const char *fn_asked(const struct rs_level_fn *f, char *buf)
+{
+	if (f->dir != LV_DIR_READ && f->dir != LV_DIR_WRITE && !f->requested_calls)
+		return "-";
+	if (f->requested_calls != f->calls)
+		return strcpy(buf, "unknown");
+	return human_bytes(buf, f->bytes_requested);
 }
 
 static void levels(const struct term *t, const struct report_view *v)
@@ -700,9 +843,34 @@ static void levels(const struct term *t, const struct report_view *v)
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX], g[HUMAN_MAX],
 	    h[HUMAN_MAX], i1[HUMAN_MAX], j[HUMAN_MAX], k1[HUMAN_MAX];
 
-	if (!lv->calls[DL_LAYER_STDIO] && !lv->calls[DL_LAYER_HDF5] && !lv->calls[DL_LAYER_MPIIO])
+	struct rs_layer_hint hint[2];
+	bool hints = rs_layer_hint(st, DL_LAYER_HDF5, &hint[0]) |
+		     rs_layer_hint(st, DL_LAYER_MPIIO, &hint[1]);
+
+	if (!lv->calls[DL_LAYER_STDIO] && !lv->calls[DL_LAYER_HDF5] && !lv->calls[DL_LAYER_MPIIO] &&
+	    !hints)
 		return;
 	heading(t, "Library calls (the levels above the syscalls)");
+	for (int i = 0; i < 2; i++) {
+		const struct rs_layer_hint *h = &hint[i];
+		char lib[200];
+
+		if (!h->layer)
+			continue;
+		fprintf(t->f,
+			"  %s%s layer off%s: %s was loaded by %s process%s; --layers +%s would "
+			"show %s calls",
+			BOLD(t), h->layer, RESET(t), shown(st, h->library, lib, sizeof(lib), 80),
+			human_count(a, h->procs), h->procs == 1 ? "" : "es", h->layer,
+			i == 0 ? "its HDF5" : "their MPI-IO");
+		if (i == 0)
+			fprintf(t->f, " and explain the %s reads (%s) of %s .h5 file%s\n",
+				human_count(b, h->reads), human_bytes(c, h->bytes),
+				human_count(d, h->files), h->files == 1 ? "" : "s");
+		else
+			fprintf(t->f, " behind their %s reads (%s) of application files\n",
+				human_count(b, h->reads), human_bytes(c, h->bytes));
+	}
 	for (int l = DL_LAYER_STDIO; l < DL_LEVEL_COUNT; l++) {
 		struct rs_level_dir rd, wr;
 
@@ -725,8 +893,7 @@ static void levels(const struct term *t, const struct report_view *v)
 				human_count(a, f->calls), human_count(b, f->failed),
 				human_ns(c, f->time_ns), human_ns(d, sketch_quantile(&f->lat, 0.5)),
 				human_ns(e, sketch_quantile(&f->lat, 0.99)),
-				human_ns(g, f->lat.max),
-				f->requested_calls ? human_bytes(h, f->bytes_requested) : "-",
+				human_ns(g, f->lat.max), fn_asked(f, h),
 				human_count(i1, f->syscalls), human_bytes(j, f->sys_read_bytes),
 				human_bytes(k1, f->sys_write_bytes));
 		}
@@ -734,6 +901,7 @@ static void levels(const struct term *t, const struct report_view *v)
 		level_amplification(t, "reads", &rd);
 		level_amplification(t, "writes", &wr);
 	}
+	level_objects(t, v);
 }
 
 static const char *step_name(const struct report_stats *st, const struct rs_step *s, char *buf,
