@@ -130,7 +130,7 @@ $(BUILD)/tests/pftrace_encode: tests/perfetto/pftrace_encode.c \
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # The live view's aggregation, fed by hand (tests/live/, test_live_stats).
-LIVE_TEST_OBJS := $(addprefix $(BUILD)/obj/,view/live_stats.o view/top_view.o \
+LIVE_TEST_OBJS := $(addprefix $(BUILD)/obj/,view/live_stats.o view/top_view.o view/top_model.o \
 	view/live_snapshot_json.o event/event_consumer.o event/syscall_table.o lib/id_map.o \
 	lib/u64_index.o lib/path_table.o lib/json_string.o lib/json_value.o)
 $(BUILD)/tests/live_stats_test: tests/live/live_stats_test.c $(LIVE_TEST_OBJS)

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The live view's drawing: the screen (header, columns, colors, escape
+ * sequences), the lines of lines mode and the keys; what the rows are and
+ * their order come from top_model.c.
+ */
 #define _GNU_SOURCE
 #include "view/top_view.h"
 
@@ -9,27 +14,9 @@
 
 #include "lib/human_format.h"
 #include "lib/u64_index.h"
-
-#define NONE32 UINT32_MAX
+#include "view/top_model.h"
 
 /* ---- columns ---- */
-
-enum col {
-	C_PID,
-	C_THR,
-	C_RD_S,
-	C_WR_S,
-	C_OPS_S,
-	C_META_S,
-	C_IO,
-	C_P50,
-	C_P99,
-	C_RD,
-	C_WR,
-	C_OPS,
-	C_NAME,
-	C_COUNT,
-};
 
 static const struct column {
 	const char *title;
@@ -41,35 +28,6 @@ static const struct column {
     [C_IO] = {"IO%", 5, 0},	  [C_P50] = {"P50", 6, 3},     [C_P99] = {"P99", 6, 2},
     [C_RD] = {"READ", 7, 4},	  [C_WR] = {"WRITE", 7, 7},    [C_OPS] = {"OPS", 7, 1},
     [C_NAME] = {"NAME", 0, 0},
-};
-
-/* A row as shown: rates over the interval, totals since the start. */
-struct disp {
-	const struct live_row *r;
-	double v[C_COUNT]; /* sort values */
-	uint64_t p50, p99; /* 0 with no call in the interval */
-	uint64_t d_ops;
-	uint32_t parent; /* tree: index of the parent in the disp array */
-	uint32_t first_child, next_sibling;
-	int depth;
-	bool visible;
-};
-
-struct top_view {
-	struct live_snapshot snap[2];
-	int cur;				  /* snap[cur] is the newest */
-	int count;				  /* snapshots held: 0, 1, 2 */
-	struct u64_index prev_index[LIVE_TABLES]; /* serial -> row of the older snapshot */
-	enum top_table table;
-	int sort[TOP_VIEWS]; /* column index per table */
-	bool reverse, tree, paused;
-	double interval;
-	char title[128];
-	char message[256];
-	struct disp *rows;
-	uint32_t *order; /* rows in display order */
-	size_t cap;
-	uint32_t hidden; /* processes that exited and were idle in the interval */
 };
 
 struct top_view *top_view__new(void)
@@ -126,16 +84,6 @@ bool top_view__paused(const struct top_view *v)
 	return v->paused;
 }
 
-static const struct live_snapshot *cur_snap(const struct top_view *v)
-{
-	return &v->snap[v->cur];
-}
-
-static const struct live_snapshot *prev_snap(const struct top_view *v)
-{
-	return v->count > 1 ? &v->snap[1 - v->cur] : NULL;
-}
-
 void top_view__push(struct top_view *v, struct live_snapshot *s)
 {
 	int old = v->count ? 1 - v->cur : 0;
@@ -162,41 +110,6 @@ void top_view__push(struct top_view *v, struct live_snapshot *s)
 }
 
 /* ---- numbers ---- */
-
-static uint64_t sub(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : 0;
-}
-
-/* Seconds between the two snapshots (since the start for the first). */
-static double interval_s(const struct top_view *v)
-{
-	const struct live_snapshot *c = cur_snap(v), *p = prev_snap(v);
-	uint64_t dt = p ? sub(c->now_ns, p->now_ns) : c->now_ns;
-
-	return dt ? dt / 1e9 : 1e-9;
-}
-
-/* cur minus prev (NULL: zero), latencies included. */
-static void counts_delta(const struct live_counts *c, const struct live_counts *p,
-			 struct live_counts *d)
-{
-	if (!p) {
-		*d = *c;
-		return;
-	}
-	d->ops = sub(c->ops, p->ops);
-	d->rd_ops = sub(c->rd_ops, p->rd_ops);
-	d->wr_ops = sub(c->wr_ops, p->wr_ops);
-	d->meta_ops = sub(c->meta_ops, p->meta_ops);
-	d->sync_ops = sub(c->sync_ops, p->sync_ops);
-	d->failed = sub(c->failed, p->failed);
-	d->rd_bytes = sub(c->rd_bytes, p->rd_bytes);
-	d->wr_bytes = sub(c->wr_bytes, p->wr_bytes);
-	d->io_ns = sub(c->io_ns, p->io_ns);
-	for (unsigned b = 0; b < LIVE_LAT_BUCKETS; b++)
-		d->lat[b] = c->lat[b] - p->lat[b]; /* modulo 2^32 */
-}
 
 static void fmt_scaled(char *out, size_t size, double v, double base, const char *units)
 {
@@ -407,200 +320,6 @@ static void screen_put(struct screen *sc, struct line *l)
 	sc->y++;
 }
 
-/* ---- rows ---- */
-
-static int ensure_rows(struct top_view *v, size_t n)
-{
-	struct disp *rows;
-	uint32_t *order;
-
-	if (n <= v->cap)
-		return 0;
-	rows = realloc(v->rows, n * sizeof(*rows));
-	if (!rows)
-		return -1;
-	v->rows = rows;
-	order = realloc(v->order, n * sizeof(*order));
-	if (!order)
-		return -1;
-	v->order = order;
-	v->cap = n;
-	return 0;
-}
-
-static const struct live_row *prev_row(const struct top_view *v, int t, const struct live_row *r)
-{
-	const struct live_snapshot *p = prev_snap(v);
-	uint32_t i;
-
-	if (!p || !p->nrows[t])
-		return NULL;
-	if (!r->serial)
-		return &p->rows[t][p->nrows[t] - 1];
-	i = u64_index_get(&v->prev_index[t], r->serial);
-	return i == U64_NONE ? NULL : &p->rows[t][i];
-}
-
-/* The rows of table t with their rates; returns how many. */
-static uint32_t build_rows(struct top_view *v, int t)
-{
-	const struct live_snapshot *c = cur_snap(v);
-	double dt = interval_s(v);
-	uint32_t n = c->nrows[t];
-
-	if (ensure_rows(v, n ? n : 1))
-		return 0;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct live_row *r = &c->rows[t][i], *pr = prev_row(v, t, r);
-		struct disp *d = &v->rows[i];
-		struct live_counts delta;
-
-		counts_delta(&r->c, pr ? &pr->c : NULL, &delta);
-		memset(d, 0, sizeof(*d));
-		d->r = r;
-		d->d_ops = delta.ops;
-		d->p50 = live_lat_quantile(delta.lat, delta.ops, 0.5);
-		d->p99 = live_lat_quantile(delta.lat, delta.ops, 0.99);
-		d->v[C_PID] = r->pid;
-		d->v[C_THR] = r->threads;
-		d->v[C_RD_S] = delta.rd_bytes / dt;
-		d->v[C_WR_S] = delta.wr_bytes / dt;
-		d->v[C_OPS_S] = delta.ops / dt;
-		d->v[C_META_S] = delta.meta_ops / dt;
-		d->v[C_IO] = delta.io_ns / 1e9 / dt;
-		d->v[C_P50] = (double)d->p50;
-		d->v[C_P99] = (double)d->p99;
-		d->v[C_RD] = (double)r->c.rd_bytes;
-		d->v[C_WR] = (double)r->c.wr_bytes;
-		d->v[C_OPS] = (double)r->c.ops;
-		d->parent = d->first_child = d->next_sibling = NONE32;
-		/* processes: the live ones and those busy in the interval */
-		d->visible = t != LIVE_PROCS || r->alive || delta.ops;
-		if (!r->serial) /* the "other" row: only when it counted something */
-			d->visible = r->c.ops || r->c.rd_bytes || r->c.wr_bytes;
-	}
-	return n;
-}
-
-static int compare_rows(const void *a, const void *b, void *ctx)
-{
-	const struct top_view *v = ctx;
-	const struct disp *x = &v->rows[*(const uint32_t *)a], *y = &v->rows[*(const uint32_t *)b];
-	int col = v->sort[v->table], r = 0;
-
-	if (!x->r->serial != !y->r->serial) /* the "other" row last */
-		return x->r->serial ? -1 : 1;
-	if (col == C_NAME) {
-		uint32_t n = x->r->name_len < y->r->name_len ? x->r->name_len : y->r->name_len;
-
-		r = memcmp(x->r->name, y->r->name, n);
-		if (!r)
-			r = (x->r->name_len > y->r->name_len) - (x->r->name_len < y->r->name_len);
-	} else if (col == C_PID) {
-		r = (x->v[col] > y->v[col]) - (x->v[col] < y->v[col]);
-	} else {
-		r = (x->v[col] < y->v[col]) - (x->v[col] > y->v[col]); /* largest first */
-	}
-	if (v->reverse)
-		r = -r;
-	if (!r) /* ties: the busiest since the start, then the oldest */
-		r = (x->v[C_OPS] < y->v[C_OPS]) - (x->v[C_OPS] > y->v[C_OPS]);
-	if (!r)
-		r = (x->r->serial > y->r->serial) - (x->r->serial < y->r->serial);
-	return r;
-}
-
-/* Display order of the n rows in v->order; returns how many are shown. */
-static uint32_t order_rows(struct top_view *v, uint32_t n, bool tree)
-{
-	uint32_t *sorted = v->order, shown = 0, *tail, root_head = NONE32, root_tail = NONE32;
-	struct u64_index by_pid;
-
-	for (uint32_t i = 0; i < n; i++)
-		sorted[i] = i;
-	qsort_r(sorted, n, sizeof(*sorted), compare_rows, v);
-	v->hidden = 0;
-	if (!tree) {
-		for (uint32_t i = 0; i < n; i++)
-			if (v->rows[sorted[i]].visible)
-				sorted[shown++] = sorted[i];
-			else if (v->rows[sorted[i]].r->serial)
-				v->hidden++;
-		return shown;
-	}
-	/* the job's tree: each process under its parent, siblings in sort order */
-	u64_index_init(&by_pid);
-	tail = malloc(n * sizeof(*tail));
-	if (!tail) {
-		u64_index_free(&by_pid);
-		return order_rows(v, n, false);
-	}
-	for (uint32_t i = 0; i < n; i++)
-		if (v->rows[i].r->serial && u64_index_get(&by_pid, v->rows[i].r->pid) == U64_NONE)
-			u64_index_put(&by_pid, v->rows[i].r->pid, i);
-	for (uint32_t i = 0; i < n; i++) {
-		struct disp *d = &v->rows[i];
-		uint32_t p = d->r->serial ? u64_index_get(&by_pid, d->r->ppid) : U64_NONE;
-
-		d->parent = p != U64_NONE && p != i ? p : NONE32;
-		tail[i] = NONE32;
-	}
-	/* an exited parent stays on screen while one of its descendants is shown */
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t p = v->rows[i].parent;
-
-		for (int depth = 0; v->rows[i].visible && p != NONE32 && depth < 64; depth++) {
-			v->rows[p].visible = true;
-			p = v->rows[p].parent;
-		}
-	}
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t i = sorted[k], p = v->rows[i].parent;
-
-		if (!v->rows[i].visible) {
-			if (v->rows[i].r->serial)
-				v->hidden++;
-			continue;
-		}
-		if (p != NONE32 && v->rows[p].visible) {
-			if (tail[p] == NONE32)
-				v->rows[p].first_child = i;
-			else
-				v->rows[tail[p]].next_sibling = i;
-			tail[p] = i;
-		} else {
-			v->rows[i].parent = NONE32;
-			if (root_tail == NONE32)
-				root_head = i;
-			else
-				v->rows[root_tail].next_sibling = i;
-			root_tail = i;
-		}
-	}
-	/* depth-first, iteratively (a parent loop cannot recurse forever) */
-	for (uint32_t i = root_head; i != NONE32 && shown < n;) {
-		sorted[shown++] = i;
-		if (v->rows[i].first_child != NONE32 && v->rows[i].depth < 64) {
-			uint32_t c = v->rows[i].first_child;
-
-			v->rows[c].depth = v->rows[i].depth + 1;
-			i = c;
-			continue;
-		}
-		while (i != NONE32 && v->rows[i].next_sibling == NONE32)
-			i = v->rows[i].parent;
-		if (i != NONE32) {
-			uint32_t s = v->rows[i].next_sibling;
-
-			v->rows[s].depth = v->rows[i].depth;
-			i = s;
-		}
-	}
-	free(tail);
-	u64_index_free(&by_pid);
-	return shown;
-}
-
 /* ---- the screen ---- */
 
 static bool col_in(int t, int c)
@@ -709,13 +428,13 @@ static void cell(struct line *l, int c, const struct disp *d)
 static void table_rows(struct top_view *v, struct screen *sc, int t)
 {
 	int lt = t == TOP_PROCESSES ? LIVE_PROCS : t == TOP_FILES ? LIVE_FILES : LIVE_DIRS;
-	uint32_t n = build_rows(v, lt), shown;
+	uint32_t n = top_build_rows(v, lt), shown;
 	bool on[C_COUNT];
 	struct line l;
 
 	choose_columns(t, sc->width, on);
 	table_header(sc, t, on, v->sort[t]);
-	shown = order_rows(v, n, t == TOP_PROCESSES && v->tree);
+	shown = top_order_rows(v, n, t == TOP_PROCESSES && v->tree);
 	for (uint32_t k = 0; k < shown && sc->y < sc->height; k++) {
 		const struct disp *d = &v->rows[v->order[k]];
 
@@ -806,7 +525,7 @@ static void layers_table(struct top_view *v, struct screen *sc)
 	const struct live_layers *L = &c->layers_n, *P = &p->layers_n;
 	static const char *libs[3] = {"stdio", "hdf5", "mpiio"};
 	struct layer_line x[12];
-	double dt = interval_s(v);
+	double dt = top_interval_s(v);
 	int n = 0;
 	struct line l;
 
@@ -952,25 +671,6 @@ static void layers_table(struct top_view *v, struct screen *sc)
 
 /* ---- header ---- */
 
-static const struct live_row *find_proc(const struct live_snapshot *s, uint32_t pid)
-{
-	for (uint32_t i = 0; i < s->nrows[LIVE_PROCS]; i++)
-		if (s->rows[LIVE_PROCS][i].serial && s->rows[LIVE_PROCS][i].pid == pid)
-			return &s->rows[LIVE_PROCS][i];
-	return NULL;
-}
-
-/* Data stall in the interval: time in "fetch" regions of fetch + step time; -1: none. */
-static double stall_share(const struct live_phases *c, const struct live_phases *p, uint64_t *steps)
-{
-	uint64_t fetch = sub(c->fetch_ns, p->fetch_ns), step = sub(c->step_ns, p->step_ns);
-
-	*steps = sub(c->steps, p->steps);
-	if (c->fetches == p->fetches || !(fetch + step))
-		return -1;
-	return (double)fetch / (double)(fetch + step);
-}
-
 static const char *table_names[TOP_VIEWS] = {"processes", "files", "directories", "layers"};
 
 static void header(struct top_view *v, struct screen *sc)
@@ -978,13 +678,13 @@ static void header(struct top_view *v, struct screen *sc)
 	static const struct live_snapshot zero;
 	const struct live_snapshot *c = cur_snap(v), *p = prev_snap(v) ? prev_snap(v) : &zero;
 	struct live_counts d;
-	double dt = interval_s(v), stall;
+	double dt = top_interval_s(v), stall;
 	uint64_t up = c->now_ns / 1000000000ull, steps;
 	char a[32], b[32], e[32], f[32], g[32], h[32];
 	const struct live_row *tr;
 	struct line l;
 
-	counts_delta(&c->total, &p->total, &d);
+	top_counts_delta(&c->total, &p->total, &d);
 	line_start(&l, sc->width);
 	line_raw(&l, "\x1b[1m");
 	line_printf(&l, "%s", v->title);
@@ -1025,7 +725,7 @@ static void header(struct top_view *v, struct screen *sc)
 
 	line_start(&l, sc->width);
 	if (c->training.tid) {
-		tr = find_proc(c, c->training.pid);
+		tr = top_find_proc(c, c->training.pid);
 		fmt_pct(a, sizeof(a), sub(c->training.io_ns, p->training.io_ns) / 1e9 / dt);
 		line_printf(&l, "Training thread %u", c->training.tid);
 		if (tr && tr->name_len) {
@@ -1039,7 +739,7 @@ static void header(struct top_view *v, struct screen *sc)
 	} else {
 		line_printf(&l, "Training thread: not seen yet");
 	}
-	stall = stall_share(&c->phases, &p->phases, &steps);
+	stall = top_stall_share(&c->phases, &p->phases, &steps);
 	if (stall >= 0) {
 		fmt_pct(a, sizeof(a), stall);
 		line_printf(&l, "   Data stall %s%% (%llu steps)", a, (unsigned long long)steps);
@@ -1094,7 +794,7 @@ void top_view__line(struct top_view *v, FILE *out)
 	static const struct live_snapshot zero;
 	const struct live_snapshot *c = cur_snap(v), *p = prev_snap(v) ? prev_snap(v) : &zero;
 	char when[16], p50[16] = "-", p99[16] = "-", train[16] = "-", stall_s[16] = "-";
-	double dt = interval_s(v), stall;
+	double dt = top_interval_s(v), stall;
 	struct live_counts d;
 	time_t now = time(NULL);
 	uint64_t steps;
@@ -1102,7 +802,7 @@ void top_view__line(struct top_view *v, FILE *out)
 
 	if (!v->count)
 		return;
-	counts_delta(&c->total, &p->total, &d);
+	top_counts_delta(&c->total, &p->total, &d);
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	if (d.ops) {
@@ -1112,7 +812,7 @@ void top_view__line(struct top_view *v, FILE *out)
 	if (c->training.tid)
 		snprintf(train, sizeof(train), "%.1f",
 			 100.0 * sub(c->training.io_ns, p->training.io_ns) / 1e9 / dt);
-	stall = stall_share(&c->phases, &p->phases, &steps);
+	stall = top_stall_share(&c->phases, &p->phases, &steps);
 	if (stall >= 0)
 		snprintf(stall_s, sizeof(stall_s), "%.1f", 100 * stall);
 	fprintf(out,

@@ -13,7 +13,8 @@
  *           interval, counts of that interval (see top_view__line).
  *
  * Pure rendering: no terminal handling (view/top_ui.c) and no I/O of its
- * own but the FILE it is given.
+ * own but the FILE it is given.  The rows, their rates and their order are
+ * view/top_model.c's; the drawing, the lines and the keys are here.
  */
 #ifndef TOP_VIEW_H
 #define TOP_VIEW_H
@@ -22,8 +23,6 @@
 #include <stdio.h>
 
 #include "view/live_stats.h"
-
-enum top_table { TOP_PROCESSES, TOP_FILES, TOP_DIRS, TOP_LAYERS, TOP_VIEWS };
 
 /* What a key did. */
 enum top_key_result { TOP_KEY_NONE, TOP_KEY_REDRAW, TOP_KEY_QUIT };
