@@ -251,7 +251,10 @@ FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_
 	report/report_access.c report/report_session.c report/report_timeline.c report/report_events.c report/report_derive.c \
 	report/report_levels.c report/report_phases.c report/report_python.c \
 	report/report_findings.c lib/human_format.c report/report_warnings.c \
-	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \
+	report/render/report_lists.c report/render/report_json.c report/render/report_json_build.c \
+	report/render/report_json_summary.c report/render/report_json_lists.c \
+	report/render/report_json_layers.c report/render/report_json_phases.c \
+	report/render/report_json_findings.c report/render/report_terminal.c \
 	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
 	format/chrome/chrome_format.c io/output_sink.c io/input_stream.c lib/fs_names.c lib/path_table.c \
 	lib/decimal.c lib/json_value.c io/progress.c \
