@@ -40,7 +40,8 @@
  *      .pftrace reader only turn their bytes into a head and typed args):
  *      a trace converted JSON -> .pftrace -> JSON must come back byte for
  *      byte (tests/test_pftrace.py, which traces every syscall).
- *   5. Produce it in a source (decode/record_decoder.c).
+ *   5. Produce it in a source (decode/record_decoder.c's dispatch, a handler
+ *      in the decode/decode_*.c of its concern).
  *
  * Adding a consumer:
  *   1. Embed a struct event_consumer in the consumer's own state, call
