@@ -47,7 +47,7 @@ LIB_OBJS := $(filter-out %/obj/cli/main.o,$(USER_OBJS))
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 PARALLEL = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 
-.PHONY: all clean install vmlinux test test-shuffle test-each check-build stress test-asan valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
+.PHONY: all clean install vmlinux test test-shuffle test-each check-build stress test-asan asan-build valgrind demo deps-build deps-test deps-demo workloads fuzz deps-vm vm-prepare vm-test
 all: $(BUILD)/dltrace $(BUILD)/libdltrace_markers.so $(BUILD)/span_check $(BUILD)/trace_rewrite
 
 # The docs' lists of syscalls, from bpf/syscalls.def (tools/syscall_docs.py;
@@ -87,12 +87,14 @@ SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 USER_HELPERS := trace_rewrite span_check tools/pystack_check tests/pftrace_encode \
 	tests/pb_writer_test tests/live_stats_test tests/btf_names_check tests/py_linetable_check \
 	tests/event_roundtrip tests/golden_decode tests/trace_damage
-test-asan: deps-test
+# `make asan-build` builds them only: CI makes them while the plain suite runs.
+asan-build: deps-test
 	$(MAKE) $(PARALLEL) all workloads
 	$(MAKE) $(PARALLEL) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS="$(SANITIZE)" EXTRA_LDFLAGS="$(SANITIZE)" \
 		$(ASAN_BUILD)/dltrace $(addprefix $(ASAN_BUILD)/,$(USER_HELPERS))
 	# the marker library next to that dltrace is the one the tests' jobs load
 	ln -sf ../$(BUILD)/libdltrace_markers.so $(ASAN_BUILD)/libdltrace_markers.so
+test-asan: asan-build
 	DLTRACE_BIN=$(CURDIR)/$(ASAN_BUILD)/dltrace DLTRACE_HELPERS=$(CURDIR)/$(ASAN_BUILD) \
 	DLTRACE_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:exitcode=99 \
