@@ -252,7 +252,9 @@ FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_
 	report/report_levels.c report/report_phases.c report/report_python.c \
 	report/report_findings.c lib/human_format.c report/report_warnings.c \
 	report/render/report_lists.c report/render/report_json.c report/render/report_terminal.c \
-	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
+	report/render/report_html.c report/render/report_html_sections.c \
+	report/render/report_html_levels.c report/render/report_html_charts.c \
+	merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
 	format/chrome/chrome_format.c io/output_sink.c io/input_stream.c lib/fs_names.c lib/path_table.c \
 	lib/decimal.c lib/json_value.c io/progress.c \
 	report/report_gpu_idle.c report/render/report_gpu.c event/kineto_names.c)
