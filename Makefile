@@ -257,7 +257,9 @@ FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_
 	report/render/report_json_summary.c report/render/report_json_lists.c \
 	report/render/report_json_layers.c report/render/report_json_phases.c \
 	report/render/report_json_findings.c report/render/report_terminal.c \
-	report/render/report_html.c merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
+	report/render/report_html.c report/render/report_html_sections.c \
+	report/render/report_html_levels.c report/render/report_html_charts.c \
+	merge/trace_merge.c merge/merge_ids.c lib/id_map.c \
 	format/chrome/chrome_format.c io/output_sink.c io/input_stream.c lib/fs_names.c lib/path_table.c \
 	lib/decimal.c lib/json_value.c io/progress.c \
 	report/report_gpu_idle.c report/render/report_gpu.c event/kineto_names.c)
