@@ -311,6 +311,7 @@ $(CONFIG_FUZZ_TARGET): tests/fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) $(USER_HDRS)
 # dltrace replay's planner: a trace into a plan, its paths mapped, its printouts.
 REPLAY_FUZZ_TARGET := $(BUILD)/fuzz/replay_plan_fuzz
 REPLAY_FUZZ_SRCS := $(FUZZ_SRCS) $(addprefix user/,replay/replay_collect.c replay/replay_walk.c \
+	replay/replay_walk_state.c replay/replay_fds.c replay/replay_deps.c replay/replay_layout.c \
 	replay/replay_paths.c replay/replay_report.c)
 $(REPLAY_FUZZ_TARGET): tests/fuzz/replay_plan_fuzz.c $(REPLAY_FUZZ_SRCS) $(USER_HDRS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)

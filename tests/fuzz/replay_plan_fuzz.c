@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * libFuzzer target for `dltrace replay`'s planner: a trace's bytes through
- * the trace reader into the plan (replay_walk.c: sorting, descriptors,
- * mappings, pipes, deps, think times), where each file goes (--map rules,
- * a stage, the scratch directory), and everything that prints a plan or a
- * comparison without running it (--dry-run, the report of a replay that
- * issued nothing).  Nothing is replayed: no file is touched.  `make fuzz`
- * runs it.
+ * the trace reader into the plan (replay_walk.c and the files it calls:
+ * sorting, descriptors, mappings, pipes, deps, think times), where each
+ * file goes (--map rules, a stage, the scratch directory), and everything
+ * that prints a plan or a comparison without running it (--dry-run, the
+ * report of a replay that issued nothing).  Nothing is replayed: no file
+ * is touched.  `make fuzz` runs it.
  *
  * The input is fed in pieces whose sizes come from its first byte, as the
  * trace reader's own target does.

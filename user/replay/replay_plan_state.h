@@ -2,7 +2,8 @@
 /*
  * The planner's working state, shared by its two halves: the collection of
  * a trace's events as compact records (replay_collect.c) and the walk over
- * them that makes the plan (replay_walk.c).  Private to user/replay/.
+ * them that makes the plan (replay_walk.c, and the files it calls:
+ * replay_walk_internal.h).  Private to user/replay/.
  */
 #ifndef REPLAY_PLAN_STATE_H
 #define REPLAY_PLAN_STATE_H
