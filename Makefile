@@ -252,7 +252,8 @@ FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_
 	lib/quantile_sketch.c report/path_scope.c report/report_intern.c report/report_tables.c \
 	report/report_access.c report/report_session.c report/report_timeline.c report/report_events.c report/report_derive.c \
 	report/report_levels.c report/report_phases.c report/report_python.c \
-	report/report_findings.c lib/human_format.c report/report_warnings.c \
+	report/report_findings.c report/findings_evidence.c report/findings_access.c \
+	report/findings_time.c report/findings_levels.c lib/human_format.c report/report_warnings.c \
 	report/render/report_lists.c report/render/report_json.c report/render/report_json_build.c \
 	report/render/report_json_summary.c report/render/report_json_lists.c \
 	report/render/report_json_layers.c report/render/report_json_phases.c \
