@@ -55,7 +55,7 @@ static bool small_requests(const struct finding_rule *r, const struct report_sta
 	const struct rs_totals *t = &st->tot[SCOPE_APP];
 	uint64_t small = writes ? t->small_writes : t->small_reads;
 	uint64_t all = writes ? t->writes : t->reads;
-	double share = ratio(small, all);
+	double share = finding__ratio(small, all);
 	const struct rs_syscall *sc;
 	uint64_t med_num = 0, med_n = 0;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX];
@@ -64,13 +64,14 @@ static bool small_requests(const struct finding_rule *r, const struct report_sta
 		return false;
 	if (share > r->high)
 		f->severity = SEVERITY_HIGH;
-	rule(f,
-	     "%s under 1 MiB are more than %.0f%% of the application's %s and more than %.0f "
-	     "(Drishti's thresholds); high above %.0f%%",
-	     writes ? "writes" : "reads", r->share * 100, writes ? "writes" : "reads", r->min,
-	     r->high * 100);
-	evidence(f, "%s of %s %s (%s) moved less than 1 MiB", human_count(a, small),
-		 human_count(b, all), writes ? "writes" : "reads", human_pct(c, share));
+	finding__rule(
+	    f,
+	    "%s under 1 MiB are more than %.0f%% of the application's %s and more than %.0f "
+	    "(Drishti's thresholds); high above %.0f%%",
+	    writes ? "writes" : "reads", r->share * 100, writes ? "writes" : "reads", r->min,
+	    r->high * 100);
+	finding__evidence(f, "%s of %s %s (%s) moved less than 1 MiB", human_count(a, small),
+			  human_count(b, all), writes ? "writes" : "reads", human_pct(c, share));
 	for (int k = 0; k < DL_SYS_COUNT; k++) {
 		sc = &st->sys[SCOPE_APP][k];
 		if (sc->size.n > med_n && ((writes && k >= DL_SYS_WRITE && k <= DL_SYS_PWRITEV2) ||
@@ -80,14 +81,14 @@ static bool small_requests(const struct finding_rule *r, const struct report_sta
 		}
 	}
 	if (med_n)
-		evidence(f, "median size of the most used %s call: %s", writes ? "write" : "read",
-			 human_bytes(a, med_num));
-	top_files(st, f, writes ? m_small_writes : m_small_reads,
-		  writes ? "small writes" : "small reads");
-	metric(f, "small", small);
-	metric(f, "total", all);
-	metric(f, "share", share);
-	recommend(
+		finding__evidence(f, "median size of the most used %s call: %s",
+				  writes ? "write" : "read", human_bytes(a, med_num));
+	finding__top_files(st, f, writes ? m_small_writes : m_small_reads,
+			   writes ? "small writes" : "small reads");
+	finding__metric(f, "small", small);
+	finding__metric(f, "total", all);
+	finding__metric(f, "share", share);
+	finding__recommend(
 	    f, writes ? "Write in larger requests (>= 1 MiB): buffer records in memory and write "
 			"them in one call, use a larger buffer size for file objects, or write "
 			"packed shards instead of many small pieces."
@@ -99,13 +100,13 @@ static bool small_requests(const struct finding_rule *r, const struct report_sta
 	return true;
 }
 
-bool small_reads(RULE_ARGS)
+bool detect_small_reads(RULE_ARGS)
 {
 	(void)opt;
 	return small_requests(r, st, f, false);
 }
 
-bool small_writes(RULE_ARGS)
+bool detect_small_writes(RULE_ARGS)
 {
 	(void)opt;
 	return small_requests(r, st, f, true);
@@ -119,52 +120,54 @@ static bool random_access(const struct finding_rule *r, const struct report_stat
 	uint64_t all = writes ? t->writes : t->reads;
 	uint64_t seq = writes ? t->seq_writes : t->seq_reads;
 	uint64_t consec = writes ? t->consec_writes : t->consec_reads;
-	double share = ratio(rnd, all);
+	double share = finding__ratio(rnd, all);
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX], e[HUMAN_MAX];
 
 	if (rnd <= r->min || share <= r->share)
 		return false;
-	rule(f,
-	     "%s that are neither sequential (Darshan: above the end of the previous one) "
-	     "nor the first of their file are more than %.0f%% and more than %.0f (Drishti)",
-	     writes ? "writes" : "reads", r->share * 100, r->min);
-	evidence(f, "%s of %s %s (%s) are random; %s sequential, %s consecutive",
-		 human_count(a, rnd), human_count(b, all), writes ? "writes" : "reads",
-		 human_pct(c, share), human_count(d, seq), human_count(e, consec));
-	evidence(f, "%s seeks (lseek) on application files", human_count(a, t->seeks));
-	top_files(st, f, writes ? m_random_writes : m_random_reads,
-		  writes ? "random writes" : "random reads");
-	metric(f, "random", rnd);
-	metric(f, "total", all);
-	metric(f, "share", share);
-	recommend(f, writes ? "Write sequentially: append records in order and keep one writer per "
-			      "file region; collect scattered updates in memory and write them "
-			      "out in offset order."
-			    : "Read sequentially: store samples contiguously in the order they are "
-			      "consumed and shuffle at the shard level (a shuffle buffer, as "
-			      "WebDataset and tf.data do), read whole files instead of seeking "
-			      "inside them, and for HDF5 use contiguous datasets or chunks that "
-			      "hold whole samples.");
+	finding__rule(
+	    f,
+	    "%s that are neither sequential (Darshan: above the end of the previous one) "
+	    "nor the first of their file are more than %.0f%% and more than %.0f (Drishti)",
+	    writes ? "writes" : "reads", r->share * 100, r->min);
+	finding__evidence(f, "%s of %s %s (%s) are random; %s sequential, %s consecutive",
+			  human_count(a, rnd), human_count(b, all), writes ? "writes" : "reads",
+			  human_pct(c, share), human_count(d, seq), human_count(e, consec));
+	finding__evidence(f, "%s seeks (lseek) on application files", human_count(a, t->seeks));
+	finding__top_files(st, f, writes ? m_random_writes : m_random_reads,
+			   writes ? "random writes" : "random reads");
+	finding__metric(f, "random", rnd);
+	finding__metric(f, "total", all);
+	finding__metric(f, "share", share);
+	finding__recommend(
+	    f, writes ? "Write sequentially: append records in order and keep one writer per "
+			"file region; collect scattered updates in memory and write them "
+			"out in offset order."
+		      : "Read sequentially: store samples contiguously in the order they are "
+			"consumed and shuffle at the shard level (a shuffle buffer, as "
+			"WebDataset and tf.data do), read whole files instead of seeking "
+			"inside them, and for HDF5 use contiguous datasets or chunks that "
+			"hold whole samples.");
 	return true;
 }
 
-bool random_reads(RULE_ARGS)
+bool detect_random_reads(RULE_ARGS)
 {
 	(void)opt;
 	return random_access(r, st, f, false);
 }
 
-bool random_writes(RULE_ARGS)
+bool detect_random_writes(RULE_ARGS)
 {
 	(void)opt;
 	return random_access(r, st, f, true);
 }
 
-bool redundant_reads(RULE_ARGS)
+bool detect_redundant_reads(RULE_ARGS)
 {
 	const struct rs_totals *t = &st->tot[SCOPE_APP];
 	uint64_t red = st->redundant_in_open + st->concurrent_dup;
-	double share = ratio(red, t->bytes_read);
+	double share = finding__ratio(red, t->bytes_read);
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX];
 
 	(void)opt;
@@ -172,41 +175,44 @@ bool redundant_reads(RULE_ARGS)
 		return false;
 	if (share >= r->high)
 		f->severity = SEVERITY_HIGH;
-	rule(f,
-	     "bytes read more than once while the file stayed open, plus bytes read by "
-	     "several processes at the same time, are >= %.0f%% of the bytes read and >= 1 MiB; "
-	     "high >= %.0f%%",
-	     r->share * 100, r->high * 100);
-	evidence(f, "%s of %s read (%s) were redundant", human_bytes(a, red),
-		 human_bytes(b, t->bytes_read), human_pct(c, share));
+	finding__rule(
+	    f,
+	    "bytes read more than once while the file stayed open, plus bytes read by "
+	    "several processes at the same time, are >= %.0f%% of the bytes read and >= 1 MiB; "
+	    "high >= %.0f%%",
+	    r->share * 100, r->high * 100);
+	finding__evidence(f, "%s of %s read (%s) were redundant", human_bytes(a, red),
+			  human_bytes(b, t->bytes_read), human_pct(c, share));
 	if (st->redundant_in_open) {
-		evidence(f, "%s read again within one open of the file",
-			 human_bytes(a, st->redundant_in_open));
-		top_files(st, f, m_reread, "bytes re-read within an open");
+		finding__evidence(f, "%s read again within one open of the file",
+				  human_bytes(a, st->redundant_in_open));
+		finding__top_files(st, f, m_reread, "bytes re-read within an open");
 	}
 	if (st->concurrent_dup) {
-		evidence(f, "%s read by several processes at the same time",
-			 human_bytes(a, st->concurrent_dup));
-		top_files(st, f, m_concurrent, "bytes read concurrently by several processes");
+		finding__evidence(f, "%s read by several processes at the same time",
+				  human_bytes(a, st->concurrent_dup));
+		finding__top_files(st, f, m_concurrent,
+				   "bytes read concurrently by several processes");
 	}
-	metric(f, "redundant_bytes", red);
-	metric(f, "reread_within_open_bytes", st->redundant_in_open);
-	metric(f, "concurrent_duplicate_bytes", st->concurrent_dup);
-	metric(f, "bytes_read", t->bytes_read);
-	metric(f, "share", share);
-	recommend(f, "Read each sample once: read the whole file into memory and parse it there "
-		     "(e.g. np.load(io.BytesIO(f.read())) instead of np.load(path), which reads "
-		     "the zip directory and the data separately), keep parsed headers instead of "
-		     "re-reading them, and give each rank a distinct part of the data "
-		     "(DistributedSampler) instead of every process reading everything.");
+	finding__metric(f, "redundant_bytes", red);
+	finding__metric(f, "reread_within_open_bytes", st->redundant_in_open);
+	finding__metric(f, "concurrent_duplicate_bytes", st->concurrent_dup);
+	finding__metric(f, "bytes_read", t->bytes_read);
+	finding__metric(f, "share", share);
+	finding__recommend(
+	    f, "Read each sample once: read the whole file into memory and parse it there "
+	       "(e.g. np.load(io.BytesIO(f.read())) instead of np.load(path), which reads "
+	       "the zip directory and the data separately), keep parsed headers instead of "
+	       "re-reading them, and give each rank a distinct part of the data "
+	       "(DistributedSampler) instead of every process reading everything.");
 	return true;
 }
 
-bool metadata_heavy(RULE_ARGS)
+bool detect_metadata_heavy(RULE_ARGS)
 {
 	const struct rs_totals *t = &st->tot[SCOPE_APP];
 	uint64_t io = t->io_ns[CLS_DATA] + t->io_ns[CLS_META] + t->io_ns[CLS_SYNC];
-	double share = ratio(t->io_ns[CLS_META], io);
+	double share = finding__ratio(t->io_ns[CLS_META], io);
 	double mib = (double)(t->bytes_read + t->bytes_written) / MIB;
 	char a[HUMAN_MAX], b[HUMAN_MAX], c[HUMAN_MAX], d[HUMAN_MAX];
 
@@ -215,28 +221,31 @@ bool metadata_heavy(RULE_ARGS)
 		return false;
 	if (share >= r->high)
 		f->severity = SEVERITY_HIGH;
-	rule(f,
-	     ">= %.0f metadata calls (open, stat, lseek, close, getdents, ...) taking >= %.0f%% "
-	     "of the application's I/O time (Drishti); high >= %.0f%%",
-	     r->min, r->share * 100, r->high * 100);
-	evidence(f, "%s metadata calls took %s, %s of %s in application I/O",
-		 human_count(a, t->meta_ops), human_ns(b, t->io_ns[CLS_META]), human_pct(c, share),
-		 human_ns(d, io));
-	evidence(f, "%s opens, %s stats, %s seeks; %.1f opens+stats per MiB moved",
-		 human_count(a, t->opens), human_count(b, t->stats), human_count(c, t->seeks),
-		 mib > 0 ? (double)(t->opens + t->stats) / mib : (double)(t->opens + t->stats));
-	top_files(st, f, m_meta, "metadata calls");
-	metric(f, "metadata_calls", t->meta_ops);
-	metric(f, "metadata_ns", t->io_ns[CLS_META]);
-	metric(f, "io_ns", io);
-	metric(f, "share", share);
-	metric(f, "opens", t->opens);
-	metric(f, "stats", t->stats);
-	metric(f, "seeks", t->seeks);
-	recommend(f, "Cut metadata calls: list the dataset once and cache the listing instead of "
-		     "glob/os.listdir every epoch, open each file once and keep it open (per "
-		     "worker), skip exists()/stat() before open, and pack small files into "
-		     "shards so that one open serves many samples.");
+	finding__rule(
+	    f,
+	    ">= %.0f metadata calls (open, stat, lseek, close, getdents, ...) taking >= %.0f%% "
+	    "of the application's I/O time (Drishti); high >= %.0f%%",
+	    r->min, r->share * 100, r->high * 100);
+	finding__evidence(f, "%s metadata calls took %s, %s of %s in application I/O",
+			  human_count(a, t->meta_ops), human_ns(b, t->io_ns[CLS_META]),
+			  human_pct(c, share), human_ns(d, io));
+	finding__evidence(
+	    f, "%s opens, %s stats, %s seeks; %.1f opens+stats per MiB moved",
+	    human_count(a, t->opens), human_count(b, t->stats), human_count(c, t->seeks),
+	    mib > 0 ? (double)(t->opens + t->stats) / mib : (double)(t->opens + t->stats));
+	finding__top_files(st, f, m_meta, "metadata calls");
+	finding__metric(f, "metadata_calls", t->meta_ops);
+	finding__metric(f, "metadata_ns", t->io_ns[CLS_META]);
+	finding__metric(f, "io_ns", io);
+	finding__metric(f, "share", share);
+	finding__metric(f, "opens", t->opens);
+	finding__metric(f, "stats", t->stats);
+	finding__metric(f, "seeks", t->seeks);
+	finding__recommend(
+	    f, "Cut metadata calls: list the dataset once and cache the listing instead of "
+	       "glob/os.listdir every epoch, open each file once and keep it open (per "
+	       "worker), skip exists()/stat() before open, and pack small files into "
+	       "shards so that one open serves many samples.");
 	return true;
 }
 
@@ -247,7 +256,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-bool many_small_files(RULE_ARGS)
+bool detect_many_small_files(RULE_ARGS)
 {
 	uint64_t nsmall = 0, meta_ns = 0, bytes = 0, *ext;
 	uint32_t n = 0;
@@ -265,8 +274,8 @@ bool many_small_files(RULE_ARGS)
 	}
 	if (nsmall < r->min || (double)nsmall < r->share * st->files_read)
 		return false;
-	rule(f, ">= %.0f files under 1 MiB read, and at least %.0f%% of the files read", r->min,
-	     r->share * 100);
+	finding__rule(f, ">= %.0f files under 1 MiB read, and at least %.0f%% of the files read",
+		      r->min, r->share * 100);
 	ext = malloc(nsmall * sizeof(*ext));
 	if (ext) {
 		for (uint32_t i = 0; i < st->nfiles; i++) {
@@ -277,24 +286,25 @@ bool many_small_files(RULE_ARGS)
 		}
 		qsort(ext, n, sizeof(*ext), cmp_u64);
 	}
-	evidence(f, "%s of %s files read are under 1 MiB%s%s", human_count(a, nsmall),
-		 human_count(c, st->files_read), n ? "; median size " : "",
-		 n ? human_bytes(b, ext[(n - 1) / 2]) : "");
-	evidence(f, "they delivered %s and cost %s of metadata calls (open, stat, close, ...)",
-		 human_bytes(a, bytes), human_ns(c, meta_ns));
-	metric(f, "small_files", nsmall);
-	metric(f, "files_read", st->files_read);
+	finding__evidence(f, "%s of %s files read are under 1 MiB%s%s", human_count(a, nsmall),
+			  human_count(c, st->files_read), n ? "; median size " : "",
+			  n ? human_bytes(b, ext[(n - 1) / 2]) : "");
+	finding__evidence(
+	    f, "they delivered %s and cost %s of metadata calls (open, stat, close, ...)",
+	    human_bytes(a, bytes), human_ns(c, meta_ns));
+	finding__metric(f, "small_files", nsmall);
+	finding__metric(f, "files_read", st->files_read);
 	if (n)
-		metric(f, "median_size", ext[(n - 1) / 2]);
+		finding__metric(f, "median_size", ext[(n - 1) / 2]);
 	free(ext);
-	recommend(f,
-		  "Pack samples into shards of 100 MiB to 1 GiB (WebDataset tar shards, "
-		  "TFRecord, HDF5, LMDB, Parquet) and read them sequentially: one open and large "
-		  "reads per shard instead of an open, a stat and a few small reads per sample.");
+	finding__recommend(
+	    f, "Pack samples into shards of 100 MiB to 1 GiB (WebDataset tar shards, "
+	       "TFRecord, HDF5, LMDB, Parquet) and read them sequentially: one open and large "
+	       "reads per shard instead of an open, a stat and a few small reads per sample.");
 	return true;
 }
 
-bool reread_fits_in_ram(RULE_ARGS)
+bool detect_reread_fits_in_ram(RULE_ARGS)
 {
 	char name_buf[HUMAN_MAX];
 	uint64_t reread_bytes = 0, reread_ns = 0, read_bytes = 0;
@@ -320,42 +330,46 @@ bool reread_fits_in_ram(RULE_ARGS)
 	    (double)st->dataset_bytes > REREAD_RAM_SHARE * opt->ram_bytes ||
 	    (double)reread_ns < r->share * st->wall_ns)
 		return false;
-	rule(f,
-	     "files read %.1f times or more hold >= half of the data read, all data read fits "
-	     "in %.0f%% of the RAM, and reading those files took >= %.0f%% of the job's wall "
-	     "time",
-	     REREAD_PASSES, REREAD_RAM_SHARE * 100, r->share * 100);
-	evidence(f, "%s files (%s of %s read) were read %.1f times on average: %s read in %s",
-		 human_count(name_buf, nfiles), human_bytes(a, reread_bytes),
-		 human_bytes(b, st->dataset_bytes), passes, human_bytes(c, read_bytes),
-		 human_ns(d, reread_ns));
-	evidence(f, "RAM %s: %s",
-		 opt->ram_from_option ? "(--ram)" : "of the machine making this report",
-		 human_bytes(a, opt->ram_bytes));
+	finding__rule(
+	    f,
+	    "files read %.1f times or more hold >= half of the data read, all data read fits "
+	    "in %.0f%% of the RAM, and reading those files took >= %.0f%% of the job's wall "
+	    "time",
+	    REREAD_PASSES, REREAD_RAM_SHARE * 100, r->share * 100);
+	finding__evidence(f,
+			  "%s files (%s of %s read) were read %.1f times on average: %s read in %s",
+			  human_count(name_buf, nfiles), human_bytes(a, reread_bytes),
+			  human_bytes(b, st->dataset_bytes), passes, human_bytes(c, read_bytes),
+			  human_ns(d, reread_ns));
+	finding__evidence(f, "RAM %s: %s",
+			  opt->ram_from_option ? "(--ram)" : "of the machine making this report",
+			  human_bytes(a, opt->ram_bytes));
 	if (st->layers.cache_reads) {
 		uint64_t miss = 0;
 
 		for (uint32_t i = 0; i < st->nfiles; i++)
 			if (st->files[i].scope == SCOPE_APP && st->files[i].passes >= REREAD_PASSES)
 				miss += st->files[i].cache_miss;
-		evidence(f, "of the %s read from them, %s came from storage (page-cache misses)",
-			 human_bytes(a, read_bytes), human_bytes(b, miss));
-		metric(f, "cache_miss_bytes", miss);
+		finding__evidence(
+		    f, "of the %s read from them, %s came from storage (page-cache misses)",
+		    human_bytes(a, read_bytes), human_bytes(b, miss));
+		finding__metric(f, "cache_miss_bytes", miss);
 	}
-	metric(f, "files", nfiles);
-	metric(f, "reread_bytes", reread_bytes);
-	metric(f, "dataset_bytes", st->dataset_bytes);
-	metric(f, "passes", passes);
-	metric(f, "read_ns", reread_ns);
-	metric(f, "ram_bytes", opt->ram_bytes);
-	recommend(f, "Read the data from storage once: cache decoded samples in memory after the "
-		     "first epoch, or stage the dataset to local NVMe or /dev/shm before training, "
-		     "and make sure the page cache can hold it (container memory limits count "
-		     "it).");
+	finding__metric(f, "files", nfiles);
+	finding__metric(f, "reread_bytes", reread_bytes);
+	finding__metric(f, "dataset_bytes", st->dataset_bytes);
+	finding__metric(f, "passes", passes);
+	finding__metric(f, "read_ns", reread_ns);
+	finding__metric(f, "ram_bytes", opt->ram_bytes);
+	finding__recommend(
+	    f, "Read the data from storage once: cache decoded samples in memory after the "
+	       "first epoch, or stage the dataset to local NVMe or /dev/shm before training, "
+	       "and make sure the page cache can hold it (container memory limits count "
+	       "it).");
 	return true;
 }
 
-bool failed_syscalls(RULE_ARGS)
+bool detect_failed_syscalls(RULE_ARGS)
 {
 	uint64_t failed = 0, calls = 0, env = 0;
 	uint32_t top_err = NONE32, top_dir = NONE32;
@@ -370,18 +384,19 @@ bool failed_syscalls(RULE_ARGS)
 		calls += st->tot[s].calls;
 	}
 	env = st->tot[SCOPE_ENV].failed;
-	share = ratio(failed, calls);
+	share = finding__ratio(failed, calls);
 	if (failed < r->min || share < r->share)
 		return false;
-	if (ratio(env, failed) >= FAILED_ENV_SHARE)
+	if (finding__ratio(env, failed) >= FAILED_ENV_SHARE)
 		f->severity = SEVERITY_INFO;
-	rule(f,
-	     ">= %.0f failed calls (all files, environment included) that are >= %.0f%% of all "
-	     "calls",
-	     r->min, r->share * 100);
-	evidence(f, "%s of %s calls failed (%s); %s of them on environment files",
-		 human_count(a, failed), human_count(b, calls), human_pct(c, share),
-		 human_count(name, env));
+	finding__rule(
+	    f,
+	    ">= %.0f failed calls (all files, environment included) that are >= %.0f%% of all "
+	    "calls",
+	    r->min, r->share * 100);
+	finding__evidence(f, "%s of %s calls failed (%s); %s of them on environment files",
+			  human_count(a, failed), human_count(b, calls), human_pct(c, share),
+			  human_count(name, env));
 	for (uint32_t i = 0; i < st->nerrnos; i++) {
 		uint64_t n =
 		    st->errnos[i].count[0] + st->errnos[i].count[1] + st->errnos[i].count[2];
@@ -406,20 +421,22 @@ bool failed_syscalls(RULE_ARGS)
 		    (top_dir == NONE32 || st->dirs[i].failed > st->dirs[top_dir].failed))
 			top_dir = i;
 	if (top_err != NONE32 && top_sys >= 0)
-		evidence(f, "most common error %s; most failing call %s (%s failures)",
-			 st->errnos[top_err].name, syscall_info(top_sys)->name,
-			 human_count(a, top_sys_n));
+		finding__evidence(f, "most common error %s; most failing call %s (%s failures)",
+				  st->errnos[top_err].name, syscall_info(top_sys)->name,
+				  human_count(a, top_sys_n));
 	if (top_dir != NONE32)
-		evidence(f, "most failures in directory %s (%s)",
-			 fname(st, st->dirs[top_dir].name, name, sizeof(name)),
-			 human_count(a, st->dirs[top_dir].failed));
-	metric(f, "failed", failed);
-	metric(f, "calls", calls);
-	metric(f, "share", share);
-	metric(f, "environment_failed", env);
-	recommend(f, "Stop probing for files that do not exist: list directories once and look "
-		     "names up in memory instead of calling exists()/stat() per sample, create "
-		     "directories once, and for Python imports shorten sys.path/PYTHONPATH (each "
-		     "entry is searched for every module) or ship the environment as one image.");
+		finding__evidence(
+		    f, "most failures in directory %s (%s)",
+		    finding__file_name(st, st->dirs[top_dir].name, name, sizeof(name)),
+		    human_count(a, st->dirs[top_dir].failed));
+	finding__metric(f, "failed", failed);
+	finding__metric(f, "calls", calls);
+	finding__metric(f, "share", share);
+	finding__metric(f, "environment_failed", env);
+	finding__recommend(
+	    f, "Stop probing for files that do not exist: list directories once and look "
+	       "names up in memory instead of calling exists()/stat() per sample, create "
+	       "directories once, and for Python imports shorten sys.path/PYTHONPATH (each "
+	       "entry is searched for every module) or ship the environment as one image.");
 	return true;
 }

@@ -11,7 +11,7 @@
 
 #include "lib/human_format.h"
 
-void rule(struct finding *f, const char *fmt, ...)
+void finding__rule(struct finding *f, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -20,7 +20,7 @@ void rule(struct finding *f, const char *fmt, ...)
 	va_end(ap);
 }
 
-void evidence(struct finding *f, const char *fmt, ...)
+void finding__evidence(struct finding *f, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -31,29 +31,30 @@ void evidence(struct finding *f, const char *fmt, ...)
 	va_end(ap);
 }
 
-void metric(struct finding *f, const char *key, double value)
+void finding__metric(struct finding *f, const char *key, double value)
 {
 	if (f->nmetrics < FINDING_METRICS)
 		f->metrics[f->nmetrics++] = (struct finding_metric){key, value};
 }
 
-void recommend(struct finding *f, const char *text)
+void finding__recommend(struct finding *f, const char *text)
 {
 	snprintf(f->recommendation, sizeof(f->recommendation), "%s", text);
 }
 
-double ratio(uint64_t a, uint64_t b)
+double finding__ratio(uint64_t a, uint64_t b)
 {
 	return b ? (double)a / (double)b : 0;
 }
 
 /* Short display of a file name. */
-const char *fname(const struct report_stats *st, uint32_t name, char *buf, size_t size)
+const char *finding__file_name(const struct report_stats *st, uint32_t name, char *buf, size_t size)
 {
 	return display_text(buf, size, rs_str(st, name), rs_strlen(st, name), 72);
 }
 
-void top_files(const struct report_stats *st, struct finding *f, file_metric m, const char *what)
+void finding__top_files(const struct report_stats *st, struct finding *f, file_metric m,
+			const char *what)
 {
 	uint32_t best[3] = {NONE32, NONE32, NONE32};
 	char name[320], line[FINDING_LINE];
@@ -80,8 +81,8 @@ void top_files(const struct report_stats *st, struct finding *f, file_metric m, 
 		char num[HUMAN_MAX];
 
 		o += snprintf(line + o, sizeof(line) - o, "%s %s (%s)", k ? ";" : "",
-			      fname(st, st->files[best[k]].name, name, sizeof(name)),
+			      finding__file_name(st, st->files[best[k]].name, name, sizeof(name)),
 			      human_count(num, m(&st->files[best[k]])));
 	}
-	evidence(f, "%s", line);
+	finding__evidence(f, "%s", line);
 }

@@ -70,7 +70,7 @@ static const char *amplify_advice(int level, enum amplify_cause c)
  * calls asked for (report_levels.c); worst first, by the bytes read beyond
  * those asked.
  */
-bool read_amplification(RULE_ARGS)
+bool detect_read_amplification(RULE_ARGS)
 {
 	uint32_t *order = rs_sorted(st->levels.nobjs, key_level_obj, st), n = 0;
 	uint64_t excess = 0, asked = 0, read = 0, worst_excess = 0;
@@ -102,11 +102,12 @@ bool read_amplification(RULE_ARGS)
 	}
 	if ((double)excess >= r->high * st->tot[SCOPE_APP].bytes_read)
 		f->severity = SEVERITY_HIGH;
-	rule(f,
-	     "the reads of an HDF5 dataset, or a file's stdio or MPI-IO reads, made read "
-	     "syscalls that read >= %.0fx the bytes asked and > 1 MiB more; high when that "
-	     "excess is >= %.0f%% of the application's bytes read",
-	     AMPLIFY_RATIO, r->high * 100);
+	finding__rule(
+	    f,
+	    "the reads of an HDF5 dataset, or a file's stdio or MPI-IO reads, made read "
+	    "syscalls that read >= %.0fx the bytes asked and > 1 MiB more; high when that "
+	    "excess is >= %.0f%% of the application's bytes read",
+	    AMPLIFY_RATIO, r->high * 100);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rs_level_obj *o = &st->levels.objs[order[i]];
 		enum amplify_cause c = amplify_cause(o);
@@ -142,36 +143,38 @@ bool read_amplification(RULE_ARGS)
 			snprintf(from, sizeof(from), "; %s of it came from storage",
 				 human_bytes(a, o->rd.cache_miss));
 		rs_level_top_sizes(&o->rd, top, 1);
-		evidence(f,
-			 "%s (%s): %s reads asked %s bytes (most often %s per call); the %s read "
-			 "syscalls they enclosed read %s bytes (%s), %s%s; %s",
-			 display_text(nm, sizeof(nm), name, strlen(name), 96),
-			 rs_level_names[o->level], human_count(a, o->rd.calls),
-			 human_count(b, o->rd.asked),
-			 o->rd.nsizes ? human_bytes(d, o->rd.sizes[top[0]].key) : "-",
-			 human_count(e, o->rd.syscalls), human_count(g, o->rd.sys_bytes),
-			 human_bytes(h, o->rd.sys_bytes), human_ratio(x, rs_level_ratio(&o->rd)),
-			 from, why);
+		finding__evidence(
+		    f,
+		    "%s (%s): %s reads asked %s bytes (most often %s per call); the %s read "
+		    "syscalls they enclosed read %s bytes (%s), %s%s; %s",
+		    display_text(nm, sizeof(nm), name, strlen(name), 96), rs_level_names[o->level],
+		    human_count(a, o->rd.calls), human_count(b, o->rd.asked),
+		    o->rd.nsizes ? human_bytes(d, o->rd.sizes[top[0]].key) : "-",
+		    human_count(e, o->rd.syscalls), human_count(g, o->rd.sys_bytes),
+		    human_bytes(h, o->rd.sys_bytes), human_ratio(x, rs_level_ratio(&o->rd)), from,
+		    why);
 	}
 	if (n > AMPLIFY_SHOWN) {
 		char a[HUMAN_MAX];
 
-		evidence(f, "and %s more datasets or files", human_count(a, n - AMPLIFY_SHOWN));
+		finding__evidence(f, "and %s more datasets or files",
+				  human_count(a, n - AMPLIFY_SHOWN));
 	}
-	metric(f, "objects", n);
-	metric(f, "asked_bytes", asked);
-	metric(f, "syscall_read_bytes", read);
-	metric(f, "excess_bytes", excess);
-	metric(f, "worst_excess_bytes", worst_excess);
-	metric(f, "worst_ratio", worst_ratio);
-	metric(f, "share_of_bytes_read", ratio(excess, st->tot[SCOPE_APP].bytes_read));
+	finding__metric(f, "objects", n);
+	finding__metric(f, "asked_bytes", asked);
+	finding__metric(f, "syscall_read_bytes", read);
+	finding__metric(f, "excess_bytes", excess);
+	finding__metric(f, "worst_excess_bytes", worst_excess);
+	finding__metric(f, "worst_ratio", worst_ratio);
+	finding__metric(f, "share_of_bytes_read",
+			finding__ratio(excess, st->tot[SCOPE_APP].bytes_read));
 	/* the worst entry's advice first, then the other causes' */
 	k = snprintf(rec, sizeof(rec), "%s", amplify_advice(first_level, first_cause));
 	for (int c = 0; c < AMP_COUNT && k < sizeof(rec); c++)
 		if (cause_level[c] >= 0 && c != first_cause)
 			k += snprintf(rec + k, sizeof(rec) - k, " %s",
 				      amplify_advice(cause_level[c], c));
-	recommend(f, rec);
+	finding__recommend(f, rec);
 	free(order);
 	return true;
 }
@@ -238,5 +241,5 @@ void python_behind(const struct finding_rule *r, const struct report_stats *st, 
 						  ? human_ns(b, c->ns)
 						  : human_bytes(b, c->bytes));
 	}
-	evidence(f, "%s", line);
+	finding__evidence(f, "%s", line);
 }

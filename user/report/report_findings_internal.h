@@ -35,43 +35,46 @@
 
 /* ---- findings_evidence.c ---- */
 
-void rule(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void finding__rule(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* one more evidence line, while there is room */
-void evidence(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void metric(struct finding *f, const char *key, double value);
-void recommend(struct finding *f, const char *text);
-double ratio(uint64_t a, uint64_t b);
+void finding__evidence(struct finding *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void finding__metric(struct finding *f, const char *key, double value);
+void finding__recommend(struct finding *f, const char *text);
+double finding__ratio(uint64_t a, uint64_t b);
 /* Short display of a file name. */
-const char *fname(const struct report_stats *st, uint32_t name, char *buf, size_t size);
+const char *finding__file_name(const struct report_stats *st, uint32_t name, char *buf,
+			       size_t size);
 
 /* Up to 3 application files with the largest value of a per-file figure. */
 typedef uint64_t (*file_metric)(const struct rs_file *f);
 
-void top_files(const struct report_stats *st, struct finding *f, file_metric m, const char *what);
+void finding__top_files(const struct report_stats *st, struct finding *f, file_metric m,
+			const char *what);
 
 /* ---- the rules, one function per row of finding_rules[] ---- */
 
 /* findings_access.c */
-bool small_reads(RULE_ARGS);
-bool small_writes(RULE_ARGS);
-bool random_reads(RULE_ARGS);
-bool random_writes(RULE_ARGS);
-bool redundant_reads(RULE_ARGS);
-bool metadata_heavy(RULE_ARGS);
-bool many_small_files(RULE_ARGS);
-bool reread_fits_in_ram(RULE_ARGS);
-bool failed_syscalls(RULE_ARGS);
+bool detect_small_reads(RULE_ARGS);
+bool detect_small_writes(RULE_ARGS);
+bool detect_random_reads(RULE_ARGS);
+bool detect_random_writes(RULE_ARGS);
+bool detect_redundant_reads(RULE_ARGS);
+bool detect_metadata_heavy(RULE_ARGS);
+bool detect_many_small_files(RULE_ARGS);
+bool detect_reread_fits_in_ram(RULE_ARGS);
+bool detect_failed_syscalls(RULE_ARGS);
 
 /* findings_time.c */
-bool imbalance(RULE_ARGS);
-bool sync_heavy(RULE_ARGS);
-bool checkpoint_stall(RULE_ARGS);
-bool low_read_parallelism(RULE_ARGS);
-bool data_stall(RULE_ARGS);
-bool gpu_idle_on_data(RULE_ARGS);
+bool detect_imbalance(RULE_ARGS);
+bool detect_sync_heavy(RULE_ARGS);
+bool detect_checkpoint_stall(RULE_ARGS);
+bool detect_low_read_parallelism(RULE_ARGS);
+bool detect_data_stall(RULE_ARGS);
+bool detect_gpu_idle_on_data(RULE_ARGS);
 
 /* findings_levels.c */
-bool read_amplification(RULE_ARGS);
+bool detect_read_amplification(RULE_ARGS);
 /*
  * The Python locations behind a fired finding (--python-stacks), as its row
  * asks: f->py and one evidence line.
