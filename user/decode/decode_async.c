@@ -13,9 +13,9 @@
  * descriptor's at submission; a registered file's index is no descriptor,
  * so without its inode's name the path is unknown, and said so.
  */
-void handle_uring(struct record_decoder *d, const struct dl_uring *u)
+void decoder__handle_uring(struct record_decoder *d, const struct dl_uring *u)
 {
-	struct process *p = proc_for(d, &u->h);
+	struct process *p = decoder__proc_for(d, &u->h);
 	struct event e = {
 	    .type = EV_URING, .ts = rel(d, u->h.ts), .pid = u->h.tgid, .tid = u->h.tid};
 	const struct path_ref *path = NULL;
@@ -67,8 +67,8 @@ static void aio_begin(struct record_decoder *d, const struct aio_req *r)
 }
 
 /* Its end: the event reaped (ev), or none (the request ends unreaped at ts). */
-void aio_end(struct record_decoder *d, const struct aio_req *r, const struct dl_aio *ev,
-	     uint64_t ts)
+void decoder__aio_end(struct record_decoder *d, const struct aio_req *r, const struct dl_aio *ev,
+		      uint64_t ts)
 {
 	struct event e = {.type = EV_AIO, .ts = rel(d, ts), .pid = r->tgid, .tid = r->tid};
 
@@ -91,9 +91,9 @@ void aio_end(struct record_decoder *d, const struct aio_req *r, const struct dl_
  * returned, which ends its request.  An event of a request submitted
  * before tracing begins and ends where it was reaped.
  */
-void handle_aio(struct record_decoder *d, const struct dl_aio *a)
+void decoder__handle_aio(struct record_decoder *d, const struct dl_aio *a)
 {
-	struct process *p = proc_for(d, &a->h);
+	struct process *p = decoder__proc_for(d, &a->h);
 	struct aio_req *r;
 
 	if (a->flags & DL_AIO_SUBMIT) {
@@ -125,7 +125,7 @@ void handle_aio(struct record_decoder *d, const struct dl_aio *a)
 		aio_begin(d, r);
 	}
 	if (r) {
-		aio_end(d, r, a, a->h.ts);
+		decoder__aio_end(d, r, a, a->h.ts);
 		aio_requests_remove(&d->aio, r);
 		return;
 	}
@@ -151,7 +151,7 @@ void handle_aio(struct record_decoder *d, const struct dl_aio *a)
 		e.aio.iocb = a->iocb;
 		e.aio.ctx = a->ctx;
 		emit(d, &e);
-		aio_end(d, &u, a, a->h.ts);
+		decoder__aio_end(d, &u, a, a->h.ts);
 	}
 }
 
@@ -160,7 +160,7 @@ void handle_aio(struct record_decoder *d, const struct dl_aio *a)
  * the others were not taken.  io_destroy ends its context's requests,
  * unreaped; so does the process's exit (ctx 0: all of the process's).
  */
-void aio_submitted(struct record_decoder *d, const struct dl_io *io)
+void decoder__aio_submitted(struct record_decoder *d, const struct dl_io *io)
 {
 	for (size_t i = 0; i < d->aio.n;) {
 		struct aio_req *r = &d->aio.v[i];
@@ -179,7 +179,7 @@ void aio_submitted(struct record_decoder *d, const struct dl_io *io)
 	}
 }
 
-void aio_forget(struct record_decoder *d, uint32_t tgid, uint64_t ctx, uint64_t ts)
+void decoder__aio_forget(struct record_decoder *d, uint32_t tgid, uint64_t ctx, uint64_t ts)
 {
 	for (size_t i = 0; i < d->aio.n;) {
 		struct aio_req *r = &d->aio.v[i];
@@ -189,7 +189,7 @@ void aio_forget(struct record_decoder *d, uint32_t tgid, uint64_t ctx, uint64_t 
 			continue;
 		}
 		if (r->seq)
-			aio_end(d, r, NULL, ts);
+			decoder__aio_end(d, r, NULL, ts);
 		aio_requests_remove(&d->aio, r);
 	}
 }

@@ -7,17 +7,17 @@
 #include "decode/record_decoder_internal.h"
 #include "decode/span_records.h"
 
-void emit_block(void *ctx, struct event *e)
+void decoder__emit_block(void *ctx, struct event *e)
 {
 	emit(ctx, e);
 }
 
-void handle_fault(struct record_decoder *d, const struct dl_fault *f)
+void decoder__handle_fault(struct record_decoder *d, const struct dl_fault *f)
 {
 	struct event e = {
 	    .type = EV_FAULT, .ts = rel(d, f->h.ts), .pid = f->h.tgid, .tid = f->h.tid};
 
-	proc_for(d, &f->h);
+	decoder__proc_for(d, &f->h);
 	e.fault.write = f->flags & DL_FAULT_WRITE;
 	e.fault.exec = f->flags & DL_FAULT_EXEC;
 	e.fault.cow = f->flags & DL_FAULT_COW;
@@ -31,11 +31,11 @@ void handle_fault(struct record_decoder *d, const struct dl_fault *f)
 	emit(d, &e);
 }
 
-void handle_vfs(struct record_decoder *d, const struct dl_vfs *v)
+void decoder__handle_vfs(struct record_decoder *d, const struct dl_vfs *v)
 {
 	struct event e = {.type = EV_VFS, .ts = rel(d, v->h.ts), .pid = v->h.tgid, .tid = v->h.tid};
 
-	proc_for(d, &v->h);
+	decoder__proc_for(d, &v->h);
 	e.vfs.op = v->op;
 	e.vfs.write = v->write;
 	e.vfs.dur = v->dur;
@@ -50,13 +50,13 @@ void handle_vfs(struct record_decoder *d, const struct dl_vfs *v)
 	emit(d, &e);
 }
 
-void handle_vfs_open(struct record_decoder *d, const struct dl_path *rec, size_t size)
+void decoder__handle_vfs_open(struct record_decoder *d, const struct dl_path *rec, size_t size)
 {
 	size_t off = 0;
 	struct path_ref *path;
 
-	proc_for(d, &rec->io.h);
-	path = slot_path(rec, size, 0, &off);
+	decoder__proc_for(d, &rec->io.h);
+	path = decoder__slot_path(rec, size, 0, &off);
 	if (path && rec->io.ret >= 0)
 		inode_paths_set(&d->inodes, rec->dev, rec->ino, path);
 	{
@@ -88,7 +88,7 @@ static bool opens_file(unsigned func)
  * file is made absolute: a stream's from its descriptor, a relative HDF5 or
  * MPI-IO file name from the open the call made.
  */
-void handle_span(struct record_decoder *d, const void *rec, size_t size)
+void decoder__handle_span(struct record_decoder *d, const void *rec, size_t size)
 {
 	struct span_view v, named;
 	const struct dl_span *s;
@@ -106,7 +106,7 @@ void handle_span(struct record_decoder *d, const void *rec, size_t size)
 		return;
 	}
 	s = v.rec;
-	p = proc_for(d, &s->h);
+	p = decoder__proc_for(d, &s->h);
 	library = s->level != DL_LAYER_MARKERS;
 	named = v;
 	if (library) {

@@ -17,10 +17,10 @@ static const char *proc_display_name(const struct process *p)
 	return p->cmdline && *p->cmdline ? p->cmdline : p->comm;
 }
 
-void handle_fork(struct record_decoder *d, const struct dl_proc *e)
+void decoder__handle_fork(struct record_decoder *d, const struct dl_proc *e)
 {
-	struct process *parent =
-	    proc_for(d, &(struct dl_hdr){.tgid = e->ppid, .tid = e->ptid, .job = e->h.job});
+	struct process *parent = decoder__proc_for(
+	    d, &(struct dl_hdr){.tgid = e->ppid, .tid = e->ptid, .job = e->h.job});
 	bool thread = e->h.flags & DL_F_THREAD;
 	struct thread *t;
 
@@ -35,7 +35,7 @@ void handle_fork(struct record_decoder *d, const struct dl_proc *e)
 
 		d->last_proc = NULL;
 		if (old) { /* pid reused, or its exit was lost */
-			name_process(d, old);
+			decoder__name_process(d, old);
 			proc_forget(&d->procs, e->h.tgid);
 		}
 		c = proc_ensure(&d->procs, e->h.tgid);
@@ -73,9 +73,9 @@ void handle_fork(struct record_decoder *d, const struct dl_proc *e)
 	}
 }
 
-void handle_exec(struct record_decoder *d, const struct dl_proc *e, size_t size)
+void decoder__handle_exec(struct record_decoder *d, const struct dl_proc *e, size_t size)
 {
-	struct process *p = proc_for(d, &e->h);
+	struct process *p = decoder__proc_for(d, &e->h);
 	size_t file_len = e->file_len, args_len = e->args_len;
 
 	if (sizeof(*e) + file_len + args_len > size) {
@@ -102,7 +102,7 @@ void handle_exec(struct record_decoder *d, const struct dl_proc *e, size_t size)
 	if (args_len)
 		proc_set_cmdline(p, e->data + file_len, args_len);
 	p->exec_seen = true;
-	learn_user(d, e->uid);
+	decoder__learn_user(d, e->uid);
 	if (p->fds->refs > 1) {
 		struct fd_table *own = fd_table_copy(p->fds);
 
@@ -121,8 +121,8 @@ void handle_exec(struct record_decoder *d, const struct dl_proc *e, size_t size)
 }
 
 /* A process's or thread's name (none when it is empty). */
-void emit_name(struct record_decoder *d, enum event_type type, uint32_t pid, uint32_t tid,
-	       const char *name)
+void decoder__emit_name(struct record_decoder *d, enum event_type type, uint32_t pid, uint32_t tid,
+			const char *name)
 {
 	struct event e = {.type = type, .pid = pid, .tid = tid};
 
@@ -135,7 +135,7 @@ void emit_name(struct record_decoder *d, enum event_type type, uint32_t pid, uin
  * A process's track name, with its rank when it has one ("python3
  * train.py (rank 3 of 8)"); its ranks go in the name event's args.
  */
-void name_process(struct record_decoder *d, const struct process *p)
+void decoder__name_process(struct record_decoder *d, const struct process *p)
 {
 	char name[DL_ARGS_MAX + 128], rank[64] = "";
 	const char *from = "";
@@ -172,9 +172,9 @@ void name_process(struct record_decoder *d, const struct process *p)
 	emit(d, &e);
 }
 
-void handle_exit(struct record_decoder *d, const struct dl_proc *e)
+void decoder__handle_exit(struct record_decoder *d, const struct dl_proc *e)
 {
-	struct process *p = proc_for(d, &e->h);
+	struct process *p = decoder__proc_for(d, &e->h);
 	struct thread *t = thread_find(&d->procs, e->h.tid);
 	bool group_dead = e->h.flags & DL_F_GROUP_DEAD;
 	char comm[DL_COMM_LEN];
@@ -191,7 +191,7 @@ void handle_exit(struct record_decoder *d, const struct dl_proc *e)
 		ev.exit.code = ev.exit.signaled ? e->exit_code & 0x7f : (e->exit_code >> 8) & 0xff;
 		emit(d, &ev);
 	}
-	emit_name(d, EV_THREAD_NAME, e->h.tgid, e->h.tid, comm);
+	decoder__emit_name(d, EV_THREAD_NAME, e->h.tgid, e->h.tid, comm);
 	if (t) {
 		t->live = false;
 		free(id_map_remove(&d->procs.threads, e->h.tid));
@@ -200,9 +200,9 @@ void handle_exit(struct record_decoder *d, const struct dl_proc *e)
 	if (p->threads)
 		p->threads--;
 	if (group_dead) {
-		aio_forget(d, e->h.tgid, 0, e->h.ts);
+		decoder__aio_forget(d, e->h.tgid, 0, e->h.ts);
 		span_handles_forget_process(&d->span_names, e->h.tgid);
-		name_process(d, p);
+		decoder__name_process(d, p);
 		proc_mark_exited(&d->procs, p, e->exit_code);
 		proc_forget(&d->procs, p->pid);
 		if (d->py)

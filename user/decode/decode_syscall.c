@@ -79,7 +79,7 @@ static struct fd_naming fd_file(struct record_decoder *d, struct process *p, int
 }
 
 /* Rebuild path slot i of a path record; NULL when the slot is empty. */
-struct path_ref *slot_path(const struct dl_path *rec, size_t size, int i, size_t *offset)
+struct path_ref *decoder__slot_path(const struct dl_path *rec, size_t size, int i, size_t *offset)
 {
 	const char *data = rec->data;
 	size_t avail = size - sizeof(*rec);
@@ -237,7 +237,7 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io, size_
 	emit(d, &e);
 }
 
-void handle_syscall(struct record_decoder *d, const void *data, size_t size)
+void decoder__handle_syscall(struct record_decoder *d, const void *data, size_t size)
 {
 	const struct dl_io *io = data;
 	const struct dl_path *rec = NULL;
@@ -251,7 +251,7 @@ void handle_syscall(struct record_decoder *d, const void *data, size_t size)
 		d->malformed++;
 		return;
 	}
-	p = proc_for(d, &io->h);
+	p = decoder__proc_for(d, &io->h);
 	/* the kernel says which file each descriptor meant (not the table) */
 	cookies = io->h.flags & DL_F_FILE;
 	if (dl_kind_has_path(io->h.kind) && !dl_kind_by_fd(io->h.kind, size)) {
@@ -263,7 +263,7 @@ void handle_syscall(struct record_decoder *d, const void *data, size_t size)
 		}
 		rec = data;
 		if (rec->how[0]) /* empty when a descriptor names the file (fsetxattr, ...) */
-			p1 = slot_path(rec, size, 0, &off);
+			p1 = decoder__slot_path(rec, size, 0, &off);
 		if (rec->how[1] & DL_PATH_TEXT) {
 			/* an xattr name, a symlink's target: the bytes as passed */
 			if (off + rec->name_len[1] <= size - sizeof(*rec))
@@ -271,7 +271,7 @@ void handle_syscall(struct record_decoder *d, const void *data, size_t size)
 			else
 				d->malformed++;
 		} else {
-			p2 = slot_path(rec, size, 1, &off);
+			p2 = decoder__slot_path(rec, size, 1, &off);
 		}
 		path.path = p1;
 		path2.path = p2;
@@ -309,9 +309,9 @@ void handle_syscall(struct record_decoder *d, const void *data, size_t size)
 	}
 	emit_syscall(d, io, size, rec, &path, &path2, text, dl_py_stack_of(io, size));
 	if (io->h.kind == DL_SYS_IO_SUBMIT)
-		aio_submitted(d, io);
+		decoder__aio_submitted(d, io);
 	else if (io->h.kind == DL_SYS_IO_DESTROY && io->ret == 0 && io->arg)
-		aio_forget(d, io->h.tgid, io->arg, io->h.ts + io->dur);
+		decoder__aio_forget(d, io->h.tgid, io->arg, io->h.ts + io->dur);
 	if (rec && p1 && (rec->ino || rec->dev) && io->ret >= 0)
 		inode_paths_set(&d->inodes, rec->dev, rec->ino, p1);
 	update_fds(p, io, size, rec, p1);
@@ -323,7 +323,7 @@ void handle_syscall(struct record_decoder *d, const void *data, size_t size)
 }
 
 /* A file the kernel met through a descriptor: what its cookie stands for. */
-void handle_file(struct record_decoder *d, const struct dl_file *rec, size_t size)
+void decoder__handle_file(struct record_decoder *d, const struct dl_file *rec, size_t size)
 {
 	const struct file_name *n = file_names_add(&d->files, rec, size);
 

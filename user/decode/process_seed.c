@@ -12,7 +12,7 @@
 #include "decode/record_decoder_internal.h"
 #include "lib/proc_scan.h"
 
-struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h)
+struct process *decoder__proc_for(struct record_decoder *d, const struct dl_hdr *h)
 {
 	struct process *p;
 
@@ -24,7 +24,7 @@ struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h)
 	if (!p) {
 		/* first sight of a process (e.g. traced by cgroup): name it from /proc */
 		if (!d->offline)
-			seed_process(d, h->tgid, false);
+			decoder__seed_process(d, h->tgid, false);
 		p = proc_ensure(&d->procs, h->tgid);
 	}
 	p->job = h->job;
@@ -43,7 +43,7 @@ struct process *proc_for(struct record_decoder *d, const struct dl_hdr *h)
 }
 
 /* The job's user: the first process seen that does not run as root. */
-void learn_user(struct record_decoder *d, uint32_t uid)
+void decoder__learn_user(struct record_decoder *d, uint32_t uid)
 {
 	if (d->user_uid <= 0 && uid != 0)
 		d->user_uid = uid;
@@ -59,7 +59,7 @@ static void learn_user_from_proc(struct record_decoder *d, uint32_t pid)
 		return;
 	p = strstr(status, "\nUid:");
 	if (p && sscanf(p + 5, "%u", &uid) == 1)
-		learn_user(d, uid);
+		decoder__learn_user(d, uid);
 }
 
 #define PROC_ENV_MAX (256 * 1024) /* bytes of /proc/PID/environ looked at */
@@ -109,7 +109,7 @@ static void seed_thread(pid_t tid, void *ctx)
 }
 
 /* A process first seen: its names from /proc, and with fds its descriptors (at attach only). */
-void seed_process(struct record_decoder *d, uint32_t pid, bool fds)
+void decoder__seed_process(struct record_decoder *d, uint32_t pid, bool fds)
 {
 	struct process *p;
 	char buf[DL_ARGS_MAX + 1];
@@ -141,5 +141,5 @@ void seed_process(struct record_decoder *d, uint32_t pid, bool fds)
 
 void decoder_seed_process(struct record_decoder *d, uint32_t pid)
 {
-	seed_process(d, pid, true);
+	decoder__seed_process(d, pid, true);
 }

@@ -121,7 +121,7 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 	if (h->ts > d->last_ts)
 		d->last_ts = h->ts;
 	if (h->kind < DL_SYS_COUNT) {
-		handle_syscall(d, rec, size);
+		decoder__handle_syscall(d, rec, size);
 		return;
 	}
 	if (h->kind == DL_EV_PY_STACK || h->kind == DL_EV_PY_CODE) {
@@ -136,39 +136,39 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 	}
 	switch (h->kind) {
 	case DL_EV_FAULT:
-		handle_fault(d, rec);
+		decoder__handle_fault(d, rec);
 		break;
 	case DL_EV_BLOCK:
-		block_tracks_add(&d->blocks, rec, d->t0, emit_block, d);
+		block_tracks_add(&d->blocks, rec, d->t0, decoder__emit_block, d);
 		break;
 	case DL_EV_URING:
-		handle_uring(d, rec);
+		decoder__handle_uring(d, rec);
 		break;
 	case DL_EV_VFS:
-		handle_vfs(d, rec);
+		decoder__handle_vfs(d, rec);
 		break;
 	case DL_EV_VFS_OPEN:
-		handle_vfs_open(d, rec, size);
+		decoder__handle_vfs_open(d, rec, size);
 		break;
 	case DL_EV_CGROUP: /* the daemon's business */
 		break;
 	case DL_EV_SPAN:
-		handle_span(d, rec, size);
+		decoder__handle_span(d, rec, size);
 		break;
 	case DL_EV_FILE:
-		handle_file(d, rec, size);
+		decoder__handle_file(d, rec, size);
 		break;
 	case DL_EV_AIO:
-		handle_aio(d, rec);
+		decoder__handle_aio(d, rec);
 		break;
 	case DL_EV_FORK:
-		handle_fork(d, rec);
+		decoder__handle_fork(d, rec);
 		break;
 	case DL_EV_EXEC:
-		handle_exec(d, rec, size);
+		decoder__handle_exec(d, rec, size);
 		break;
 	case DL_EV_EXIT:
-		handle_exit(d, rec);
+		decoder__handle_exit(d, rec);
 		break;
 	default:
 		d->malformed++;
@@ -181,20 +181,20 @@ void decoder_finish(struct record_decoder *d, struct ev_trace_end *end)
 	uint32_t key;
 	void *v;
 
-	block_tracks_finish(&d->blocks, d->t0, emit_block, d);
+	block_tracks_finish(&d->blocks, d->t0, decoder__emit_block, d);
 	while (d->aio.n) { /* requests still in flight: unreaped at the trace's end */
 		struct aio_req *r = &d->aio.v[d->aio.n - 1];
 
 		if (r->seq)
-			aio_end(d, r, NULL, d->last_ts > r->ts ? d->last_ts : r->ts);
+			decoder__aio_end(d, r, NULL, d->last_ts > r->ts ? d->last_ts : r->ts);
 		aio_requests_remove(&d->aio, r);
 	}
 	for (size_t i = 0; id_map_next(&d->procs.procs, &i, &key, &v);)
-		name_process(d, v);
+		decoder__name_process(d, v);
 	for (size_t i = 0; id_map_next(&d->procs.threads, &i, &key, &v);) {
 		struct thread *t = v;
 
-		emit_name(d, EV_THREAD_NAME, t->pid, t->tid, t->comm);
+		decoder__emit_name(d, EV_THREAD_NAME, t->pid, t->tid, t->comm);
 	}
 	end->events = ++d->emitted;
 	end->paths_unknown = d->paths_unknown;
