@@ -273,6 +273,27 @@ def tracer_processes():
     return pids
 
 
+def uprobes_on(path):
+    """(pid, fd) of each uprobe, USDT probes included, that a BPF program is attached through on
+    the file at path, whoever holds it: bpftool's list of perf events by process, which still
+    shows a tracer that is exiting, when /proc no longer gives its executable."""
+    want = os.stat(path)
+    bpftool = shutil.which('bpftool') or '/usr/sbin/bpftool'
+    out = subprocess.run([bpftool, '-j', 'perf'], capture_output=True, text=True,
+                         check=True).stdout
+    held = []
+    for e in json.loads(out or '[]'):
+        if e.get('fd_type') not in ('uprobe', 'uretprobe') or 'filename' not in e:
+            continue
+        try:
+            st = os.stat(e['filename'])
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) == (want.st_dev, want.st_ino):
+            held.append((e['pid'], e['fd']))
+    return held
+
+
 def wait_until_detached(timeout=30):
     """True once no dltrace of this build runs: an earlier test's tracer has let go of its
     probes (dltrace exits first; its helper frees the programs at once and closes the perf

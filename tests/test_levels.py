@@ -11,7 +11,8 @@ import subprocess
 import unittest
 
 from dltrace_harness import DLTRACE, PYTHON, ROOT, TraceTest, helper, load_trace, metadata, \
-    run_command, runs_no_dltrace_code, tracer_processes, wait_until_detached, workload
+    run_command, runs_no_dltrace_code, tracer_processes, uprobes_on, wait_for, wait_until_detached, \
+    workload
 
 MARKERS_PY = os.path.join(ROOT, 'python')
 REWRITE = helper('trace_rewrite')
@@ -393,6 +394,15 @@ class MarkerTest(LevelTest):
         # tests before this one queue up: 6.8 s after an HDF5 test here, over 30 s in an
         # ASan run of the suite
         self.assertTrue(wait_until_detached(timeout=300), tracer_processes())
+        # and until no process holds a probe on the library: a tracer's last perf events are
+        # closed as it exits, after /proc stops showing what it runs
+        lib = subprocess.run([PYTHON, '-c', '''if 1:
+            import sys
+            sys.path.insert(0, sys.argv[1])
+            import dltrace_markers as dltrace
+            print(dltrace.library_path())
+            ''', MARKERS_PY], capture_output=True, text=True, check=True).stdout.strip()
+        self.assertTrue(wait_for(lambda: not uprobes_on(lib), timeout=300), uprobes_on(lib))
         out = subprocess.run([PYTHON, '-c', '''if 1:
             import sys
             sys.path.insert(0, sys.argv[1])
