@@ -591,12 +591,12 @@ struct dl_proc {
  *                        file_len       args_len               env_len
  */
 enum dl_rank_var {
-	DL_RANK_RANK,	     /* RANK (torchrun) */
-	DL_RANK_LOCAL_RANK,  /* LOCAL_RANK (torchrun) */
-	DL_RANK_WORLD_SIZE,  /* WORLD_SIZE (torchrun) */
-	DL_RANK_SLURM,	     /* SLURM_PROCID */
-	DL_RANK_OMPI,	     /* OMPI_COMM_WORLD_RANK */
-	DL_RANK_PMI,	     /* PMI_RANK */
+	DL_RANK_RANK,	    /* RANK (torchrun) */
+	DL_RANK_LOCAL_RANK, /* LOCAL_RANK (torchrun) */
+	DL_RANK_WORLD_SIZE, /* WORLD_SIZE (torchrun) */
+	DL_RANK_SLURM,	    /* SLURM_PROCID */
+	DL_RANK_OMPI,	    /* OMPI_COMM_WORLD_RANK */
+	DL_RANK_PMI,	    /* PMI_RANK */
 	DL_RANK_COUNT,
 };
 #define DL_ENV_SCAN 256 /* environment variables looked at */

@@ -873,8 +873,7 @@ static void span_event(struct report_stats *st, const struct event *ev)
 		rs_phase_marker(st, ti, ev, start);
 		if (ev->span.name.len == 5 && !memcmp(ev->span.name.s, "fetch", 5))
 			rs_gpu_wait(st, GW_FETCH, ti, NONE32, start, start + dur);
-	}
-	else
+	} else
 		rs_level_span(st, ti, ev, start);
 }
 

@@ -261,8 +261,8 @@ static void write_event(struct event_consumer *ec, const struct event *e)
 		case 's':
 		case 'f':
 			id = e->type == EV_SPAN ? e->span.flow : 0;
-			pftrace_flow(w, e->pid, e->tid, e->ts, pstr(h.name), pstr(h.cat), c->args, n,
-				     h.ph == 's' ? id : 0, h.ph == 'f' ? id : 0);
+			pftrace_flow(w, e->pid, e->tid, e->ts, pstr(h.name), pstr(h.cat), c->args,
+				     n, h.ph == 's' ? id : 0, h.ph == 'f' ? id : 0);
 			break;
 		default:
 			pftrace_instant(w, e->pid, e->tid, e->ts, pstr(h.name), pstr(h.cat),

@@ -512,8 +512,8 @@ void pftrace_instant(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint6
 }
 
 void pftrace_flow(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
-		  struct pft_str name, struct pft_str cat, const struct pft_arg *args, uint32_t nargs,
-		  uint64_t flow_out, uint64_t flow_in)
+		  struct pft_str name, struct pft_str cat, const struct pft_arg *args,
+		  uint32_t nargs, uint64_t flow_out, uint64_t flow_in)
 {
 	struct pft_seq *seq = thread_seq(w, pid, tid, true);
 

@@ -279,8 +279,8 @@ void pftrace_instant(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint6
  * instants by those ids.
  */
 void pftrace_flow(struct pftrace_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
-		  struct pft_str name, struct pft_str cat, const struct pft_arg *args, uint32_t nargs,
-		  uint64_t flow_out, uint64_t flow_in);
+		  struct pft_str name, struct pft_str cat, const struct pft_arg *args,
+		  uint32_t nargs, uint64_t flow_out, uint64_t flow_in);
 /*
  * An asynchronous request (block, io_uring): its begin, on a lane named
  * `name` under group_pid's process track, written on the (pid, tid)
