@@ -295,23 +295,6 @@ bool detect_low_read_parallelism(RULE_ARGS)
 	return true;
 }
 
-/* "epoch 1 step 3" (what the step's arguments say, else its rank in the loop) */
-static const char *step_label(const struct report_stats *st, const struct rs_step *s, char *buf,
-			      size_t size)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	if (s->epoch != NONE32)
-		o = snprintf(buf, size, "epoch %lld ",
-			     (long long)st->phases.epochs[s->epoch].index);
-	if (s->index >= 0)
-		snprintf(buf + o, size - o, "step %lld", (long long)s->index);
-	else
-		snprintf(buf + o, size - o, "step at %.3f s", s->end / 1e9);
-	return buf;
-}
-
 /* What was behind a slow step: its files and the time in each level. */
 static void slow_step(const struct report_stats *st, struct finding *f, const struct rs_owner *o,
 		      const struct rs_slow *sl)
@@ -324,7 +307,7 @@ static void slow_step(const struct report_stats *st, struct finding *f, const st
 
 	(void)o;
 	n = snprintf(line, sizeof(line), "%s: %s, %s waiting for the batch (%s)",
-		     step_label(st, s, label, sizeof(label)), human_ns(a, rs_step_iter_ns(s)),
+		     rs_step_label(st, s, label, sizeof(label)), human_ns(a, rs_step_iter_ns(s)),
 		     human_ns(b, s->stall_ns), human_pct(c, rs_step_stall_share(s)));
 	for (int l = 0; l < DL_LEVEL_COUNT && n < sizeof(line); l++)
 		if (rs_is_level(l) && s->io.level_ns[l])

@@ -17,11 +17,28 @@
 #define _GNU_SOURCE
 #include "report/report_stats_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PEND_MAX   (1u << 17)
 #define ORPHAN_MAX (1u << 16)
+
+const char *rs_step_label(const struct report_stats *st, const struct rs_step *s, char *buf,
+			  size_t size)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	if (s->epoch != NONE32)
+		o = snprintf(buf, size, "epoch %lld ",
+			     (long long)st->phases.epochs[s->epoch].index);
+	if (s->index >= 0)
+		snprintf(buf + o, size - o, "step %lld", (long long)s->index);
+	else
+		snprintf(buf + o, size - o, "step at %.3f s", rs_since_job(st, s->end) / 1e9);
+	return buf;
+}
 
 double rs_step_stall_share(const struct rs_step *s)
 {

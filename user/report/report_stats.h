@@ -610,6 +610,9 @@ void rs_session_end(struct report_stats *st, struct rs_pair *p);
 void rs_phases_derive(struct report_stats *st);
 /* The data stall of a step: its share of the step's iteration. */
 double rs_step_stall_share(const struct rs_step *s);
+/* "epoch 1 step 3": what the step's arguments say, else "step at T s" from the job's start. */
+const char *rs_step_label(const struct report_stats *st, const struct rs_step *s, char *buf,
+			  size_t size);
 static inline uint64_t rs_step_iter_ns(const struct rs_step *s)
 {
 	return s->end > s->istart ? s->end - s->istart : 0;

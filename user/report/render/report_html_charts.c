@@ -163,20 +163,6 @@ void html_bar_chart(FILE *f, const char *id, const char *const *labels, int ngro
 	fprintf(f, "</div>");
 }
 
-void html_step_label(const struct report_stats *st, const struct rs_step *s, char *buf, size_t size)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	if (s->epoch != NONE32)
-		o = snprintf(buf, size, "epoch %lld ",
-			     (long long)st->phases.epochs[s->epoch].index);
-	if (s->index >= 0)
-		snprintf(buf + o, size - o, "step %lld", (long long)s->index);
-	else
-		snprintf(buf + o, size - o, "step at %.3f s", rs_since_job(st, s->end) / 1e9);
-}
-
 #define STALL_BARS 200
 
 /* Per step (or group of steps): the wait for the batch under the rest of the iteration. */
@@ -203,7 +189,7 @@ void html_stall_chart(FILE *f, const struct report_stats *st, uint32_t oi)
 		double bw = gw * 0.8, bx = x0 + k * gw + gw * 0.1;
 		double hs = h * stall / max, hi = h * iter / max;
 
-		html_step_label(st, &st->phases.steps[bars[k].first], label, sizeof(label));
+		rs_step_label(st, &st->phases.steps[bars[k].first], label, sizeof(label));
 		for (int part = 0; part < 2; part++) {
 			double y = part ? y0 + h - hi : y0 + h - hs, bh = part ? hi - hs : hs;
 
@@ -223,7 +209,7 @@ void html_stall_chart(FILE *f, const struct report_stats *st, uint32_t oi)
 	for (int i = 0; i <= 4 && n; i++) {
 		uint32_t k = i == 4 ? n - 1 : n * i / 4;
 
-		html_step_label(st, &st->phases.steps[bars[k].first], label, sizeof(label));
+		rs_step_label(st, &st->phases.steps[bars[k].first], label, sizeof(label));
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x0 + (k + 0.5) * gw,
 			CHART_H - 12);
 		esc(f, label);

@@ -70,9 +70,6 @@ void html_stall_chart(FILE *f, const struct report_stats *st, uint32_t oi);
 /* axis and title labels */
 const char *html_label_count(char *b, double v);
 const char *html_label_ns(char *b, double v);
-/* "epoch 1 step 12", "step 12" or "step at 3.250 s" */
-void html_step_label(const struct report_stats *st, const struct rs_step *s, char *buf,
-		     size_t size);
 
 /* ---- report_html_sections.c: one <section> each ---- */
 

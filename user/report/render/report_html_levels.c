@@ -257,7 +257,7 @@ static void loop_html(FILE *f, const struct report_view *v, uint32_t oi)
 			const struct rs_slow *sl = &o->slow[order[k]];
 			const struct rs_step *s = &ph->steps[sl->step];
 
-			html_step_label(st, s, label, sizeof(label));
+			rs_step_label(st, s, label, sizeof(label));
 			fprintf(f, "<tr><td class=\"l\">");
 			esc(f, label);
 			fprintf(f, "</td>");

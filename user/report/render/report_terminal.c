@@ -904,22 +904,6 @@ static void levels(const struct term *t, const struct report_view *v)
 	level_objects(t, v);
 }
 
-static const char *step_name(const struct report_stats *st, const struct rs_step *s, char *buf,
-			     size_t size)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	if (s->epoch != NONE32)
-		o = snprintf(buf, size, "epoch %lld ",
-			     (long long)st->phases.epochs[s->epoch].index);
-	if (s->index >= 0)
-		snprintf(buf + o, size - o, "step %lld", (long long)s->index);
-	else
-		snprintf(buf + o, size - o, "step at %.3f s", rs_since_job(st, s->end) / 1e9);
-	return buf;
-}
-
 static void loop(const struct term *t, const struct report_stats *st, uint32_t oi)
 {
 	const struct rs_phases *ph = &st->phases;
@@ -946,7 +930,7 @@ static void loop(const struct term *t, const struct report_stats *st, uint32_t o
 		    human_ns(a, o->sum.iter_p50), human_ns(b, o->sum.iter_p99),
 		    human_ns(c, o->sum.iter_max),
 		    o->sum.worst != NONE32
-			? step_name(st, &ph->steps[o->sum.worst], label, sizeof(label))
+			? rs_step_label(st, &ph->steps[o->sum.worst], label, sizeof(label))
 			: "-",
 		    human_ns(d, o->sum.step_p50), human_ns(e, o->sum.step_p99));
 		fprintf(t->f,
@@ -1000,7 +984,7 @@ static void loop(const struct term *t, const struct report_stats *st, uint32_t o
 			if (top == NONE32 || sl->files[i].io_ns > sl->files[top].io_ns)
 				top = i;
 		fprintf(t->f, "    %s %s: %s, %s waiting",
-			k ? "        " : "slowest:", step_name(st, s, label, sizeof(label)),
+			k ? "        " : "slowest:", rs_step_label(st, s, label, sizeof(label)),
 			human_ns(a, rs_step_iter_ns(s)), human_pct(b, rs_step_stall_share(s)));
 		for (int l = 0; l < DL_LEVEL_COUNT; l++)
 			if (rs_is_level(l) && s->io.level_ns[l])
