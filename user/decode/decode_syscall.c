@@ -315,9 +315,13 @@ void decoder__handle_syscall(struct record_decoder *d, const void *data, size_t 
 	if (rec && p1 && (rec->ino || rec->dev) && io->ret >= 0)
 		inode_paths_set(&d->inodes, rec->dev, rec->ino, p1);
 	update_fds(p, io, size, rec, p1);
-	span_threads_syscall(
-	    &d->span_threads, io->h.tid, io->h.ts, io->h.kind, io->ret, p1,
-	    io->h.flags & DL_F_CACHE ? (int64_t)(dl_io_arg(io, size) * d->page_size) : -1);
+	if (d->span_threads.on) { /* only library calls need the bytes a read missed */
+		int64_t miss =
+		    io->h.flags & DL_F_CACHE ? (int64_t)(dl_io_arg(io, size) * d->page_size) : -1;
+
+		span_threads_syscall(&d->span_threads, io->h.tid, io->h.ts, io->h.kind, io->ret, p1,
+				     miss);
+	}
 	path_put(p1);
 	path_put(p2);
 }
