@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "cli/cli_usage.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "format/trace_format.h"
+#include "io/output_file.h"
 
 int cli_usage_error(const char *cmd, const char *msg, const char *arg)
 {
@@ -94,4 +97,32 @@ void cli_gzip_level_help(FILE *out)
 	if (n < sizeof(text))
 		snprintf(text + n, sizeof(text) - n, ")");
 	cli_option(out, "      --gzip-level N", text);
+}
+
+int cli_write_page(const char *cmd, const char *path, void (*fill)(FILE *f, const void *arg),
+		   const void *arg)
+{
+	struct file_owner owner = invoking_user();
+	char err[600];
+	int fd = output_open(path, &owner, 0600, err, sizeof(err));
+	FILE *f;
+
+	if (fd < 0) {
+		fprintf(stderr, "dltrace %s: %s\n", cmd, err);
+		return 1;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		fprintf(stderr, "dltrace %s: %s: %s\n", cmd, path, strerror(errno));
+		return 1;
+	}
+	fill(f, arg);
+	if (fflush(f) || ferror(f)) {
+		fprintf(stderr, "dltrace %s: writing %s failed: %s\n", cmd, path, strerror(errno));
+		fclose(f);
+		return 1;
+	}
+	fclose(f);
+	return 0;
 }

@@ -27,6 +27,14 @@ void cli_wrap(FILE *out, int col, int indent, const char *text);
 /* An option's help: "  -o, --output FILE" padded to CLI_HELP_COL, then text wrapped. */
 void cli_option(FILE *out, const char *option, const char *text);
 
+/*
+ * Write a page (--html) to path, made as the invoking user under sudo (mode
+ * 0600): fill(f, arg) fills it.  A failure is one line "dltrace CMD: ..." on
+ * stderr; returns 0 or 1, the exit status.
+ */
+int cli_write_page(const char *cmd, const char *path, void (*fill)(FILE *f, const void *arg),
+		   const void *arg);
+
 /* ".json or .pftrace": every trace format's suffix (format/trace_formats.def). */
 const char *cli_format_suffixes(char *buf, size_t size);
 /* The --gzip-level option's help, with each format's default level. */

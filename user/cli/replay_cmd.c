@@ -366,31 +366,14 @@ static int read_plan(const struct replay_cli *o, struct replay_plan *p)
 	return 0;
 }
 
+static void html_page(FILE *f, const void *r)
+{
+	replay_report__html(r, f);
+}
+
 static int write_html(const struct replay_report *r, const char *path)
 {
-	struct file_owner owner = invoking_user();
-	char err[600];
-	int fd = output_open(path, &owner, 0600, err, sizeof(err));
-	FILE *f;
-
-	if (fd < 0) {
-		fprintf(stderr, "dltrace replay: %s\n", err);
-		return 1;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		fprintf(stderr, "dltrace replay: %s: %s\n", path, strerror(errno));
-		return 1;
-	}
-	replay_report__html(r, f);
-	if (fflush(f) || ferror(f)) {
-		fprintf(stderr, "dltrace replay: writing %s failed: %s\n", path, strerror(errno));
-		fclose(f);
-		return 1;
-	}
-	fclose(f);
-	return 0;
+	return cli_write_page("replay", path, html_page, r);
 }
 
 static void on_stop(int sig)

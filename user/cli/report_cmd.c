@@ -144,11 +144,12 @@ static int read_traces(struct report_session *s, char **files, int n)
 		if (!strcmp(files[i], "-"))
 			continue;
 		if (kineto_file_is(files[i])) {
-			fprintf(stderr,
-				"dltrace report: %s: not a dltrace trace: a JSON object, as a "
-				"PyTorch profiler trace is (give one with --kineto FILE, or merge it "
-				"with the trace: dltrace merge)\n",
-				files[i]);
+			fprintf(
+			    stderr,
+			    "dltrace report: %s: not a dltrace trace: a JSON object, as a "
+			    "PyTorch profiler trace is (give one with --kineto FILE, or merge it "
+			    "with the trace: dltrace merge)\n",
+			    files[i]);
 			return 1;
 		}
 		if (trace_file_start(files[i], &start, err, sizeof(err))) {
@@ -220,31 +221,21 @@ static bool want_color(FILE *out)
 	return isatty(fileno(out)) && !(nc && *nc);
 }
 
+struct html_page {
+	const struct report_session *s;
+	unsigned top;
+};
+
+static void html_page(FILE *f, const void *arg)
+{
+	const struct html_page *p = arg;
+
+	report_session__html(p->s, f, p->top);
+}
+
 static int write_html(const struct report_session *s, unsigned top, const char *path)
 {
-	struct file_owner owner = invoking_user();
-	char err[600];
-	int fd = output_open(path, &owner, 0600, err, sizeof(err));
-	FILE *f;
-
-	if (fd < 0) {
-		fprintf(stderr, "dltrace report: %s\n", err);
-		return 1;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		fprintf(stderr, "dltrace report: %s: %s\n", path, strerror(errno));
-		return 1;
-	}
-	report_session__html(s, f, top);
-	if (fflush(f) || ferror(f)) {
-		fprintf(stderr, "dltrace report: writing %s failed: %s\n", path, strerror(errno));
-		fclose(f);
-		return 1;
-	}
-	fclose(f);
-	return 0;
+	return cli_write_page("report", path, html_page, &(struct html_page){s, top});
 }
 
 /* --list-findings: the rules table (report/report_findings.c), one rule a line. */
@@ -309,7 +300,8 @@ int report_main(int argc, char **argv)
 			break;
 		case OPT_KINETO:
 			if (!*optarg)
-				return cli_usage_error("report", "--kineto needs a file name", NULL);
+				return cli_usage_error("report", "--kineto needs a file name",
+						       NULL);
 			if (o.nkineto == KINETO_MAX)
 				return cli_usage_error("report", "too many --kineto files", NULL);
 			o.kineto[o.nkineto++] = optarg;
