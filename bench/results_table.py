@@ -176,13 +176,19 @@ def lifecycle_block(lc):
     r = lc['results']
     rows = [[name, num(r[name]['programs']['median'], '%d'),
              spread(r[name]['start_s'], '%.2f') + ' s',
+             spread(r[name]['start_after_s'], '%.2f') + ' s' if 'start_after_s' in r[name]
+             else '-',
              spread(r[name]['start_cpu_s'], '%.2f') + ' s',
              spread(r[name]['freed_after_exit_s'], '%.2f') + ' s',
+             spread(r[name]['pread_idle_ns'], '%.0f') + ' ns' if 'pread_idle_ns' in r[name]
+             else '-',
+             spread(r[name]['pread_after_exit_ns'], '%.0f') + ' ns'
+             if 'pread_after_exit_ns' in r[name] else '-',
              spread(r[name]['loadavg'], '%.1f')] for name in lc['builds']]
     return ['Start-up and exit (%d repetitions; the untraced spawn of the command %.1f ms):'
             % (lc['reps'], r['untraced']['spawn_s']['median'] * 1e3), ''] + table(
-                ['build', 'programs', 'to the command\'s first instruction',
-                 'dltrace CPU by then', 'programs freed after exit', 'load average'], rows)
+                ['build', 'programs', 'to the command\'s first instruction, cold',
+                 'right after another run', 'dltrace CPU by then', 'programs freed after exit', 'load average'], rows)
 
 
 def decode_replay_block(replay):

@@ -260,14 +260,38 @@ def wait_for(predicate, timeout=30, step=0.05):
 
 
 def tracer_processes():
-    """pids running the dltrace binary under test (a traced run's detaching helper included)."""
+    """pids running the dltrace binary under test (a traced run's detaching helper included,
+    until it is "dltrace-held": it then holds only disabled tracepoint events, without a
+    program, for the next run to take)."""
     exe = os.path.realpath(DLTRACE)
     pids = []
     for name in os.listdir('/proc'):
         if name.isdigit():
             try:
-                if os.readlink('/proc/%s/exe' % name) == exe:
-                    pids.append(int(name))
+                if os.readlink('/proc/%s/exe' % name) != exe:
+                    continue
+                with open('/proc/%s/comm' % name) as f:
+                    if f.read().strip() != 'dltrace-held':
+                        pids.append(int(name))
+            except OSError:
+                pass
+    return pids
+
+
+HANDOVER_SOCKET = '/run/dltrace/tracepoints.sock'
+
+
+def events_held():
+    """pids of the helpers that hold tracepoint events for the next run (comm dltrace-held)."""
+    exe = os.path.realpath(DLTRACE)
+    pids = []
+    for name in os.listdir('/proc'):
+        if name.isdigit():
+            try:
+                with open('/proc/%s/comm' % name) as f:
+                    if f.read().strip() == 'dltrace-held' and \
+                            os.readlink('/proc/%s/exe' % name) == exe:
+                        pids.append(int(name))
             except OSError:
                 pass
     return pids

@@ -2,12 +2,16 @@
 killed processes, and hostile file names, paths and arguments."""
 import json
 import os
+import re
 import signal
+import socket
 import subprocess
+import sys
 import unittest
 
-from dltrace_harness import (Tracer, TraceTest, cgroup2_root, in_syscall, io_events, load_trace,
-                             summary, wait_for, workload)
+from dltrace_harness import (HANDOVER_SOCKET, Tracer, TraceTest, cgroup2_root, events_held,
+                             in_syscall, io_events, load_trace, run_command, summary,
+                             tracer_processes, wait_for, workload)
 
 
 def loaded_programs():
@@ -107,6 +111,116 @@ class KillAndConcurrencyTest(TraceTest):
             seen.append([(e['name'], e['args']['offset'], e['args']['ret']) for e in calls])
         self.assertEqual(seen[0], [('pread64', 0, 512), ('pread64', 4096, 512)])
         self.assertEqual(seen[0], seen[1])
+
+HANDOVER_LINE = re.compile(r'dltrace: tracepoint events: (\d+) taken over from an earlier run, '
+                           r'(\d+) opened, (\d+) given and not used')
+
+# connects to the socket as another user: exit 13 when refused for permission
+CONNECT_AS_OTHER = '''if 1:
+    import socket, sys
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        s.connect(sys.argv[1])
+    except PermissionError:
+        sys.exit(13)
+'''
+
+
+class EventHandoverTest(TraceTest):
+    """A run's helper keeps its tracepoints' perf events, disabled and without a program, and
+    gives them to the next run, which attaches to them without opening any (it does not
+    wait for the last run's teardown)."""
+
+    PREADS = [('pread64', 8192, 100), ('pread64', 0, 512), ('pread64', 4096, 512)]
+
+    def run_target(self, name, env=None, preexec_fn=None):
+        """dltrace --verbose -- pid_target: (its counts of events, its preads)."""
+        data = self.path('d.bin')
+        if not os.path.exists(data):
+            with open(data, 'wb') as f:
+                f.write(b'h' * 16384)
+        res = run_command(['--verbose'], self.path(name), [workload('pid_target'), data, data],
+                          input=b'go\n', env=dict(os.environ, **(env or {})),
+                          preexec_fn=preexec_fn)
+        err = res.stderr.decode()
+        self.assertEqual(res.returncode, 0, err)
+        m = HANDOVER_LINE.search(err)
+        self.assertIsNotNone(m, err)
+        calls = io_events(load_trace(self.path(name)), under=self.dir)
+        return (tuple(int(x) for x in m.groups()),
+                [(e['name'], e['args']['offset'], e['args']['ret'])
+                 for e in calls if e['name'] == 'pread64'])
+
+    def wait_held(self):
+        """The helper of the run before, once it offers its events: its pid."""
+        self.assertTrue(wait_for(lambda: os.path.exists(HANDOVER_SOCKET) and events_held(),
+                                 timeout=60), tracer_processes())
+        pids = events_held()
+        self.assertEqual(len(pids), 1, pids)
+        return pids[0]
+
+    def test_the_next_run_takes_the_events_of_the_last(self):
+        (taken, opened, _), calls = self.run_target('a.json')
+        self.assertEqual(calls, self.PREADS)
+        helper = self.wait_held()
+        # it holds events only: no program, map or link is left
+        self.assertEqual(programs_held_by(helper), set())
+        counts, calls = self.run_target('b.json')
+        self.assertEqual(counts, (taken + opened, 0, 0))
+        self.assertEqual(calls, self.PREADS)
+        # given away, the helper is gone
+        self.assertTrue(wait_for(lambda: not os.path.exists('/proc/%d' % helper), timeout=30))
+
+    def test_only_root_asking_gets_them(self):
+        (taken, opened, _), _ = self.run_target('a.json')
+        self.wait_held()
+        # another user cannot reach the socket (its directory is root's alone)
+        other = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
+                                sys.executable, '-c', CONNECT_AS_OTHER, HANDOVER_SOCKET],
+                               capture_output=True, text=True)
+        self.assertEqual(other.returncode, 13, other.stderr)
+        # a caller that connects and does not ask (another helper looking) gets nothing
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.connect(HANDOVER_SOCKET)
+        s.close()
+        counts, calls = self.run_target('b.json')
+        self.assertEqual(counts, (taken + opened, 0, 0))
+        self.assertEqual(calls, self.PREADS)
+
+    def test_the_holder_leaves_the_jobs_cgroup(self):
+        """dltrace started inside a job's cgroup (v1 blkio and v2): its holder joins the cgroups
+        of the process that started dltrace, and the job's cgroups empty at dltrace's exit."""
+        name = 'dltrace-test-hold-%d' % os.getpid()
+        job = [os.path.join('/sys/fs/cgroup/blkio', name), os.path.join(cgroup2_root(), name)]
+        for cg in job:
+            os.mkdir(cg)
+        self.addCleanup(lambda: [os.path.isdir(cg) and os.rmdir(cg) for cg in job])
+
+        def enter():
+            for cg in job:
+                with open(os.path.join(cg, 'cgroup.procs'), 'w') as f:
+                    f.write(str(os.getpid()))
+        self.run_target('a.json', preexec_fn=enter)
+        helper = self.wait_held()
+        with open('/proc/%d/cgroup' % helper) as f:
+            held_in = f.read()
+        with open('/proc/self/cgroup') as f:
+            mine = f.read()
+        self.assertEqual(held_in, mine)
+        # nothing of dltrace is left in them: they go at once
+        self.assertTrue(wait_for(lambda: not tracer_processes(), timeout=60), tracer_processes())
+        for cg in job:
+            os.rmdir(cg)
+
+    def test_nothing_is_held_with_a_hold_of_zero(self):
+        (taken, opened, _), _ = self.run_target('a.json', {'DLTRACE_EVENTS_HOLD_MS': '0'})
+        # its helper closes everything and exits
+        self.assertTrue(wait_for(lambda: not tracer_processes() and not events_held(),
+                                 timeout=120), tracer_processes())
+        self.assertFalse(os.path.exists(HANDOVER_SOCKET))
+        counts, calls = self.run_target('b.json')
+        self.assertEqual(counts, (0, taken + opened, 0))
+        self.assertEqual(calls, self.PREADS)
 
 
 class ProcessStormTest(TraceTest):

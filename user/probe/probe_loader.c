@@ -23,6 +23,7 @@
 #include "probe/probe_layers.h"
 #include "probe/shared_maps.h"
 #include "probe/system_checks.h"
+#include "probe/tracepoint_events.h"
 #include "lib/clock_ns.h"
 
 static bool libbpf_verbose;
@@ -368,8 +369,10 @@ static bool wants_library(const struct probes *p, bool (*want)(const struct bpf_
 	return false;
 }
 
-static void add_link(struct probes *p, struct bpf_program *prog, int layer, struct bpf_link *link)
+static void add_link(struct probes *p, struct bpf_program *prog, int layer, struct bpf_link *link,
+		     const struct link_event *event)
 {
+	p->link_event[p->nlinks] = *event;
 	p->link_layer[p->nlinks] = layer;
 	p->link_prog[p->nlinks] = prog;
 	p->links[p->nlinks++] = link;
@@ -383,8 +386,10 @@ static void add_link(struct probes *p, struct bpf_program *prog, int layer, stru
 struct attach_job {
 	struct bpf_program *prog;
 	int layer;
-	int kind;	       /* a shared program's syscall kind; -1: the program's own target */
-	struct bpf_link *link; /* NULL: failed with err */
+	int kind; /* a shared program's syscall kind; -1: the program's own target */
+	struct tp_events *events; /* where a tracepoint's perf event comes from */
+	struct bpf_link *link;	  /* NULL: failed with err */
+	struct link_event event;  /* the tracepoint's perf event, if one */
 	int err;
 };
 
@@ -409,18 +414,62 @@ static int loaded_objects(const struct probes *p, struct bpf_object *objs[2])
 	return p->second ? 2 : 1;
 }
 
+/* "tracepoint/CATEGORY/NAME" (or "tp/..."): the program's tracepoint; false for other kinds. */
+static bool tracepoint_of(const struct bpf_program *prog, char *category, size_t catlen, char *name,
+			  size_t namelen)
+{
+	const char *sec = bpf_program__section_name(prog), *slash;
+
+	if (!strncmp(sec, "tracepoint/", 11))
+		sec += 11;
+	else if (!strncmp(sec, "tp/", 3))
+		sec += 3;
+	else
+		return false;
+	slash = strchr(sec, '/');
+	if (!slash || (size_t)(slash - sec) >= catlen)
+		return false;
+	snprintf(category, catlen, "%.*s", (int)(slash - sec), sec);
+	snprintf(name, namelen, "%s", slash + 1);
+	return true;
+}
+
+/*
+ * A tracepoint program is attached to a perf event of tracepoint_events.c
+ * (one an earlier run handed over, or a new one), and the event is kept
+ * with the link; the other kinds as libbpf attaches them.
+ */
 static void attach_one(struct attach_job *j)
 {
-	if (j->kind >= 0) {
-		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = j->kind);
-		char tp[96];
+	LIBBPF_OPTS(bpf_perf_event_opts, opts);
+	char category[32], name[64];
+	int fd;
 
-		kind_tracepoint(j->prog, j->kind, tp, sizeof(tp));
-		j->link = bpf_program__attach_tracepoint_opts(j->prog, "syscalls", tp, &opts);
-	} else {
+	j->event.fd = -1;
+	if (j->kind >= 0) {
+		snprintf(category, sizeof(category), "syscalls");
+		kind_tracepoint(j->prog, j->kind, name, sizeof(name));
+		opts.bpf_cookie = j->kind;
+	} else if (!tracepoint_of(j->prog, category, sizeof(category), name, sizeof(name))) {
 		j->link = bpf_program__attach(j->prog);
+		j->err = j->link ? 0 : errno;
+		return;
 	}
-	j->err = j->link ? 0 : errno;
+	fd = tp_events__open(j->events, category, name);
+	if (fd < 0) {
+		j->link = NULL;
+		j->err = -fd;
+		return;
+	}
+	j->link = bpf_program__attach_perf_event_opts(j->prog, fd, &opts);
+	if (!j->link) {
+		j->err = errno;
+		close(fd);
+		return;
+	}
+	j->err = 0;
+	j->event.fd = fd;
+	snprintf(j->event.name, sizeof(j->event.name), "%s/%s", category, name);
 }
 
 static void *attach_worker(void *arg)
@@ -488,6 +537,7 @@ static void drop_layer(struct probes *p, const struct attach_job *j)
 			p->nlinks--;
 			p->links[i] = p->links[p->nlinks];
 			p->link_prog[i] = p->link_prog[p->nlinks];
+			p->link_event[i] = p->link_event[p->nlinks];
 			p->link_layer[i--] = p->link_layer[p->nlinks];
 		}
 	}
@@ -540,6 +590,7 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 {
 	struct bpf_object *objs[2];
 	int nobj = loaded_objects(p, objs);
+	struct tp_events *events;
 	struct attach_job *job;
 	struct bpf_program *prog;
 	size_t n = 0;
@@ -552,9 +603,12 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 		p->links = calloc(n, sizeof(*p->links));
 		p->link_layer = calloc(n, sizeof(*p->link_layer));
 		p->link_prog = calloc(n, sizeof(*p->link_prog));
+		p->link_event = calloc(n, sizeof(*p->link_event));
 	}
 	job = calloc(n + 1, sizeof(*job));
-	if (!job || !p->links || !p->link_layer || !p->link_prog) {
+	events = job ? tp_events__new() : NULL;
+	if (!job || !events || !p->links || !p->link_layer || !p->link_prog || !p->link_event) {
+		tp_events__free(events);
 		free(job);
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -562,11 +616,13 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 	for (int rank = 0; rank < ATTACH_RANKS && !rc; rank++) {
 		size_t nj = rank_jobs(p, rank, want, job);
 
+		for (size_t i = 0; i < nj; i++)
+			job[i].events = events;
 		attach_all(job, nj);
 		/* in order: what attached is kept (and detached with the rest on an error) */
 		for (size_t i = 0; i < nj; i++)
 			if (job[i].link)
-				add_link(p, job[i].prog, job[i].layer, job[i].link);
+				add_link(p, job[i].prog, job[i].layer, job[i].link, &job[i].event);
 		for (size_t i = 0; i < nj && !rc; i++) {
 			const struct attach_job *j = &job[i];
 			char tp[96];
@@ -593,6 +649,14 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 		}
 	}
 	free(job);
+	tp_events__counts(events, &p->events_taken, &p->events_opened, &p->events_unused);
+	tp_events__free(events); /* closes what an earlier run gave and none of ours took */
+	if (libbpf_verbose && p->events_taken + p->events_opened + p->events_unused)
+		fprintf(
+		    stderr,
+		    "dltrace: tracepoint events: %zu taken over from an earlier run, %zu opened, "
+		    "%zu given and not used\n",
+		    p->events_taken, p->events_opened, p->events_unused);
 	if (!rc && wants_library(p, want))
 		library_probes_attach(p->libs, p->skel, &p->plan);
 	return rc;
@@ -709,6 +773,7 @@ size_t probes_detach_where_async(struct probes *p, bool (*want)(const struct bpf
 		}
 		p->links[kept] = p->links[i];
 		p->link_prog[kept] = p->link_prog[i];
+		p->link_event[kept] = p->link_event[i];
 		p->link_layer[kept++] = p->link_layer[i];
 	}
 	p->nlinks = kept;
@@ -781,6 +846,34 @@ static size_t fds_of_kind(const char *const *kinds, int *fds, size_t cap)
 	return n;
 }
 
+struct fd_set_close {
+	int *fds;
+	size_t n;
+};
+
+/*
+ * Close the helper's other perf events (uprobes, USDT semaphores), then
+ * name the process "dltrace-held": from then on it holds nothing but
+ * tracepoint events, disabled and without a program.
+ */
+static void *close_all(void *arg)
+{
+	struct fd_set_close *c = arg;
+	int comm;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->fds[i] >= 0)
+			close(c->fds[i]);
+	comm = open("/proc/self/comm", O_WRONLY | O_CLOEXEC);
+	if (comm >= 0) {
+		if (write(comm, "dltrace-held", 12) < 0) {
+			/* a name only: nothing depends on it */
+		}
+		close(comm);
+	}
+	return NULL;
+}
+
 /*
  * The detaching helper's order.  Closing a link detaches its program at
  * once, many links at a time; closing a tracepoint's last perf event
@@ -790,26 +883,46 @@ static size_t fds_of_kind(const char *const *kinds, int *fds, size_t cap)
  * every perf event, destroys the links (the programs are off every
  * tracepoint in a fraction of a second), closes the programs and maps
  * (freed now), and only then lets the perf events go: disabled and
- * without a program, a tracepoint's events cost the node nothing while the
- * kernel takes its time.  A library layer's uprobes keep their
+ * without a program, a tracepoint's events run nothing while the kernel
+ * takes its time (the traced syscalls still take the kernel's tracing
+ * path).  The tracepoints' events are first offered to the next run for a
+ * while (tp_events__hold()), which then starts without waiting for any of
+ * this.  A library layer's uprobes keep their
  * breakpoints (and USDT semaphores) until their perf events go, as they
  * did before this order.
  */
-static void detach_then_exit(struct probes *p)
+static void detach_then_exit(struct probes *p, unsigned hold_ms, const char *cgroups)
 {
 	static const char *const perf[] = {"anon_inode:[perf_event]", NULL};
 	static const char *const bpf[] = {"anon_inode:bpf-prog", "anon_inode:bpf-map",
 					  "anon_inode:bpf_link", "anon_inode:bpf-link", NULL};
-	size_t cap = 4096, n;
-	int *fds = malloc(cap * sizeof(*fds));
+	size_t cap = 4096, n, nheld = 0;
+	int *fds = malloc(cap * sizeof(*fds)), *held = calloc(p->nlinks + 1, sizeof(*held));
+	char **names = calloc(p->nlinks + 1, sizeof(*names));
+	struct fd_set_close others;
+	pthread_t closer;
+	bool closing;
 
-	if (!fds) {
+	if (!fds || !held || !names) {
 		probes_detach(p);
 		_exit(0);
 	}
+	/* the tracepoints' events are offered to the next run (tracepoint_events.h) */
+	for (size_t i = 0; i < p->nlinks; i++) {
+		if (p->link_event[i].fd < 0)
+			continue;
+		held[nheld] = fcntl(p->link_event[i].fd, F_DUPFD_CLOEXEC, 0);
+		if (held[nheld] >= 0)
+			names[nheld++] = p->link_event[i].name;
+	}
 	n = fds_of_kind(perf, fds, cap);
-	for (size_t i = 0; i < n; i++)
-		fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
+	for (size_t i = 0; i < n; i++) {
+		bool is_held = false;
+
+		for (size_t k = 0; k < nheld && !is_held; k++)
+			is_held = fds[i] == held[k];
+		fds[i] = is_held ? -1 : fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
+	}
 	probes_detach(p);
 	{
 		int *objs = malloc(cap * sizeof(*objs));
@@ -819,15 +932,35 @@ static void detach_then_exit(struct probes *p)
 			close(objs[i]);
 		free(objs);
 	}
-	for (size_t i = 0; i < n; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	/* the other events (uprobes) go meanwhile, each waiting for the kernel */
+	others = (struct fd_set_close){fds, n};
+	closing = !pthread_create(&closer, NULL, close_all, &others);
+	if (!closing)
+		close_all(&others);
+	tp_events__hold(names, held, nheld, hold_ms, cgroups);
+	if (closing)
+		pthread_join(closer, NULL);
 	_exit(0);
 }
 
 void probes_release_and_exit_soon(struct probes *p)
 {
+	const char *env = getenv("DLTRACE_EVENTS_HOLD_MS");
+	unsigned hold_ms = env && *env ? (unsigned)strtoul(env, NULL, 10) : TP_EVENTS_HOLD_MS;
+	char launcher[4096], path[64];
 	int hold[2];
+	FILE *f;
+
+	/* the cgroups of the process that started dltrace: where its helper may linger */
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)getppid());
+	launcher[0] = '\0';
+	f = fopen(path, "re");
+	if (f) {
+		launcher[fread(launcher, 1, sizeof(launcher) - 1, f)] = '\0';
+		fclose(f);
+	}
+	if (!launcher[0])
+		hold_ms = 0; /* nowhere known to go */
 	pid_t pid;
 	char c;
 
@@ -863,7 +996,7 @@ void probes_release_and_exit_soon(struct probes *p)
 			close(hold[1]);
 			while (read(hold[0], &c, 1) > 0)
 				;
-			detach_then_exit(p);
+			detach_then_exit(p, hold_ms, launcher);
 		}
 		_exit(0);
 	}
@@ -899,6 +1032,8 @@ void probes_destroy(struct probes *p)
 	free(p->links);
 	free(p->link_layer);
 	free(p->link_prog);
+	free(p->link_event);
+	p->link_event = NULL;
 	p->links = NULL;
 	p->link_layer = NULL;
 	p->link_prog = NULL;

@@ -35,6 +35,12 @@ struct probe_options {
 	size_t nlib_paths;
 };
 
+/* A link's tracepoint perf event, kept for the next run (tracepoint_events.h). */
+struct link_event {
+	int fd;	       /* libbpf's: valid while the link is */
+	char name[96]; /* "category/name" */
+};
+
 struct probes {
 	struct dltrace_bpf *skel;
 	/* the same object opened again: the per-syscall exit programs, loaded beside skel's,
@@ -45,13 +51,16 @@ struct probes {
 	struct bpf_link **links;	/* a shared program has one link per kind */
 	int *link_layer;		/* layer of each link (-1: core) */
 	struct bpf_program **link_prog; /* the program of each link */
+	struct link_event *link_event;	/* each link's tracepoint perf event (fd -1: none) */
 	ring_buffer_sample_fn cb;	/* the caller's record handler */
 	void *cb_ctx;
 	unsigned long pass_records; /* records handled in this pass */
 	uint64_t ring_bytes;
 	size_t nlinks;
 	struct ring_buffer *rb;
-	bool released;	  /* handed over by probes_release_and_exit_soon() */
+	bool released; /* handed over by probes_release_and_exit_soon() */
+	/* tracepoint perf events at the last attach: from an earlier run, opened, left unused */
+	size_t events_taken, events_opened, events_unused;
 	unsigned skipped; /* programs not loaded: tracepoint missing on this kernel */
 	char skipped_names[512];
 };
