@@ -408,6 +408,14 @@ bench-python-stacks: deps-bench
 	$(MAKE) $(PARALLEL) all workloads bench-build
 	$(PYTHON) bench/python_stacks.py $(BENCH_ARGS)
 
+# The syscall workloads against both floors, the same hooks as dltrace's and only the
+# workload's own syscalls, with each one's BPF run time (bench/results/floors.json).
+.PHONY: bench-floors
+bench-floors: deps-bench
+	$(MAKE) $(PARALLEL) all bench-build
+	$(PYTHON) bench/run_bench.py --floors-only $(BENCH_ARGS)
+	$(MAKE) docs-table
+
 # How exactly a PyTorch profiler trace lands on dltrace's timeline (bench/clock_alignment.py).
 .PHONY: bench-clock-alignment
 bench-clock-alignment:

@@ -49,8 +49,10 @@ def summarize(runs, workloads, conditions):
             per[c.name] = s
         base = per.get('untraced')
         floor = per.get('floor')
+        floor_min = per.get('floor-min')
         for name, s in per.items():
             s['overhead_pct'] = s['added_ns_per_call'] = s['x_floor'] = None
+            s['x_floor_min'] = None
             if not base or name == 'untraced':
                 continue
             m, b = s['metric']['median'], base['metric']['median']
@@ -61,6 +63,10 @@ def summarize(runs, workloads, conditions):
                     floor_added = floor['metric']['median'] - b
                     if floor_added > 0:
                         s['x_floor'] = round((m - b) / floor_added, 2)
+                if floor_min and name != 'floor-min':
+                    floor_added = floor_min['metric']['median'] - b
+                    if floor_added > 0:
+                        s['x_floor_min'] = round((m - b) / floor_added, 2)
         out[w.name] = per
     return out
 
@@ -78,7 +84,10 @@ def bpf_summary(stats_runs):
             'run_cnt': sum(n for _, n in progs.values()),
             'ns_per_call': round(total_ns / r['calls'], 1) if r.get('calls') else None,
             'top': [{'name': name, 'run_cnt': n, 'ns_per_run': round(ns / n, 1) if n else None}
-                    for name, (ns, n) in top]})
+                    for name, (ns, n) in top],
+            # every program that ran: which hooks a call meets, and what each costs
+            'ran': [{'name': name, 'run_cnt': n, 'run_time_ns': ns}
+                    for name, (ns, n) in sorted(progs.items(), key=lambda p: -p[1][0]) if n]})
     return out
 
 
@@ -95,7 +104,8 @@ def table(machine, config, summary, titles, labels, bpf, sustained, unavailable)
         machine['cpu'], machine['cpus'], machine['ram_gib'], machine['kernel'],
         machine['virtualization'])]
     lines.append('medians of %d interleaved repetitions, [min-max]; added = median minus '
-                 'untraced median; x floor = added / floor\'s added' % config['reps'])
+                 'untraced median; x floor = added / floor\'s added; x min = added / the '
+                 'minimal floor\'s added' % config['reps'])
     hooks = {c: s['programs'] for per in summary.values() for c, s in per.items()
              if s.get('programs')}
     if hooks:
@@ -103,8 +113,8 @@ def table(machine, config, summary, titles, labels, bpf, sustained, unavailable)
             '%s %d programs' % (labels[c], n) for c, n in sorted(hooks.items())))
     for name, why in unavailable.items():
         lines.append('not measured: %s: %s' % (labels.get(name, name), why))
-    head = '%-18s %-26s %9s %8s %9s %11s %8s %8s %8s %8s' % (
-        'condition', 'median [min-max]', 'added ns', 'x floor', 'overhead', 'events/s',
+    head = '%-18s %-26s %9s %8s %8s %9s %11s %8s %8s %8s %8s' % (
+        'condition', 'median [min-max]', 'added ns', 'x floor', 'x min', 'overhead', 'events/s',
         'lost', 'RSS MiB', 'B/event', 'CPU/ev')
     for w, per in summary.items():
         unit = next(iter(per.values()))['unit'] if per else ''
@@ -113,8 +123,9 @@ def table(machine, config, summary, titles, labels, bpf, sustained, unavailable)
         for c, s in per.items():
             m = s['metric']
             cell = '%s [%s-%s]' % (f % m['median'], f % m['min'], f % m['max'])
-            lines.append('%-18s %-26s %9s %8s %9s %11s %8s %8s %8s %8s' % (
+            lines.append('%-18s %-26s %9s %8s %8s %9s %11s %8s %8s %8s %8s' % (
                 labels[c], cell, _fmt(s['added_ns_per_call']), _fmt(s['x_floor'], '%.2f'),
+                _fmt(s.get('x_floor_min'), '%.2f'),
                 _fmt(s['overhead_pct'], '%+.1f%%'), _fmt(s['events_per_s']),
                 _fmt(s['lost'], '%d'), _fmt(s['rss_max_mib'], '%.1f'),
                 _fmt(s['bytes_per_event'], '%.1f'), _fmt(s['cpu_ns_per_event'])))

@@ -3,6 +3,8 @@ run, the latest run of that kind, each with the machine it ran on.
 
   bench          make bench (run_bench.py): the workloads under every
                  condition, BPF run times, hooks, decode replay, ...
+  floors         run_bench.py --floors-only (make bench-floors): the syscall workloads
+                 against both floors, with BPF run times
   lifecycle      run_bench.py --lifecycle-only: start-up and exit
   fd-identity    fd_identity_cost.py: what naming a descriptor's file costs
   python-stacks  python_stacks.py (make bench-python-stacks)
@@ -21,7 +23,7 @@ import machine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIR = os.path.join(ROOT, 'bench', 'results')
-KINDS = ('bench', 'lifecycle', 'fd-identity', 'python-stacks', 'replay', 'clock-alignment',
+KINDS = ('bench', 'floors', 'lifecycle', 'fd-identity', 'python-stacks', 'replay', 'clock-alignment',
          'hdf5-layer')
 
 

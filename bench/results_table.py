@@ -25,6 +25,7 @@ DOC = os.path.join(results_store.ROOT, 'docs', 'performance.md')
 
 TITLES = {
     'bench': '`make bench`',
+    'floors': 'The two floors (`make bench-floors`)',
     'lifecycle': 'Start-up and exit (`bench/run_bench.py --lifecycle-only`)',
     'fd-identity': 'Naming descriptors (`bench/fd_identity_cost.py`)',
     'python-stacks': 'Python stacks (`make bench-python-stacks`)',
@@ -108,12 +109,13 @@ def bench_block(r):
                                                 else '%.0f'), s['unit'],
                              num(s.get('added_ns_per_call'), '%+.0f'),
                              num(s.get('x_floor'), '%.2f'),
+                             num(s.get('x_floor_min'), '%.2f'),
                              num(s.get('overhead_pct'), '%+.1f%%'),
                              num(s.get('events_per_s')), num(s.get('lost'), '%d'),
                              num(s.get('bytes_per_event'), '%.1f'),
                              num(s.get('cpu_ns_per_event'))])
         out += [''] + table(['workload', 'condition', 'median [min-max]', 'unit', 'added ns',
-                             'x floor', 'overhead', 'events/s', 'lost', 'B/event',
+                             'x floor', 'x minimal floor', 'overhead', 'events/s', 'lost', 'B/event',
                              'dltrace CPU ns/event'], rows)
     bpf = r.get('bpf_stats') or []
     if bpf:
@@ -304,7 +306,35 @@ def hdf5_layer_block(r):
     return out
 
 
-BLOCKS = {'bench': bench_block, 'lifecycle': lambda r: lifecycle_block(r['lifecycle']),
+def floors_block(r):
+    """The bench block, then per workload and condition the BPF programs that ran at least
+    once per 100 calls (runs per call, ns per run), the rest in one row: which hooks a
+    call meets under each floor and under dltrace, and what each costs."""
+    out = bench_block(r)
+    rows = []
+    for b in r.get('bpf_stats') or []:
+        if not b.get('ran') or not b.get('calls'):
+            continue
+        rest = [p for p in b['ran'] if p['run_cnt'] / b['calls'] < 0.01]
+        for p in b['ran']:
+            if p not in rest:
+                rows.append([b['workload'], b['condition'], p['name'],
+                             num(p['run_cnt'] / b['calls'], '%.2f'),
+                             num(p['run_time_ns'] / p['run_cnt']),
+                             num(p['run_time_ns'] / b['calls'], '%.1f')])
+        if rest:
+            rows.append([b['workload'], b['condition'], '%d others' % len(rest),
+                         num(sum(p['run_cnt'] for p in rest) / b['calls'], '%.3f'), '-',
+                         num(sum(p['run_time_ns'] for p in rest) / b['calls'], '%.1f')])
+    if rows:
+        out += ['', 'The BPF programs that ran at least once per 100 calls of the workload '
+                '(`kernel.bpf_stats_enabled`):', ''] + table(
+                    ['workload', 'condition', 'program', 'runs per call', 'ns per run',
+                     'ns per call'], rows)
+    return out
+
+
+BLOCKS = {'bench': bench_block, 'floors': floors_block, 'lifecycle': lambda r: lifecycle_block(r['lifecycle']),
           'fd-identity': fd_identity_block, 'python-stacks': python_stacks_block,
           'replay': replay_block,
           'clock-alignment': clock_alignment_block, 'hdf5-layer': hdf5_layer_block}

@@ -29,8 +29,9 @@ import tracers
 import workloads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STATS_RUNS = (('micro-1t', 'floor'), ('micro-1t', 'dltrace-json'), ('metadata', 'floor'),
-              ('metadata', 'dltrace-json'), ('meta-calls', 'floor'),
+STATS_RUNS = (('micro-1t', 'floor-min'), ('micro-1t', 'floor'), ('micro-1t', 'dltrace-json'),
+              ('metadata', 'floor-min'), ('metadata', 'floor'),
+              ('metadata', 'dltrace-json'), ('meta-calls', 'floor-min'), ('meta-calls', 'floor'),
               ('meta-calls', 'dltrace-json'), ('py-micro', 'floor'), ('py-micro', 'dltrace-json'),
               ('py-micro', 'dltrace-json-pystacks'))
 STALL_NS = 500 * 10**6  # no progress for this long counts as a stall
@@ -45,6 +46,8 @@ def measure_run(job, workload, condition, rep, stats=False):
     record = {'workload': workload.name, 'condition': condition.name, 'rep': rep,
               'loadavg': os.getloadavg()[0]}
     try:
+        if hasattr(condition, 'for_workload'):
+            condition.for_workload(job, workload)
         r = condition.run(job, workload.argv(condition.slow), base, stats=stats)
         if r['status'] != 0:
             raise RuntimeError('exit status %s: %s' % (r['status'], r['stderr'][-500:]))
@@ -156,6 +159,9 @@ def parse_args():
                     help='skip the comparison of the ways to hook the metadata syscalls')
     ap.add_argument('--no-lifecycle', action='store_true',
                     help='skip the start-up and exit times (bench/lifecycle.py)')
+    ap.add_argument('--floors-only', action='store_true',
+                    help='the syscall workloads untraced, under both floors and dltrace .json, '
+                    'with BPF run times, into bench/results/floors.json')
     ap.add_argument('--lifecycle-only', action='store_true',
                     help='only the start-up and exit times')
     ap.add_argument('--no-hdf5-layer', action='store_true',
@@ -169,8 +175,16 @@ def parse_args():
     ap.add_argument('--results', help='where to write the results (default: '
                     'bench/results/bench.json, or lifecycle.json with --lifecycle-only)')
     args = ap.parse_args()
+    if args.floors_only:
+        # the workloads of single syscall kinds, and what their ratios need
+        args.workloads = args.workloads or 'micro-1t,py-micro,metadata,meta-calls'
+        args.conditions = args.conditions or 'untraced,floor,floor-min,dltrace-json'
+        for skip in ('sustained', 'hooks', 'lifecycle', 'decode_replay', 'hdf5_layer',
+                     'report_scale', 'daemon_metrics'):
+            setattr(args, 'no_' + skip, True)
     if not args.results:
-        args.results = results_store.path('lifecycle' if args.lifecycle_only else 'bench')
+        args.results = results_store.path('lifecycle' if args.lifecycle_only else
+                                          'floors' if args.floors_only else 'bench')
     return args
 
 
@@ -241,6 +255,8 @@ def run(args, results):
                 for c in conditions[k:] + conditions[:k]:
                     if getattr(c, 'only', None) and w.name not in c.only:
                         continue
+                    if hasattr(c, 'for_workload') and not c.for_workload(job, w):
+                        continue  # the minimal floor of a workload without a syscall list
                     runs.append(measure_run(job, w, c, rep))
         by_name = {c.name: c for c in conditions}
         if not args.no_bpf_stats:

@@ -121,7 +121,7 @@ def floor_arguments(job, hooks=None):
     """floor_loader's program arguments: a shared program once per tracepoint it serves."""
     args = []
     for name in job.hooks if hooks is None else hooks:
-        if name in ('dl_enter_shared', 'dl_exit_shared'):
+        if name in ('dl_enter_shared', 'dl_exit_shared') and '@' not in name:
             side = 'enter' if name == 'dl_enter_shared' else 'exit'
             args += ['%s@syscalls/sys_%s_%s' % (name, side, tp) for tp in job.shared]
         else:
@@ -167,6 +167,35 @@ class Floor(Condition):
             _stop(loader)
         result['detach_wait_s'] = measure.wait_programs_gone(programs)
         return result
+
+
+class MinimalFloor(Floor):
+    """Empty programs on only the enter and exit tracepoints of the workload's own syscalls
+    (Workload.syscalls): the least any syscall tracer pays for them.  The same-hooks floor
+    (Floor) adds every other hook dltrace attaches, which a node's other calls also meet."""
+
+    def __init__(self):
+        super().__init__()
+        self.name, self.label = 'floor-min', "floor, the workload's syscalls only"
+
+    def for_workload(self, job, workload):
+        """Set the hooks for this workload; False when it names no syscalls."""
+        if workload.syscalls is None:
+            return False
+        self.hooks = []
+        for tp in workload.syscalls:
+            if tp in job.shared:
+                self.hooks += ['dl_enter_shared@syscalls/sys_enter_' + tp,
+                               'dl_exit_shared@syscalls/sys_exit_' + tp]
+            else:
+                self.hooks += ['dl_enter_' + tp, 'dl_exit_' + tp]
+        return True
+
+    def run(self, job, argv, trace_base, stats=False):
+        if not self.hooks:
+            # no syscall of dltrace's: nothing attached is the floor
+            return Untraced().run(job, argv, trace_base, stats)
+        return super().run(job, argv, trace_base, stats)
 
 
 def report_summary(dltrace, path):
@@ -472,7 +501,7 @@ def layer_conditions():
 
 def all_conditions(base=None):
     base_runs = [Dltrace(False, base), Dltrace(True, base)] if base else []
-    return [Untraced(), Floor(), Dltrace(False), Dltrace(False, kind='live'), Dltrace(True),
+    return [Untraced(), Floor(), MinimalFloor(), Dltrace(False), Dltrace(False, kind='live'), Dltrace(True),
             Dltrace(False, kind='pftrace'), Dltrace(False, kind='pftrace.gz'),
             Dltrace(False, kind='summary'), Dltrace(False, kind='pystacks')] + base_runs + [
         Strace(), Bpftrace(), PerfTrace(), DaemonIdle(True), DaemonIdle(False)]

@@ -28,6 +28,9 @@ def json_result(lines):
 
 
 class Workload:
+    # the syscalls (tracepoint names) of the timed loop: the minimal floor's hooks; None
+    # where a workload makes too many kinds to name (the PyTorch epoch, the checkpoint)
+    syscalls = None
     name = ''
     title = ''
     metric_unit = 'ns/call'
@@ -57,6 +60,7 @@ class Workload:
 
 
 class Micro(Workload):
+    syscalls = ('pread64',)
     def __init__(self, job, sizes, threads):
         super().__init__(job, sizes)
         self.threads = threads
@@ -102,6 +106,7 @@ class PyMicro(Micro):
 
 class Metadata(Workload):
     name = 'metadata'
+    syscalls = ('openat', 'newfstatat', 'read', 'close')
 
     def __init__(self, job, sizes):
         super().__init__(job, sizes)
@@ -129,6 +134,7 @@ class MetaCalls(Workload):
         super().__init__(job, sizes)
         self.other = other
         self.name = 'meta-other' if other else 'meta-calls'
+        self.syscalls = () if other else ('access', 'fcntl', 'fstatfs')
         self.title = ('getppid (no file syscall)' if other else
                       'meta calls: access/fcntl/fstatfs')
         self.file = os.path.join(self.data, 'meta-calls.bin')
