@@ -82,6 +82,8 @@ def run_replay(args, check=True, **kw):
 
 
 class ReplayTest(TraceTest):
+    maxDiff = None  # a call missing on either side is shown whole
+
     def replay_traced(self, trace, args=()):
         """Replay trace under --trace; (its JSON comparison, the replay's events)."""
         out = self.path('replay-trace.json')
