@@ -12,6 +12,7 @@
 
 #include "event/lost_counts.h"
 #include "event/syscall_table.h"
+#include "lib/html_text.h"
 #include "lib/human_format.h"
 #include "lib/json_string.h"
 #include "lib/string_index.h"
@@ -809,26 +810,10 @@ void replay_report__json(const struct replay_report *r, FILE *f)
 
 /* ---- HTML ---- */
 
+/* a C string as HTML text */
 static void hstr(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
+	html_text(f, s, strlen(s));
 }
 
 static void html_table(const struct replay_report *r, FILE *f, enum table t, const char *title,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/html_text.h"
 #include "lib/human_format.h"
 #include "lib/json_string.h"
 #include "lib/json_value.h"
@@ -291,7 +292,7 @@ struct json_object *report_gpu_json(const struct report_stats *st, unsigned top)
 static void td(FILE *f, uint64_t sort, const char *text)
 {
 	fprintf(f, "<td data-v=\"%llu\">", (unsigned long long)sort);
-	report_html_text(f, text, strlen(text));
+	html_text(f, text, strlen(text));
 	fputs("</td>", f);
 }
 
@@ -317,7 +318,7 @@ void report_gpu_html(FILE *f, const struct report_stats *st, unsigned top)
 			human_ns(b, x->idle_ns), human_ns(c, x->explained_ns),
 			human_pct(d, share(x->explained_ns, x->idle_ns)),
 			human_ns(e, x->overlap_ns[GO_BATCH]));
-		report_html_text(f, batch_from(x), strlen(batch_from(x)));
+		html_text(f, batch_from(x), strlen(batch_from(x)));
 		fprintf(f, "), file reads %s, cache misses %s, block I/O %s.",
 			human_ns(a, x->overlap_ns[GO_READS]),
 			layer_ns(b, g->cache_layer, x->overlap_ns[GO_MISSES]),
@@ -334,7 +335,7 @@ void report_gpu_html(FILE *f, const struct report_stats *st, unsigned top)
 
 			fprintf(f, "%s ", k ? "," : "");
 			rs_gpu_step_label(g, &g->steps[r->step], label, sizeof(label));
-			report_html_text(f, label, strlen(label));
+			html_text(f, label, strlen(label));
 			fprintf(f, " %s", human_ns(a, by ? r->explained_ns : unexplained(r)));
 		}
 		fputs(".</p>", f);
@@ -350,7 +351,7 @@ void report_gpu_html(FILE *f, const struct report_stats *st, unsigned top)
 
 		fputs("<tr><td class=\"l\">", f);
 		rs_gpu_step_label(g, s, label, sizeof(label));
-		report_html_text(f, label, strlen(label));
+		html_text(f, label, strlen(label));
 		fprintf(f, "</td><td>%lld</td>", (long long)g->devs[r->dev].device);
 		td(f, s->end - s->start, human_ns(a, s->end - s->start));
 		td(f, r->idle_ns, human_ns(a, r->idle_ns));
@@ -373,7 +374,7 @@ void report_gpu_html(FILE *f, const struct report_stats *st, unsigned top)
 			const struct rs_file *x = &st->files[g->files[k].file];
 
 			fputs("<tr><td class=\"l\">", f);
-			report_html_text(f, rs_str(st, x->name), rs_strlen(st, x->name));
+			html_text(f, rs_str(st, x->name), rs_strlen(st, x->name));
 			fputs("</td>", f);
 			td(f, g->files[k].idle_ns, human_ns(a, g->files[k].idle_ns));
 			fputs("</tr>", f);
@@ -382,7 +383,7 @@ void report_gpu_html(FILE *f, const struct report_stats *st, unsigned top)
 	}
 	for (uint32_t k = 0; k < g->nwarnings; k++) {
 		fputs("<p class=\"warnline\">warning: ", f);
-		report_html_text(f, g->warnings[k], strlen(g->warnings[k]));
+		html_text(f, g->warnings[k], strlen(g->warnings[k]));
 		fputs("</p>", f);
 	}
 	fputs("</section>\n", f);

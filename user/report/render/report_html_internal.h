@@ -18,13 +18,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/html_text.h"
 #include "report/render/report_output.h"
 
 /* ---- escaping, cards and table cells: small, and used by every file ---- */
 
 static inline void esc_n(FILE *f, const char *s, size_t len)
 {
-	report_html_text(f, s, len);
+	html_text(f, s, len);
 }
 
 static inline void esc(FILE *f, const char *s)

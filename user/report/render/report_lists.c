@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/json_string.h"
 #include "report/render/report_output.h"
 
 double key_file_bytes(const struct report_stats *st, uint32_t i)
@@ -144,47 +143,4 @@ char *proc_who(const struct report_stats *st, uint32_t pi, bool ranks, char *buf
 	else
 		snprintf(buf, size, "rank unknown (pid %u)", p->pid);
 	return buf;
-}
-
-/* Text as HTML: valid UTF-8 (U+FFFD for bad bytes), markup characters escaped. */
-void report_html_text(FILE *f, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	for (size_t i = 0; i < len;) {
-		size_t n = utf8_sequence_length(p + i, len - i);
-
-		if (!n) {
-			fputs("\xef\xbf\xbd", f);
-			i++;
-			continue;
-		}
-		if (n == 1) {
-			switch (p[i]) {
-			case '&':
-				fputs("&amp;", f);
-				break;
-			case '<':
-				fputs("&lt;", f);
-				break;
-			case '>':
-				fputs("&gt;", f);
-				break;
-			case '"':
-				fputs("&quot;", f);
-				break;
-			case '\'':
-				fputs("&#39;", f);
-				break;
-			default:
-				if (p[i] < 0x20 || p[i] == 0x7f)
-					fputs("\xef\xbf\xbd", f);
-				else
-					fputc(p[i], f);
-			}
-		} else {
-			fwrite(p + i, 1, n, f);
-		}
-		i += n;
-	}
 }

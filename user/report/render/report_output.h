@@ -26,8 +26,6 @@ struct json_object;
 void report_gpu_terminal(FILE *out, const struct report_stats *st, unsigned top, bool color);
 struct json_object *report_gpu_json(const struct report_stats *st, unsigned top);
 void report_gpu_html(FILE *out, const struct report_stats *st, unsigned top);
-/* Text as HTML (report_lists.c): valid UTF-8, markup characters escaped. */
-void report_html_text(FILE *out, const char *s, size_t len);
 
 /* Sort keys shared by the renderings. */
 double key_file_bytes(const struct report_stats *st, uint32_t i); /* application files */
