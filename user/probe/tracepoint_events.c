@@ -119,7 +119,8 @@ static int take_message(struct tp_events *t, int sock)
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
 		size_t k;
 
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
 			continue;
 		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		if (nfds + k > FDS_PER_MESSAGE)
@@ -131,10 +132,11 @@ static int take_message(struct tp_events *t, int sock)
 		return 0;
 	if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || strncmp(buf, MAGIC, strlen(MAGIC)))
 		rc = -1;
-	for (line = strtok_r(buf + strlen(MAGIC), "\n", &save); rc > 0 && line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (names < FDS_PER_MESSAGE)
-			name[names++] = line;
+	else
+		for (line = strtok_r(buf + strlen(MAGIC), "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			if (names < FDS_PER_MESSAGE)
+				name[names++] = line;
 	if (names != nfds)
 		rc = -1;
 	for (size_t i = 0; i < nfds; i++) {
