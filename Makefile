@@ -254,7 +254,8 @@ FUZZ_SRCS := $(addprefix user/,format/chrome/trace_reader.c format/chrome/trace_
 	report/report_levels.c report/report_phases.c report/report_python.c \
 	report/report_findings.c report/findings_evidence.c report/findings_access.c \
 	report/findings_time.c report/findings_levels.c lib/human_format.c report/report_warnings.c \
-	report/render/report_lists.c report/render/report_json.c report/render/report_json_build.c \
+	lib/html_text.c report/render/report_lists.c report/render/report_json.c \
+	report/render/report_json_build.c \
 	report/render/report_json_summary.c report/render/report_json_lists.c \
 	report/render/report_json_layers.c report/render/report_json_phases.c \
 	report/render/report_json_findings.c report/render/report_terminal.c \
