@@ -593,7 +593,7 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 	struct tp_events *events;
 	struct attach_job *job;
 	struct bpf_program *prog;
-	size_t n = 0;
+	size_t n = 0, taken, opened, unused;
 	int rc = 0;
 
 	for (int o = 0; o < nobj; o++)
@@ -649,14 +649,14 @@ int probes_attach_where(struct probes *p, bool (*want)(const struct bpf_program 
 		}
 	}
 	free(job);
-	tp_events__counts(events, &p->events_taken, &p->events_opened, &p->events_unused);
+	tp_events__counts(events, &taken, &opened, &unused);
 	tp_events__free(events); /* closes what an earlier run gave and none of ours took */
-	if (libbpf_verbose && p->events_taken + p->events_opened + p->events_unused)
+	if (libbpf_verbose && taken + opened + unused)
 		fprintf(
 		    stderr,
 		    "dltrace: tracepoint events: %zu taken over from an earlier run, %zu opened, "
 		    "%zu given and not used\n",
-		    p->events_taken, p->events_opened, p->events_unused);
+		    taken, opened, unused);
 	if (!rc && wants_library(p, want))
 		library_probes_attach(p->libs, p->skel, &p->plan);
 	return rc;
@@ -915,13 +915,16 @@ static void detach_then_exit(struct probes *p, unsigned hold_ms, const char *cgr
 		if (held[nheld] >= 0)
 			names[nheld++] = p->link_event[i].name;
 	}
+	/* the other perf events (uprobes): not the held copies, nor the links' own descriptors */
 	n = fds_of_kind(perf, fds, cap);
 	for (size_t i = 0; i < n; i++) {
-		bool is_held = false;
+		bool tracepoint = false;
 
-		for (size_t k = 0; k < nheld && !is_held; k++)
-			is_held = fds[i] == held[k];
-		fds[i] = is_held ? -1 : fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
+		for (size_t k = 0; k < nheld && !tracepoint; k++)
+			tracepoint = fds[i] == held[k];
+		for (size_t k = 0; k < p->nlinks && !tracepoint; k++)
+			tracepoint = fds[i] == p->link_event[k].fd;
+		fds[i] = tracepoint ? -1 : fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
 	}
 	probes_detach(p);
 	{
@@ -947,25 +950,23 @@ void probes_release_and_exit_soon(struct probes *p)
 {
 	const char *env = getenv("DLTRACE_EVENTS_HOLD_MS");
 	unsigned hold_ms = env && *env ? (unsigned)strtoul(env, NULL, 10) : TP_EVENTS_HOLD_MS;
-	char launcher[4096], path[64];
+	char launcher[4096] = "", path[64];
 	int hold[2];
+	pid_t pid;
 	FILE *f;
+	char c;
 
+	if (!p->nlinks || pipe(hold))
+		return;
 	/* the cgroups of the process that started dltrace: where its helper may linger */
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)getppid());
-	launcher[0] = '\0';
-	f = fopen(path, "re");
+	f = hold_ms ? fopen(path, "re") : NULL;
 	if (f) {
 		launcher[fread(launcher, 1, sizeof(launcher) - 1, f)] = '\0';
 		fclose(f);
 	}
 	if (!launcher[0])
 		hold_ms = 0; /* nowhere known to go */
-	pid_t pid;
-	char c;
-
-	if (!p->nlinks || pipe(hold))
-		return;
 #if defined(__SANITIZE_ADDRESS__)
 	/*
 	 * GCC's ASan allocator is not fork-safe (glibc's malloc is): a

@@ -58,9 +58,7 @@ struct probes {
 	uint64_t ring_bytes;
 	size_t nlinks;
 	struct ring_buffer *rb;
-	bool released; /* handed over by probes_release_and_exit_soon() */
-	/* tracepoint perf events at the last attach: from an earlier run, opened, left unused */
-	size_t events_taken, events_opened, events_unused;
+	bool released;	  /* handed over by probes_release_and_exit_soon() */
 	unsigned skipped; /* programs not loaded: tracepoint missing on this kernel */
 	char skipped_names[512];
 };

@@ -253,20 +253,20 @@ void tp_events__free(struct tp_events *t)
 	if (!t)
 		return;
 	l = calloc(1, sizeof(*l));
-	if (l && t->n > t->taken && (l->fds = calloc(t->n, sizeof(int)))) {
-		for (size_t i = 0; i < t->n; i++)
-			if (!t->ev[i].used)
-				l->fds[l->n++] = t->ev[i].fd;
-		if (pthread_create(&thread, NULL, close_fds, l))
-			close_fds(l);
+	if (l)
+		l->fds = calloc(t->n + 1, sizeof(int));
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->ev[i].used)
+			continue;
+		if (l && l->fds)
+			l->fds[l->n++] = t->ev[i].fd;
 		else
-			pthread_detach(thread);
-	} else {
-		for (size_t i = 0; l && i < t->n; i++)
-			if (!t->ev[i].used)
-				close(t->ev[i].fd);
-		free(l);
+			close(t->ev[i].fd); /* no memory for a list: here, then */
 	}
+	if (l && l->n && !pthread_create(&thread, NULL, close_fds, l))
+		pthread_detach(thread);
+	else if (l)
+		close_fds(l);
 	pthread_mutex_destroy(&t->lock);
 	free(t->ev);
 	free(t);
