@@ -417,6 +417,14 @@ bench-floors: deps-bench
 	$(PYTHON) bench/run_bench.py --floors-only $(BENCH_ARGS)
 	$(MAKE) docs-table
 
+# The PyTorch example at make demo's size: the CPU seconds per epoch of the job and dltrace,
+# untraced, under the floor and each output format (bench/results/job-cpu.json).
+.PHONY: bench-job-cpu
+bench-job-cpu: deps-bench
+	$(MAKE) $(PARALLEL) all bench-build
+	$(PYTHON) bench/run_bench.py --job-cpu-only $(BENCH_ARGS)
+	$(MAKE) docs-table
+
 # How exactly a PyTorch profiler trace lands on dltrace's timeline (bench/clock_alignment.py).
 .PHONY: bench-clock-alignment
 bench-clock-alignment:

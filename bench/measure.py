@@ -59,6 +59,18 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
+def cgroup_cpu_s(path):
+    """CPU seconds used so far by every process that ran in a cgroup v2 directory
+    (cpu.stat's usage_usec: there without the cpu controller), BPF programs they ran
+    included."""
+    with open(os.path.join(path, 'cpu.stat')) as f:
+        for line in f:
+            key, value = line.split()
+            if key == 'usage_usec':
+                return int(value) / 1e6
+    raise RuntimeError('%s/cpu.stat has no usage_usec' % path)
+
+
 class RssSampler:
     """Samples a process's VmRSS every `interval` seconds while it lives."""
 

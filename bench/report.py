@@ -43,6 +43,9 @@ def summarize(runs, workloads, conditions):
             cpu = [r['tracer_cpu_s'] * 1e9 / r['events'] for r in ok
                    if r.get('events') and (r.get('tracer_cpu_s') or 0) >= 0.1]
             s['cpu_ns_per_event'] = round(statistics.median(cpu)) if cpu else None
+            cpu_s = [r['cpu_s'] for r in ok if r.get('cpu_s') is not None]
+            s['cpu_s'] = spread(cpu_s) if cpu_s else None
+            s['cpu_unit'] = w.cpu_unit
             sizes = [r['trace_bytes'] / r['events'] for r in ok
                      if r.get('events') and r.get('trace_bytes')]
             s['bytes_per_event'] = round(statistics.median(sizes), 2) if sizes else None
@@ -52,7 +55,12 @@ def summarize(runs, workloads, conditions):
         floor_min = per.get('floor-min')
         for name, s in per.items():
             s['overhead_pct'] = s['added_ns_per_call'] = s['x_floor'] = None
-            s['x_floor_min'] = None
+            s['x_floor_min'] = s['cpu_over_floor_pct'] = None
+            if floor and floor.get('cpu_s') and s.get('cpu_s') and name not in (
+                    'untraced', 'floor'):
+                # the target of CPU seconds: what the tracer adds over the empty programs
+                f = floor['cpu_s']['median']
+                s['cpu_over_floor_pct'] = round((s['cpu_s']['median'] / f - 1) * 100, 2)
             if not base or name == 'untraced':
                 continue
             m, b = s['metric']['median'], base['metric']['median']
@@ -105,7 +113,9 @@ def table(machine, config, summary, titles, labels, bpf, sustained, unavailable)
         machine['virtualization'])]
     lines.append('medians of %d interleaved repetitions, [min-max]; added = median minus '
                  'untraced median; x floor = added / floor\'s added; x min = added / the '
-                 'minimal floor\'s added' % config['reps'])
+                 'minimal floor\'s added; CPU s = the job\'s CPU seconds (its cgroup, BPF '
+                 'time included) + dltrace\'s while it ran, per run (per epoch: pytorch); '
+                 'CPU>floor = that over the floor\'s' % config['reps'])
     hooks = {c: s['programs'] for per in summary.values() for c, s in per.items()
              if s.get('programs')}
     if hooks:
@@ -113,9 +123,9 @@ def table(machine, config, summary, titles, labels, bpf, sustained, unavailable)
             '%s %d programs' % (labels[c], n) for c, n in sorted(hooks.items())))
     for name, why in unavailable.items():
         lines.append('not measured: %s: %s' % (labels.get(name, name), why))
-    head = '%-18s %-26s %9s %8s %8s %9s %11s %8s %8s %8s %8s' % (
+    head = '%-18s %-26s %9s %8s %8s %9s %11s %8s %8s %8s %8s %9s %9s' % (
         'condition', 'median [min-max]', 'added ns', 'x floor', 'x min', 'overhead', 'events/s',
-        'lost', 'RSS MiB', 'B/event', 'CPU/ev')
+        'lost', 'RSS MiB', 'B/event', 'CPU/ev', 'CPU s', 'CPU>floor')
     for w, per in summary.items():
         unit = next(iter(per.values()))['unit'] if per else ''
         lines += ['', '%s (%s)' % (titles[w], unit), head]
@@ -123,12 +133,14 @@ def table(machine, config, summary, titles, labels, bpf, sustained, unavailable)
         for c, s in per.items():
             m = s['metric']
             cell = '%s [%s-%s]' % (f % m['median'], f % m['min'], f % m['max'])
-            lines.append('%-18s %-26s %9s %8s %8s %9s %11s %8s %8s %8s %8s' % (
+            lines.append('%-18s %-26s %9s %8s %8s %9s %11s %8s %8s %8s %8s %9s %9s' % (
                 labels[c], cell, _fmt(s['added_ns_per_call']), _fmt(s['x_floor'], '%.2f'),
                 _fmt(s.get('x_floor_min'), '%.2f'),
                 _fmt(s['overhead_pct'], '%+.1f%%'), _fmt(s['events_per_s']),
                 _fmt(s['lost'], '%d'), _fmt(s['rss_max_mib'], '%.1f'),
-                _fmt(s['bytes_per_event'], '%.1f'), _fmt(s['cpu_ns_per_event'])))
+                _fmt(s['bytes_per_event'], '%.1f'), _fmt(s['cpu_ns_per_event']),
+                _fmt((s.get('cpu_s') or {}).get('median'), '%.3f'),
+                _fmt(s.get('cpu_over_floor_pct'), '%+.1f%%')))
     if bpf:
         lines += ['', 'BPF programs\' own run time (kernel.bpf_stats_enabled=1; one extra run '
                   'each, not in the timings above)',

@@ -5,6 +5,8 @@ run, the latest run of that kind, each with the machine it ran on.
                  condition, BPF run times, hooks, decode replay, ...
   floors         run_bench.py --floors-only (make bench-floors): the syscall workloads
                  against both floors, with BPF run times
+  job-cpu        run_bench.py --job-cpu-only (make bench-job-cpu): the PyTorch
+                 example's CPU seconds per epoch under each output format
   lifecycle      run_bench.py --lifecycle-only: start-up and exit
   fd-identity    fd_identity_cost.py: what naming a descriptor's file costs
   python-stacks  python_stacks.py (make bench-python-stacks)
@@ -23,7 +25,7 @@ import machine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIR = os.path.join(ROOT, 'bench', 'results')
-KINDS = ('bench', 'floors', 'lifecycle', 'fd-identity', 'python-stacks', 'replay', 'clock-alignment',
+KINDS = ('bench', 'floors', 'job-cpu', 'lifecycle', 'fd-identity', 'python-stacks', 'replay', 'clock-alignment',
          'hdf5-layer')
 
 

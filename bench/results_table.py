@@ -26,6 +26,7 @@ DOC = os.path.join(results_store.ROOT, 'docs', 'performance.md')
 TITLES = {
     'bench': '`make bench`',
     'floors': 'The two floors (`make bench-floors`)',
+    'job-cpu': "The PyTorch example's CPU seconds (`make bench-job-cpu`)",
     'lifecycle': 'Start-up and exit (`bench/run_bench.py --lifecycle-only`)',
     'fd-identity': 'Naming descriptors (`bench/fd_identity_cost.py`)',
     'python-stacks': 'Python stacks (`make bench-python-stacks`)',
@@ -113,10 +114,16 @@ def bench_block(r):
                              num(s.get('overhead_pct'), '%+.1f%%'),
                              num(s.get('events_per_s')), num(s.get('lost'), '%d'),
                              num(s.get('bytes_per_event'), '%.1f'),
-                             num(s.get('cpu_ns_per_event'))])
+                             num(s.get('cpu_ns_per_event')),
+                             spread(s['cpu_s'], '%.3f') if s.get('cpu_s') else '-',
+                             num(s.get('cpu_over_floor_pct'), '%+.1f%%')])
         out += [''] + table(['workload', 'condition', 'median [min-max]', 'unit', 'added ns',
                              'x floor', 'x minimal floor', 'overhead', 'events/s', 'lost', 'B/event',
-                             'dltrace CPU ns/event'], rows)
+                             'dltrace CPU ns/event', 'CPU s, job + dltrace',
+                             'CPU over the floor'], rows)
+        out += ['', '"CPU s, job + dltrace": the CPU seconds of every process of the job '
+                '(its cgroup\'s `cpu.stat`, the BPF programs\' time included) and of dltrace '
+                'while the job ran, per run; per epoch for pytorch.']
     bpf = r.get('bpf_stats') or []
     if bpf:
         rows = [[b['workload'], b['condition'], num(b.get('ns_per_call'), '%.1f'),
@@ -334,7 +341,7 @@ def floors_block(r):
     return out
 
 
-BLOCKS = {'bench': bench_block, 'floors': floors_block, 'lifecycle': lambda r: lifecycle_block(r['lifecycle']),
+BLOCKS = {'bench': bench_block, 'floors': floors_block, 'job-cpu': bench_block, 'lifecycle': lambda r: lifecycle_block(r['lifecycle']),
           'fd-identity': fd_identity_block, 'python-stacks': python_stacks_block,
           'replay': replay_block,
           'clock-alignment': clock_alignment_block, 'hdf5-layer': hdf5_layer_block}

@@ -33,7 +33,8 @@ STATS_RUNS = (('micro-1t', 'floor-min'), ('micro-1t', 'floor'), ('micro-1t', 'dl
               ('metadata', 'floor-min'), ('metadata', 'floor'),
               ('metadata', 'dltrace-json'), ('meta-calls', 'floor-min'), ('meta-calls', 'floor'),
               ('meta-calls', 'dltrace-json'), ('py-micro', 'floor'), ('py-micro', 'dltrace-json'),
-              ('py-micro', 'dltrace-json-pystacks'))
+              ('py-micro', 'dltrace-json-pystacks'), ('micro-1t', 'base-json'),
+              ('metadata', 'base-json'), ('meta-calls', 'base-json'))
 STALL_NS = 500 * 10**6  # no progress for this long counts as a stall
 
 
@@ -48,10 +49,16 @@ def measure_run(job, workload, condition, rep, stats=False):
     try:
         if hasattr(condition, 'for_workload'):
             condition.for_workload(job, workload)
+        cpu0 = measure.cgroup_cpu_s(job.cgroup)
         r = condition.run(job, workload.argv(condition.slow), base, stats=stats)
+        record['job_cpu_s'] = measure.cgroup_cpu_s(job.cgroup) - cpu0
         if r['status'] != 0:
             raise RuntimeError('exit status %s: %s' % (r['status'], r['stderr'][-500:]))
         record.update(workload.parse(r['lines']))
+        # what the job's machine feels: the job's CPU (its BPF programs' time in it) and
+        # the tracer's while the job ran, per epoch where the workload has epochs
+        record['cpu_s'] = (record['job_cpu_s'] + (r.get('tracer_cpu_s') or 0)) / \
+            record.get('units', 1)
         for key in ('wall_s', 'events', 'lost', 'lost_bytes', 'trace_bytes', 'rss_max_kib',
                     'programs', 'bpf', 'detach_wait_s', 'tracer_cpu_s'):
             if r.get(key) is not None:
@@ -162,6 +169,10 @@ def parse_args():
     ap.add_argument('--floors-only', action='store_true',
                     help='the syscall workloads untraced, under both floors and dltrace .json, '
                     'with BPF run times, into bench/results/floors.json')
+    ap.add_argument('--job-cpu-only', action='store_true',
+                    help='the PyTorch example untraced, under the floor and each output format: '
+                    'its CPU seconds per epoch (the job\'s and dltrace\'s) and dltrace\'s CPU '
+                    'per event, into bench/results/job-cpu.json')
     ap.add_argument('--lifecycle-only', action='store_true',
                     help='only the start-up and exit times')
     ap.add_argument('--no-hdf5-layer', action='store_true',
@@ -182,9 +193,17 @@ def parse_args():
         for skip in ('sustained', 'hooks', 'lifecycle', 'decode_replay', 'hdf5_layer',
                      'report_scale', 'daemon_metrics'):
             setattr(args, 'no_' + skip, True)
+    if args.job_cpu_only:
+        args.workloads = args.workloads or 'pytorch'
+        args.conditions = args.conditions or ('untraced,floor,dltrace-json,dltrace-pftrace,'
+                                              'dltrace-gz,dltrace-pftrace-gz,dltrace-summary')
+        for skip in ('sustained', 'bpf_stats', 'hooks', 'lifecycle', 'decode_replay',
+                     'hdf5_layer', 'report_scale', 'daemon_metrics'):
+            setattr(args, 'no_' + skip, True)
     if not args.results:
         args.results = results_store.path('lifecycle' if args.lifecycle_only else
-                                          'floors' if args.floors_only else 'bench')
+                                          'floors' if args.floors_only else
+                                          'job-cpu' if args.job_cpu_only else 'bench')
     return args
 
 
@@ -219,6 +238,9 @@ def run(args, results):
         results['lifecycle'] = lifecycle.measure_all(ROOT, args.out, max(5, sizes['reps']), log,
                                                      base)
         return []
+    if args.job_cpu_only and not args.quick:
+        # make demo's dataset (examples/pytorch/make_dataset.py's defaults)
+        sizes.update(pytorch_npz=5000, pytorch_h5=5000)
     results['config'] = dict(sizes, quick=args.quick)
     listed = probe_list.listed_syscalls(os.path.join(ROOT, 'build', 'dltrace'))
     syscalls = [(tp, name) for tp, name, _ in listed]

@@ -34,6 +34,7 @@ class Workload:
     name = ''
     title = ''
     metric_unit = 'ns/call'
+    cpu_unit = 'run'  # what the CPU seconds are counted per (Pytorch: per epoch)
 
     def __init__(self, job, sizes):
         self.job = job
@@ -173,6 +174,7 @@ class Checkpoint(Workload):
 class Pytorch(Workload):
     name = 'pytorch'
     metric_unit = 's/epoch'
+    cpu_unit = 'epoch'
 
     def __init__(self, job, sizes):
         super().__init__(job, sizes)
@@ -204,7 +206,7 @@ class Pytorch(Workload):
         if len(epochs) != self.sizes['pytorch_epochs']:
             raise ValueError('train.py printed %d epoch times' % len(epochs))
         return {'metric': sum(epochs) / len(epochs), 'elapsed_s': sum(epochs), 'calls': None,
-                'raw': {'epoch_s': epochs}}
+                'units': len(epochs), 'raw': {'epoch_s': epochs}}
 
 
 def all_workloads(job, sizes):
