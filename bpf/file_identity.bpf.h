@@ -42,8 +42,6 @@
 #define DL_S_IFMT   0170000
 #define DL_S_IFSOCK 0140000
 
-/* Bumped by every successful rename of the machine: names sent may be stale. */
-volatile __u32 dl_names_gen __weak = 0;
 /* The last cookie given out (0 is never one). */
 volatile __u32 dl_last_cookie __weak = 0;
 

@@ -411,6 +411,13 @@ static int finish(struct session *s)
 	probes_flush_batches(&s->probes);
 	probes_drain_backlog(&s->probes);
 	probes_lost(&s->probes, JOB_SLOT, &sum.lost);
+	if (s->opt->verbose) {
+		uint64_t hits, misses;
+
+		probes_path_cache(&s->probes, &hits, &misses);
+		fprintf(stderr, "dltrace: path cache: %llu directory walks served, %llu walked\n",
+			(unsigned long long)hits, (unsigned long long)misses);
+	}
 	if (s->records && fclose(s->records))
 		fprintf(stderr, "dltrace: writing %s failed\n", s->opt->save_records);
 	s->records = NULL;

@@ -101,6 +101,8 @@ int probes_add_process(struct probes *p, pid_t tgid, uint32_t slot);
 int probes_remove_process(struct probes *p, pid_t tgid);
 /* Records dropped for slot because the ring buffer was full. */
 void probes_lost(struct probes *p, uint32_t slot, struct lost_counts *lost);
+/* Directory walks served by the kernel's path cache, and walked, since the load (every job). */
+void probes_path_cache(struct probes *p, uint64_t *hits, uint64_t *misses);
 
 /*
  * Send the data records every task has gathered (DL_BATCH) to the ring.
