@@ -161,10 +161,10 @@ static __noinline __u32 dl_file_meet(struct dl_task *t, struct file *f, int fd, 
 	return cookie;
 }
 
-/* The cookie of f, the struct file behind descriptor fd (0: no file). */
-static __always_inline __u32 dl_file_cookie(struct dl_task *t, struct file *f, int fd)
+/* The cookie of struct file f (its inode and i_ino read), behind descriptor fd. */
+static __always_inline __u32 dl_file_cookie_of(struct dl_task *t, struct file *f, __u64 inode,
+					       __u64 ino, int fd)
 {
-	__u64 inode, ino;
 #ifndef DL_FILE_ID_NOCACHE
 	struct dl_fcache *c;
 #endif
@@ -174,8 +174,6 @@ static __always_inline __u32 dl_file_cookie(struct dl_task *t, struct file *f, i
 #endif
 	if (!f)
 		return 0;
-	inode = (__u64)BPF_CORE_READ(f, f_inode);
-	ino = BPF_CORE_READ((struct inode *)inode, i_ino);
 #ifndef DL_FILE_ID_NOCACHE
 	c = &t->fcache[fd & (DL_FCACHE - 1)];
 	if (c->file == (__u64)f && c->inode == inode && c->ino == ino && c->gen == dl_names_gen)
@@ -184,10 +182,24 @@ static __always_inline __u32 dl_file_cookie(struct dl_task *t, struct file *f, i
 	return dl_file_meet(t, f, fd, inode, ino);
 }
 
+/* The cookie of f, the struct file behind descriptor fd (0: no file). */
+static __always_inline __u32 dl_file_cookie(struct dl_task *t, struct file *f, int fd)
+{
+	struct inode *inode;
+
+	if (!f)
+		return 0;
+	inode = BPF_CORE_READ(f, f_inode);
+	return dl_file_cookie_of(t, f, (__u64)inode, BPF_CORE_READ(inode, i_ino), fd);
+}
+
 /* The cookie of descriptor fd's file (0: no file). */
 static __always_inline __u32 dl_fd_cookie(struct dl_task *t, int fd)
 {
-	return dl_file_cookie(t, dl_fd_file(fd), fd);
+	struct dl_fd_facts ff;
+
+	dl_fd_facts(fd, &ff);
+	return dl_file_cookie_of(t, (void *)ff.file, ff.inode, ff.ino, fd);
 }
 
 /*
@@ -202,14 +214,13 @@ struct dl_opened {
 	__u32 cookie, gen;
 };
 
-static __always_inline __u32 dl_file_open_cookie(struct dl_opened *o, struct file *f)
+static __always_inline __u32 dl_file_open_cookie_of(struct dl_opened *o, __u64 f, __u64 inode,
+						    __u64 ino)
 {
-	struct inode *inode = BPF_CORE_READ(f, f_inode);
-
 	o->gen = dl_names_gen;
-	o->file = (__u64)f;
-	o->inode = (__u64)inode;
-	o->ino = BPF_CORE_READ(inode, i_ino);
+	o->file = f;
+	o->inode = inode;
+	o->ino = ino;
 	o->cookie = dl_new_cookie();
 	return o->cookie;
 }

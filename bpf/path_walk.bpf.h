@@ -49,14 +49,13 @@ static __always_inline char *dl_scratch_data(void)
 }
 
 struct dl_walk {
-	__u64 dentry;	/* struct dentry *, current position */
-	__u64 mnt;	/* struct vfsmount * it belongs to */
-	__u64 mnt_root; /* and that mount's root dentry (0: not read yet) */
-	__u64 root_dentry;
-	__u64 root_mnt;
-	__u32 start; /* offset of the slot in the scratch data */
-	__u32 len;   /* bytes written so far */
-	__u8 flags;  /* DL_PATH_ROOTED, DL_PATH_TRUNC, DL_PATH_DETACHED */
+	__u64 dentry;	     /* struct dentry *, current position */
+	__u64 mnt;	     /* struct vfsmount * it belongs to */
+	__u64 mnt_root;	     /* and that mount's root dentry (0: not read yet) */
+	struct dl_root root; /* the task's */
+	__u32 start;	     /* offset of the slot in the scratch data */
+	__u32 len;	     /* bytes written so far */
+	__u8 flags;	     /* DL_PATH_ROOTED, DL_PATH_TRUNC, DL_PATH_DETACHED */
 	__u8 done;
 	__u8 mount_top; /* stop at the top of the mount instead of crossing it */
 };
@@ -107,7 +106,7 @@ static long dl_walk_step(__u32 i __attribute__((unused)), void *arg)
 	__u32 len = 0;
 	char *data;
 
-	if (w->dentry == w->root_dentry && w->mnt == w->root_mnt) {
+	if (w->dentry == w->root.dentry && w->mnt == w->root.mnt) {
 		w->flags |= DL_PATH_ROOTED;
 		w->done = 1;
 		return 1;
@@ -226,13 +225,10 @@ volatile __u64 dl_dir_misses __weak = 0;
  */
 static __noinline int dl_walk_dirs(struct dl_walk *w)
 {
-	struct dl_dir_key k = {w->dentry, w->mnt, w->root_dentry, w->root_mnt};
+	struct dl_dir_key k = {w->dentry, w->mnt, w->root.dentry, w->root.mnt};
 	struct dl_dir_path *v, *b;
-	struct dentry *dir;
-	struct inode *inode;
+	struct dl_dentry_facts df;
 	__u32 gen = dl_names_gen, zero = 0, from = w->len, part;
-	__u64 ino;
-	__u32 igen;
 	char *data = dl_scratch_data();
 
 	if (!data)
@@ -242,12 +238,9 @@ static __noinline int dl_walk_dirs(struct dl_walk *w)
 
 		w->mnt_root = (__u64)BPF_CORE_READ(vmnt, mnt_root);
 	}
-	dir = (void *)k.dentry;
-	inode = BPF_CORE_READ(dir, d_inode);
-	ino = BPF_CORE_READ(inode, i_ino);
-	igen = BPF_CORE_READ(inode, i_generation);
+	dl_dentry_facts(k.dentry, &df);
 	v = bpf_map_lookup_elem(&dl_dirs, &k);
-	if (v && v->gen == gen && v->inode == (__u64)inode && v->ino == ino && v->igen == igen &&
+	if (v && v->gen == gen && v->inode == df.inode && v->ino == df.ino && v->igen == df.igen &&
 	    v->mnt_root == w->mnt_root && w->len + v->len + 1 <= DL_PATH_MAX) {
 		__u32 len = v->len;
 		__u8 flags = v->flags;
@@ -281,11 +274,11 @@ static __noinline int dl_walk_dirs(struct dl_walk *w)
 		return 0;
 	b->dentry = k.dentry;
 	b->mnt = k.mnt;
-	b->inode = (__u64)inode;
-	b->ino = ino;
+	b->inode = df.inode;
+	b->ino = df.ino;
 	b->mnt_root = w->mnt_root;
 	b->gen = gen;
-	b->igen = igen;
+	b->igen = df.igen;
 	b->len = part;
 	b->flags = w->done ? DL_PATH_ROOTED : 0;
 	if (bpf_probe_read_kernel(b->buf, part & (DL_DIR_BYTES - 1),
@@ -311,8 +304,7 @@ static __always_inline __u32 dl_walk_path(void *dentry, void *mnt, __u32 start, 
 
 	if (!dentry || !mnt)
 		return 0;
-	w.root_dentry = dl_task_dir(DL_ROOT_DENTRY);
-	w.root_mnt = dl_task_dir(DL_ROOT_MNT);
+	dl_task_root(&w.root);
 	dl_walk_step(0, &w);
 	if (!w.done)
 		dl_walk_dirs(&w);

@@ -130,13 +130,13 @@ static __always_inline int sys_enter(struct trace_event_raw_sys_enter *ctx, enum
 	if (dl_kind_ident_arg(kind) >= 0) {
 		/* the file the descriptor refers to now: its position, its identity */
 		int fd = (int)t->a[dl_kind_ident_arg(kind) & 7];
-		struct file *f = dl_fd_file(fd);
+		struct dl_fd_facts ff;
 
-		if (f && dl_kind_reads_pos(kind)) {
-			t->pos = BPF_CORE_READ(f, f_pos);
+		if (!dl_fd_facts(fd, &ff) && dl_kind_reads_pos(kind)) {
+			t->pos = ff.pos;
 			t->flags = DL_F_OFFSET;
 		}
-		t->file = dl_file_cookie(t, f, fd);
+		t->file = dl_file_cookie_of(t, (void *)ff.file, ff.inode, ff.ino, fd);
 		t->flags |= DL_F_FILE;
 		if (dl_kind_second(kind) ==
 		    DL_SECOND_OUT) /* sendfile, copy_file_range: the output */
@@ -218,21 +218,18 @@ static __always_inline void dl_fill_io(struct dl_io *e, struct dl_task *t, enum 
 /* Describe the file an open returned: its walked path, identity and cookie. */
 static __always_inline void dl_opened_file(struct dl_path *p, int fd, struct dl_opened *o)
 {
-	struct file *f = dl_fd_file(fd);
-	struct inode *inode;
-	struct super_block *sb;
+	__u64 f = dl_fd_file_addr(fd);
+	struct dl_file_facts ff;
 
-	if (!f)
+	if (dl_file_facts(f, &ff))
 		return;
-	p->base_len[0] = dl_walk_file(f, 0, &p->how[0]);
+	p->base_len[0] = dl_walk_path((void *)ff.dentry, (void *)ff.mnt, 0, &p->how[0]);
 	p->how[0] |= DL_PATH_WALK;
-	inode = BPF_CORE_READ(f, f_inode);
-	sb = BPF_CORE_READ(inode, i_sb);
-	p->ino = BPF_CORE_READ(inode, i_ino);
-	p->file_size = BPF_CORE_READ(inode, i_size);
-	p->dev = BPF_CORE_READ(sb, s_dev);
-	p->fs_magic = BPF_CORE_READ(sb, s_magic);
-	p->io.file = dl_file_open_cookie(o, f);
+	p->ino = ff.ino;
+	p->file_size = ff.size;
+	p->dev = ff.dev;
+	p->fs_magic = ff.magic;
+	p->io.file = dl_file_open_cookie_of(o, f, ff.inode, ff.ino);
 	p->io.h.flags |= DL_F_FILE;
 }
 

@@ -16,10 +16,12 @@
  * Global functions in an object of their own: libbpf 1.1's linker cannot
  * merge kfunc externs of several objects, and a global function is
  * verified once per program, whatever calls it.  They return numbers (a
- * global function cannot return a typed pointer): the callers read what
- * hangs off a struct file with helpers anyway.  One number per call, no
- * struct: on 6.1 a path kind's exit program is within 32 bytes of the
- * combined stack limit (512).
+ * global function cannot return a typed pointer), or fill a small struct
+ * of numbers: a struct file's and a dentry's fields are read here, by
+ * loads through the pointer cast read-only, all in one call.  On a kernel
+ * with return-thunk mitigations every helper's and function's return
+ * costs; one call that reads ten fields by loads replaces ten helper
+ * reads (docs/performance.md, "What the measurements decided").
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -39,7 +41,7 @@ static __always_inline struct task_struct *task_to_read(void)
 	return bpf_rdonly_cast(task, bpf_core_type_id_kernel(struct task_struct));
 }
 
-__noinline __u64 dl_fd_file_addr(int fd)
+static __always_inline __u64 fd_file_addr(int fd)
 {
 	struct task_struct *task = task_to_read();
 	struct fdtable *fdt;
@@ -55,6 +57,129 @@ __noinline __u64 dl_fd_file_addr(int fd)
 	files = fdt->fd;
 	bpf_probe_read_kernel(&f, sizeof(f), &files[fd]);
 	return (__u64)f;
+}
+
+/*
+ * A call's descriptor, its file and what names it, in one call: a global
+ * function's call and return cost more here than the loads (a kernel with
+ * return-thunk mitigations), so the file's fields are read in the same call
+ * as its slot, by loads through the file cast read-only.
+ */
+__noinline __u64 dl_fd_file_addr(int fd)
+{
+	return fd_file_addr(fd);
+}
+
+__noinline int dl_fd_facts(int fd, struct dl_fd_facts *out)
+{
+	struct file *f;
+
+	if (!out)
+		return -1;
+	out->file = fd_file_addr(fd);
+	if (!out->file) {
+		out->inode = out->ino = out->pos = 0;
+		return -1;
+	}
+	if (task_kfuncs) {
+		f = bpf_rdonly_cast((void *)out->file, bpf_core_type_id_kernel(struct file));
+		out->inode = (__u64)f->f_inode;
+		out->ino = f->f_inode->i_ino;
+		out->pos = f->f_pos;
+		return 0;
+	}
+	f = (void *)out->file;
+	out->inode = (__u64)BPF_CORE_READ(f, f_inode);
+	out->ino = BPF_CORE_READ(f, f_inode, i_ino);
+	out->pos = BPF_CORE_READ(f, f_pos);
+	return 0;
+}
+
+__noinline int dl_file_facts(__u64 file, struct dl_file_facts *out)
+{
+	struct super_block *sb;
+	struct inode *inode;
+	struct file *f;
+
+	if (!out)
+		return -1;
+	if (!file) {
+		__builtin_memset(out, 0, sizeof(*out));
+		return -1;
+	}
+	if (task_kfuncs) {
+		f = bpf_rdonly_cast((void *)file, bpf_core_type_id_kernel(struct file));
+		inode = f->f_inode;
+		sb = inode->i_sb;
+		out->dentry = (__u64)f->f_path.dentry;
+		out->mnt = (__u64)f->f_path.mnt;
+		out->inode = (__u64)inode;
+		out->ino = inode->i_ino;
+		out->size = inode->i_size;
+		out->dev = sb->s_dev;
+		out->magic = sb->s_magic;
+		return 0;
+	}
+	f = (void *)file;
+	inode = BPF_CORE_READ(f, f_inode);
+	sb = BPF_CORE_READ(inode, i_sb);
+	out->dentry = (__u64)BPF_CORE_READ(f, f_path.dentry);
+	out->mnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
+	out->inode = (__u64)inode;
+	out->ino = BPF_CORE_READ(inode, i_ino);
+	out->size = BPF_CORE_READ(inode, i_size);
+	out->dev = BPF_CORE_READ(sb, s_dev);
+	out->magic = BPF_CORE_READ(sb, s_magic);
+	return 0;
+}
+
+__noinline int dl_dentry_facts(__u64 dentry, struct dl_dentry_facts *out)
+{
+	struct inode *inode;
+	struct dentry *d;
+
+	if (!out)
+		return -1;
+	__builtin_memset(out, 0, sizeof(*out));
+	if (!dentry)
+		return -1;
+	if (task_kfuncs) {
+		d = bpf_rdonly_cast((void *)dentry, bpf_core_type_id_kernel(struct dentry));
+		inode = d->d_inode;
+		if (!inode)
+			return 0;
+		out->inode = (__u64)inode;
+		out->ino = inode->i_ino;
+		out->igen = inode->i_generation;
+		return 0;
+	}
+	d = (void *)dentry;
+	inode = BPF_CORE_READ(d, d_inode);
+	if (!inode)
+		return 0;
+	out->inode = (__u64)inode;
+	out->ino = BPF_CORE_READ(inode, i_ino);
+	out->igen = BPF_CORE_READ(inode, i_generation);
+	return 0;
+}
+
+__noinline int dl_task_root(struct dl_root *out)
+{
+	struct fs_struct *fs;
+
+	if (!out)
+		return -1;
+	fs = task_to_read()->fs;
+	out->dentry = out->mnt = 0;
+	/* one read where struct path is (mnt, dentry), as in every kernel dltrace knows */
+	if (bpf_core_field_offset(struct path, mnt) == 0 &&
+	    bpf_core_field_offset(struct path, dentry) == 8) {
+		bpf_probe_read_kernel(out, sizeof(*out), &fs->root);
+		return 0;
+	}
+	bpf_probe_read_kernel(&out->mnt, sizeof(out->mnt), &fs->root.mnt);
+	bpf_probe_read_kernel(&out->dentry, sizeof(out->dentry), &fs->root.dentry);
+	return 0;
 }
 
 __noinline __u64 dl_task_dir(enum dl_task_dir which)

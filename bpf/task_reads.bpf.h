@@ -11,9 +11,52 @@ enum dl_task_dir {
 	DL_PWD_MNT,
 };
 
+/* What a call on a descriptor needs of its file (dl_fd_facts()). */
+struct dl_fd_facts {
+	__u64 file;  /* struct file *, 0: no file */
+	__u64 inode; /* its f_inode */
+	__u64 ino;   /* and that inode's i_ino */
+	__u64 pos;   /* f_pos */
+};
+
+/* What an open's record and walk need of the file it opened (dl_file_facts()). */
+struct dl_file_facts {
+	__u64 dentry; /* f_path */
+	__u64 mnt;
+	__u64 inode;
+	__u64 ino;
+	__u64 size; /* i_size */
+	__u32 dev;  /* i_sb->s_dev */
+	__u32 magic;
+};
+
+/* What the directory cache checks of a dentry (dl_dentry_facts()). */
+struct dl_dentry_facts {
+	__u64 inode; /* d_inode */
+	__u64 ino;
+	__u32 igen; /* i_generation */
+	__u32 pad;
+};
+
+/* The current task's root (dl_task_root()): struct path's order. */
+struct dl_root {
+	__u64 mnt;
+	__u64 dentry;
+};
+
 /* The struct file behind descriptor fd of the current task, as a number; 0: none. */
 __u64 dl_fd_file_addr(int fd);
 /* A struct dentry or struct vfsmount pointer of the current task, as a number. */
 __u64 dl_task_dir(enum dl_task_dir which);
+
+/* Fill *out for descriptor fd of the current task; 0, or -1 when fd has no file. */
+int dl_fd_facts(int fd, struct dl_fd_facts *out);
+
+/* Fill *out for struct file `file` (a number); 0, or -1 without a file. */
+int dl_file_facts(__u64 file, struct dl_file_facts *out);
+/* Fill *out for struct dentry `dentry` (a number); 0, or -1 without a dentry. */
+int dl_dentry_facts(__u64 dentry, struct dl_dentry_facts *out);
+/* Fill *out with the current task's root; 0, or -1. */
+int dl_task_root(struct dl_root *out);
 
 #endif /* TASK_READS_BPF_H */
