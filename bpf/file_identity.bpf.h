@@ -102,7 +102,7 @@ static __always_inline int dl_file_send_slot(__u32 slot, struct file *f, int fd,
 	}
 	r->how = 0;
 	r->pad[0] = r->pad[1] = r->pad[2] = 0;
-	used = dl_walk_file(f, 0, &r->how);
+	used = dl_walk_file_plain(f, 0, &r->how);
 	r->how |= DL_PATH_WALK;
 	if (!used) {
 		/* no component: a pseudo file's own name ("[eventfd]", "memfd:NAME") */

@@ -274,4 +274,26 @@ __noinline __u64 dl_walk_at(__u64 dentry, __u64 mnt, __u32 start)
 	return w.len | (__u64)w.flags << 32;
 }
 
+/*
+ * The same walk without the cache: for files met through a descriptor
+ * they were not opened by (file_identity.bpf.h), once per file.  The
+ * programs that only do that verify this smaller function.
+ */
+__noinline __u64 dl_walk_plain_at(__u64 dentry, __u64 mnt, __u32 start)
+{
+	struct dl_walk w = {
+	    .dentry = dentry,
+	    .mnt = mnt,
+	    .start = start,
+	};
+
+	if (!dentry || !mnt)
+		return 0;
+	dl_task_root(&w.root);
+	bpf_loop(DL_WALK_MAX, dl_walk_step, &w, 0);
+	if (!w.done)
+		w.flags |= DL_PATH_TRUNC;
+	return w.len | (__u64)w.flags << 32;
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -57,6 +57,9 @@ static __always_inline char *dl_scratch_data(void)
  */
 __u64 dl_walk_at(__u64 dentry, __u64 mnt, __u32 start);
 
+/* The same without the directory cache (a smaller function for the verifier). */
+__u64 dl_walk_plain_at(__u64 dentry, __u64 mnt, __u32 start);
+
 /* The same, as the record wants it: the bytes written; ORs DL_PATH_* into *how. */
 static __always_inline __u32 dl_walk_path(void *dentry, void *mnt, __u32 start, __u8 *how)
 {
@@ -73,6 +76,23 @@ static __always_inline __u32 dl_walk_file(struct file *f, __u32 start, __u8 *how
 		return 0;
 	return dl_walk_path(BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt), start,
 			    how);
+}
+
+/*
+ * Walk a file met through a descriptor it was not opened by, once per file:
+ * without the directory cache, so that the programs that only name such
+ * files verify the smaller walk.
+ */
+static __always_inline __u32 dl_walk_file_plain(struct file *f, __u32 start, __u8 *how)
+{
+	__u64 r;
+
+	if (!f)
+		return 0;
+	r = dl_walk_plain_at((__u64)BPF_CORE_READ(f, f_path.dentry),
+			     (__u64)BPF_CORE_READ(f, f_path.mnt), start);
+	*how |= r >> 32;
+	return (__u32)r;
 }
 
 /* Walk the base a relative name is resolved against: dirfd or the cwd. */
