@@ -131,7 +131,8 @@ static long dl_walk_step(__u32 i __attribute__((unused)), void *arg)
  *   - the mount's root is the same dentry (a freed mount's memory may hold
  *     another mount of the same file system, of another subtree).
  * Entries are copied in place by updates of other CPUs (the map is
- * preallocated): the key inside the value is checked again after the copy.
+ * preallocated): the key and generation inside the value are checked again
+ * after the copy.
  *
  *   struct dl_dir_path   dentry mnt | inode ino | mnt_root | gen igen | len flags | buf[len]
  *                        (the key)    (the directory)                   "dir/up/top/", leaf first
@@ -208,7 +209,7 @@ static __noinline int dl_walk_dirs(struct dl_walk *w)
 
 		bpf_probe_read_kernel(data + ((w->start + w->len) & DL_SCRATCH_MASK),
 				      len & (DL_DIR_BYTES - 1), v->buf);
-		if (v->dentry == k.dentry && v->mnt == k.mnt && v->len == len) {
+		if (v->dentry == k.dentry && v->mnt == k.mnt && v->len == len && v->gen == gen) {
 			__sync_fetch_and_add(&dl_dir_hits, 1);
 			w->len += len;
 			if (flags & DL_PATH_ROOTED) {
