@@ -176,7 +176,7 @@ struct {
 	__type(value, struct dl_dir_path);
 } dl_dir_build SEC(".maps") __weak;
 
-/* Lost and found of the cache, read by --verbose and the bench. */
+/* The cache's hits and misses since the load, for --verbose. */
 volatile __u64 dl_dir_hits __weak = 0;
 volatile __u64 dl_dir_misses __weak = 0;
 

@@ -59,17 +59,17 @@ static __always_inline __u64 fd_file_addr(int fd)
 	return (__u64)f;
 }
 
+__noinline __u64 dl_fd_file_addr(int fd)
+{
+	return fd_file_addr(fd);
+}
+
 /*
  * A call's descriptor, its file and what names it, in one call: a global
  * function's call and return cost more here than the loads (a kernel with
  * return-thunk mitigations), so the file's fields are read in the same call
  * as its slot, by loads through the file cast read-only.
  */
-__noinline __u64 dl_fd_file_addr(int fd)
-{
-	return fd_file_addr(fd);
-}
-
 __noinline int dl_fd_facts(int fd, struct dl_fd_facts *out)
 {
 	struct file *f;
