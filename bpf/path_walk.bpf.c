@@ -251,10 +251,10 @@ static __noinline int dl_walk_dirs(struct dl_walk *w)
 }
 
 /*
- * The first step names the leaf; the directories above it come from
- * dl_walk_dirs(); what is above their mount's top is walked.
+ * The walk: the first step names the leaf; with `cached` (a constant), the
+ * directories above it come from dl_walk_dirs(); the rest is walked.
  */
-__noinline __u64 dl_walk_at(__u64 dentry, __u64 mnt, __u32 start)
+static __always_inline __u64 dl_walk_run(__u64 dentry, __u64 mnt, __u32 start, int cached)
 {
 	struct dl_walk w = {
 	    .dentry = dentry,
@@ -265,14 +265,21 @@ __noinline __u64 dl_walk_at(__u64 dentry, __u64 mnt, __u32 start)
 	if (!dentry || !mnt)
 		return 0;
 	dl_task_root(&w.root);
-	dl_walk_step(0, &w);
-	if (!w.done)
-		dl_walk_dirs(&w);
+	if (cached) {
+		dl_walk_step(0, &w);
+		if (!w.done)
+			dl_walk_dirs(&w);
+	}
 	if (!w.done)
 		bpf_loop(DL_WALK_MAX, dl_walk_step, &w, 0);
 	if (!w.done)
 		w.flags |= DL_PATH_TRUNC;
 	return w.len | (__u64)w.flags << 32;
+}
+
+__noinline __u64 dl_walk_at(__u64 dentry, __u64 mnt, __u32 start)
+{
+	return dl_walk_run(dentry, mnt, start, 1);
 }
 
 /*
@@ -282,19 +289,7 @@ __noinline __u64 dl_walk_at(__u64 dentry, __u64 mnt, __u32 start)
  */
 __noinline __u64 dl_walk_plain_at(__u64 dentry, __u64 mnt, __u32 start)
 {
-	struct dl_walk w = {
-	    .dentry = dentry,
-	    .mnt = mnt,
-	    .start = start,
-	};
-
-	if (!dentry || !mnt)
-		return 0;
-	dl_task_root(&w.root);
-	bpf_loop(DL_WALK_MAX, dl_walk_step, &w, 0);
-	if (!w.done)
-		w.flags |= DL_PATH_TRUNC;
-	return w.len | (__u64)w.flags << 32;
+	return dl_walk_run(dentry, mnt, start, 0);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
