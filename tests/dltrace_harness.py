@@ -259,23 +259,27 @@ def wait_for(predicate, timeout=30, step=0.05):
     return False
 
 
-def tracer_processes():
-    """pids running the dltrace binary under test (a traced run's detaching helper included,
-    until it is "dltrace-held": it then holds only disabled tracepoint events, without a
-    program, for the next run to take)."""
+def _dltrace_processes():
+    """(pid, comm) of every process running the dltrace binary under test."""
     exe = os.path.realpath(DLTRACE)
-    pids = []
+    out = []
     for name in os.listdir('/proc'):
         if name.isdigit():
             try:
                 if os.readlink('/proc/%s/exe' % name) != exe:
                     continue
                 with open('/proc/%s/comm' % name) as f:
-                    if f.read().strip() != 'dltrace-held':
-                        pids.append(int(name))
+                    out.append((int(name), f.read().strip()))
             except OSError:
                 pass
-    return pids
+    return out
+
+
+def tracer_processes():
+    """pids running the dltrace binary under test (a traced run's detaching helper included,
+    until it is "dltrace-held": it then holds only disabled tracepoint events, without a
+    program, for the next run to take)."""
+    return [pid for pid, comm in _dltrace_processes() if comm != 'dltrace-held']
 
 
 HANDOVER_SOCKET = '/run/dltrace/tracepoints.sock'
@@ -283,18 +287,7 @@ HANDOVER_SOCKET = '/run/dltrace/tracepoints.sock'
 
 def events_held():
     """pids of the helpers that hold tracepoint events for the next run (comm dltrace-held)."""
-    exe = os.path.realpath(DLTRACE)
-    pids = []
-    for name in os.listdir('/proc'):
-        if name.isdigit():
-            try:
-                with open('/proc/%s/comm' % name) as f:
-                    if f.read().strip() == 'dltrace-held' and \
-                            os.readlink('/proc/%s/exe' % name) == exe:
-                        pids.append(int(name))
-            except OSError:
-                pass
-    return pids
+    return [pid for pid, comm in _dltrace_processes() if comm == 'dltrace-held']
 
 
 def uprobes_on(path):
