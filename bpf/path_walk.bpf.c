@@ -10,13 +10,13 @@
 #include "path_walk.bpf.h"
 
 struct dl_walk {
-	__u64 dentry;	     /* struct dentry *, current position */
-	__u64 mnt;	     /* struct vfsmount * it belongs to */
-	__u64 mnt_root;	     /* and that mount's root dentry (0: not read yet) */
-	struct dl_root root; /* the task's */
-	__u32 start;	     /* offset of the slot in the scratch data */
-	__u32 len;	     /* bytes written so far */
-	__u8 flags;	     /* DL_PATH_ROOTED, DL_PATH_TRUNC, DL_PATH_DETACHED */
+	__u64 dentry;		 /* struct dentry *, current position */
+	__u64 mnt;		 /* struct vfsmount * it belongs to */
+	__u64 mnt_root;		 /* and that mount's root dentry (0: not read yet) */
+	struct dl_vfs_path root; /* the task's */
+	__u32 start;		 /* offset of the slot in the scratch data */
+	__u32 len;		 /* bytes written so far */
+	__u8 flags;		 /* DL_PATH_ROOTED, DL_PATH_TRUNC, DL_PATH_DETACHED */
 	__u8 done;
 	__u8 mount_top; /* stop at the top of the mount instead of crossing it */
 };
@@ -264,7 +264,7 @@ static __always_inline __u64 dl_walk_run(__u64 dentry, __u64 mnt, __u32 start, i
 
 	if (!dentry || !mnt)
 		return 0;
-	dl_task_root(&w.root);
+	dl_task_path(DL_TASK_ROOT, &w.root);
 	if (cached) {
 		dl_walk_step(0, &w);
 		if (!w.done)

@@ -98,10 +98,12 @@ static __always_inline __u32 dl_walk_file_plain(struct file *f, __u32 start, __u
 /* Walk the base a relative name is resolved against: dirfd or the cwd. */
 static __always_inline __u32 dl_walk_dirfd(int dirfd, __u32 start, __u8 *how)
 {
+	struct dl_vfs_path pwd;
+
 	if (dirfd != -100 /* AT_FDCWD */)
 		return dl_walk_file(dl_fd_file(dirfd), start, how);
-	return dl_walk_path((void *)dl_task_dir(DL_PWD_DENTRY), (void *)dl_task_dir(DL_PWD_MNT),
-			    start, how);
+	dl_task_path(DL_TASK_PWD, &pwd);
+	return dl_walk_path((void *)pwd.dentry, (void *)pwd.mnt, start, how);
 }
 
 /* Read a user string into a path slot; returns its length without the NUL. */

@@ -163,48 +163,25 @@ __noinline int dl_dentry_facts(__u64 dentry, struct dl_dentry_facts *out)
 	return 0;
 }
 
-__noinline int dl_task_root(struct dl_root *out)
+__noinline int dl_task_path(enum dl_task_dir which, struct dl_vfs_path *out)
 {
 	struct fs_struct *fs;
+	struct path *path;
 
 	if (!out)
 		return -1;
 	fs = task_to_read()->fs;
+	path = which == DL_TASK_PWD ? &fs->pwd : &fs->root;
 	out->dentry = out->mnt = 0;
 	/* one read where struct path is (mnt, dentry), as in every kernel dltrace knows */
 	if (bpf_core_field_offset(struct path, mnt) == 0 &&
 	    bpf_core_field_offset(struct path, dentry) == 8) {
-		bpf_probe_read_kernel(out, sizeof(*out), &fs->root);
+		bpf_probe_read_kernel(out, sizeof(*out), path);
 		return 0;
 	}
-	bpf_probe_read_kernel(&out->mnt, sizeof(out->mnt), &fs->root.mnt);
-	bpf_probe_read_kernel(&out->dentry, sizeof(out->dentry), &fs->root.dentry);
+	bpf_probe_read_kernel(&out->mnt, sizeof(out->mnt), &path->mnt);
+	bpf_probe_read_kernel(&out->dentry, sizeof(out->dentry), &path->dentry);
 	return 0;
-}
-
-__noinline __u64 dl_task_dir(enum dl_task_dir which)
-{
-	struct fs_struct *fs = task_to_read()->fs;
-	void *field;
-	__u64 v = 0;
-
-	/* the last step with a helper: a global function returns a number, not a pointer */
-	switch (which) {
-	case DL_ROOT_DENTRY:
-		field = &fs->root.dentry;
-		break;
-	case DL_ROOT_MNT:
-		field = &fs->root.mnt;
-		break;
-	case DL_PWD_DENTRY:
-		field = &fs->pwd.dentry;
-		break;
-	default:
-		field = &fs->pwd.mnt;
-		break;
-	}
-	bpf_probe_read_kernel(&v, sizeof(v), field);
-	return v;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -3,12 +3,10 @@
 #ifndef TASK_READS_BPF_H
 #define TASK_READS_BPF_H
 
-/* The current task's root and working directory: which pointer dl_task_dir() returns. */
+/* The current task's root and working directory: which one dl_task_path() reads. */
 enum dl_task_dir {
-	DL_ROOT_DENTRY,
-	DL_ROOT_MNT,
-	DL_PWD_DENTRY,
-	DL_PWD_MNT,
+	DL_TASK_ROOT,
+	DL_TASK_PWD,
 };
 
 /* What a call on a descriptor needs of its file (dl_fd_facts()). */
@@ -38,16 +36,14 @@ struct dl_dentry_facts {
 	__u32 pad;
 };
 
-/* The current task's root (dl_task_root()): struct path's order. */
-struct dl_root {
+/* A struct path as numbers, in its order (dl_task_path()). */
+struct dl_vfs_path {
 	__u64 mnt;
 	__u64 dentry;
 };
 
 /* The struct file behind descriptor fd of the current task, as a number; 0: none. */
 __u64 dl_fd_file_addr(int fd);
-/* A struct dentry or struct vfsmount pointer of the current task, as a number. */
-__u64 dl_task_dir(enum dl_task_dir which);
 
 /* Fill *out for descriptor fd of the current task; 0, or -1 when fd has no file. */
 int dl_fd_facts(int fd, struct dl_fd_facts *out);
@@ -56,7 +52,7 @@ int dl_fd_facts(int fd, struct dl_fd_facts *out);
 int dl_file_facts(__u64 file, struct dl_file_facts *out);
 /* Fill *out for struct dentry `dentry` (a number); 0, or -1 without a dentry. */
 int dl_dentry_facts(__u64 dentry, struct dl_dentry_facts *out);
-/* Fill *out with the current task's root; 0, or -1. */
-int dl_task_root(struct dl_root *out);
+/* Fill *out with the current task's root or working directory; 0, or -1. */
+int dl_task_path(enum dl_task_dir which, struct dl_vfs_path *out);
 
 #endif /* TASK_READS_BPF_H */
