@@ -160,8 +160,7 @@ static void stdio_args(struct out *o, const struct span_view *v, const struct sp
 	case DL_FN_FSEEK:
 	case DL_FN_FSEEKO:
 		I64(o, "offset", (int64_t)e->offset);
-		format_whence(e->arg, whence, sizeof(whence));
-		made(o, KEY("whence"), whence);
+		made(o, KEY("whence"), whence_name(e->arg, whence, sizeof(whence)));
 		I64(o, "ret", (int32_t)e->ret);
 		break;
 	case DL_FN_FTELL:

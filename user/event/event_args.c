@@ -60,6 +60,17 @@ static void add_copy(struct args_out *o, const char *key, size_t key_len, const 
 }
 #define ADD_COPY(o, k, s) add_copy((o), KEYLEN(k), (s))
 
+/* What errno_name(), whence_name() and sym_name() return: a static name, or the number in buf. */
+static void add_name(struct args_out *o, const char *key, size_t key_len, const char *s,
+		     const char *buf)
+{
+	if (s == buf)
+		add_copy(o, key, key_len, s);
+	else
+		add_sym(o, key, key_len, s);
+}
+#define ADD_NAME(o, k, s, buf) add_name((o), KEYLEN(k), (s), (buf))
+
 /*
  * A text that may not be valid UTF-8 (a command line, a process's or
  * thread's name): written like a path, so that "<key>_hex" holds its exact
@@ -90,7 +101,7 @@ static void add_ret(struct args_out *o, int64_t ret)
 		char buf[16];
 
 		ADD_I64(o, "ret", -1);
-		ADD_COPY(o, "errno", errno_name(-ret, buf, sizeof(buf)));
+		ADD_NAME(o, "errno", errno_name(-ret, buf, sizeof(buf)), buf);
 		return;
 	}
 	ADD_I64(o, "ret", ret);
@@ -147,8 +158,7 @@ static void fcntl_args(struct args_out *o, const struct ev_syscall *s, char *buf
 {
 	uint32_t cmd = s->arg_lo, arg = s->arg_hi;
 
-	format_sym(SYM_FCNTL_CMD, cmd, buf, size);
-	ADD_COPY(o, "cmd", buf);
+	ADD_NAME(o, "cmd", sym_name(SYM_FCNTL_CMD, cmd, buf, size), buf);
 	switch (fcntl_arg_of(cmd)) {
 	case FCNTL_ARG_DUP:
 		ADD_U64(o, "minfd", arg);
@@ -165,10 +175,8 @@ static void fcntl_args(struct args_out *o, const struct ev_syscall *s, char *buf
 		ADD_I64(o, "arg", (int32_t)arg);
 		break;
 	case FCNTL_ARG_LOCK:
-		format_sym(SYM_LOCK_TYPE, arg & 0xffff, buf, size);
-		ADD_COPY(o, "lock", buf);
-		format_whence(arg >> 16, buf, size);
-		ADD_COPY(o, "whence", buf);
+		ADD_NAME(o, "lock", sym_name(SYM_LOCK_TYPE, arg & 0xffff, buf, size), buf);
+		ADD_NAME(o, "whence", whence_name(arg >> 16, buf, size), buf);
 		ADD_I64(o, "start", (int64_t)s->offset);
 		ADD_I64(o, "len", (int64_t)s->size);
 		break;
@@ -260,8 +268,7 @@ static void show_arg(struct args_out *o, const struct ev_syscall *s, const struc
 		add_copy(o, key, key_len, buf);
 		break;
 	case SH_WHENCE:
-		format_whence(v, buf, size);
-		add_copy(o, key, key_len, buf);
+		add_name(o, key, key_len, whence_name(v, buf, size), buf);
 		break;
 	case SH_PROT:
 		format_mmap_prot(v, buf, size);
@@ -282,8 +289,7 @@ static void show_arg(struct args_out *o, const struct ev_syscall *s, const struc
 		add_copy(o, key, key_len, buf);
 		break;
 	case SH_SYM:
-		format_sym(sh->set, v, buf, size);
-		add_copy(o, key, key_len, buf);
+		add_name(o, key, key_len, sym_name(sh->set, v, buf, size), buf);
 		break;
 	case SH_IDENTITY: /* an opened file */
 		if (s->flags & EVS_IDENTITY) {
@@ -311,8 +317,8 @@ static void syscall_args(struct args_out *o, const struct ev_syscall *s)
 	if (s->sock_family) {
 		char buf[32];
 
-		format_sym(SYM_FAMILY, s->sock_family, buf, sizeof(buf));
-		ADD_COPY(o, "socket_family", buf);
+		ADD_NAME(o, "socket_family", sym_name(SYM_FAMILY, s->sock_family, buf, sizeof(buf)),
+			 buf);
 	}
 	if (s->flags & EVS_PATH_UNKNOWN)
 		add(o, KEYLEN("path_unknown"), EV_ARG_BOOL)->b = true;

@@ -270,12 +270,12 @@ void format_open_flags(uint32_t flags, char *buf, size_t size)
 	format_bits(flags & ~(uint32_t)O_ACCMODE, open_names, OPEN_BITS, buf, size, len);
 }
 
-void format_whence(uint32_t whence, char *buf, size_t size)
+const char *whence_name(uint32_t whence, char *buf, size_t size)
 {
 	if (whence < COUNT(whence_names))
-		snprintf(buf, size, "%s", whence_names[whence]);
-	else
-		snprintf(buf, size, "%u", whence);
+		return whence_names[whence];
+	snprintf(buf, size, "%u", whence);
+	return buf;
 }
 
 void format_mmap_prot(uint32_t prot, char *buf, size_t size)
@@ -482,14 +482,14 @@ static const struct enum_name *enum_find(enum sym_set set, uint32_t v)
 	return NULL;
 }
 
-void format_sym(enum sym_set set, uint32_t v, char *buf, size_t size)
+const char *sym_name(enum sym_set set, uint32_t v, char *buf, size_t size)
 {
 	const struct enum_name *e = enum_find(set, v);
 
 	if (e)
-		snprintf(buf, size, "%s", e->name);
-	else
-		snprintf(buf, size, "%u", v);
+		return e->name;
+	snprintf(buf, size, "%u", v);
+	return buf;
 }
 
 int parse_sym(enum sym_set set, const char *s, size_t len, uint32_t *out)

@@ -45,13 +45,13 @@ enum show_format {
 	SH_STR,	       /* the text as it is */
 	SH_UTIME,      /* format_utime() */
 	SH_OPEN_FLAGS, /* format_open_flags() */
-	SH_WHENCE,     /* format_whence() */
+	SH_WHENCE,     /* whence_name() */
 	SH_PROT,       /* format_mmap_prot() */
 	SH_MMAP_FLAGS, /* format_mmap_flags() */
 	SH_CLOEXEC,    /* "O_CLOEXEC" */
 	SH_FCNTL,      /* the command, and what its argument was */
 	SH_FLAGS,      /* format_flag_set(set) */
-	SH_SYM,	       /* format_sym(set) */
+	SH_SYM,	       /* sym_name(set) */
 	SH_IDENTITY,   /* an opened file's ino, dev, fs and file_size */
 };
 
@@ -118,8 +118,8 @@ int syscall_kind(const char *name, size_t len);
 
 /* "O_WRONLY|O_CREAT|O_TRUNC" style rendering into buf. */
 void format_open_flags(uint32_t flags, char *buf, size_t size);
-/* "SEEK_SET", ... or the number. */
-void format_whence(uint32_t whence, char *buf, size_t size);
+/* "SEEK_SET", ...: a static name; else the number, written to buf. */
+const char *whence_name(uint32_t whence, char *buf, size_t size);
 /* "PROT_READ|PROT_WRITE" and "MAP_SHARED|..." */
 void format_mmap_prot(uint32_t prot, char *buf, size_t size);
 void format_mmap_flags(uint32_t flags, char *buf, size_t size);
@@ -135,8 +135,8 @@ enum sym_set {
 	SYM_FAMILY,	    /* AF_UNIX, AF_INET, ... (socket address families) */
 	SYM_URING_REGISTER, /* IORING_REGISTER_*, IORING_UNREGISTER_* */
 };
-/* The name, or the number as text when it has none. */
-void format_sym(enum sym_set set, uint32_t v, char *buf, size_t size);
+/* The value's static name; else the number, written to buf. */
+const char *sym_name(enum sym_set set, uint32_t v, char *buf, size_t size);
 int parse_sym(enum sym_set set, const char *s, size_t len, uint32_t *out);
 
 /* What an fcntl command's third argument is (what a trace shows of it). */
