@@ -8,7 +8,8 @@
  *
  * Usage: decode_replay MODE RECORDS [MAX_RECORDS]
  * MODE: json|gz|pftrace|pftrace.gz|report|summary|live|live-only.
- * The trace goes to /dev/null, or to $DECODE_REPLAY_OUT when it is set.
+ * The trace goes to /dev/null, or to $DECODE_REPLAY_OUT when it is set; the
+ * report to /dev/null as text, or to $DECODE_REPLAY_REPORT as JSON (to compare builds).
  *   json        decode, write the Chrome JSON trace (to /dev/null)
  *   gz          the same, gzip-compressed (level 1, dltrace's default)
  *   pftrace     decode, write the .pftrace
@@ -176,11 +177,15 @@ int main(int argc, char **argv)
 	t = now();
 	decode_replay_records(&jt, buf, len, max, &records, &live);
 	if (rs) {
-		FILE *null = fopen("/dev/null", "we");
+		const char *report_out = getenv("DECODE_REPLAY_REPORT");
+		FILE *null = fopen(report_out ? report_out : "/dev/null", "we");
 
 		report_session__end_trace(rs, NULL);
 		report_session__finish(rs, 0);
-		report_session__terminal(rs, null, REPORT_DEFAULT_TOP, false);
+		if (report_out)
+			report_session__json(rs, null, REPORT_DEFAULT_TOP);
+		else
+			report_session__terminal(rs, null, REPORT_DEFAULT_TOP, false);
 		fclose(null);
 		report_session__free(rs);
 	}

@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include "report/report_stats_internal.h"
 
+#include "lib/path_table.h"
+
 #include <fcntl.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -156,8 +158,8 @@ static struct ev_str command_of(const struct ev_name *n)
 }
 
 /* path_scope() of a path, remembered for the last one: most events repeat their file. */
-static uint8_t scope_of(struct report_stats *st, const struct ev_str *path, enum env_kind *env,
-			const struct ev_syscall *use)
+static uint8_t scope_of_name(struct report_stats *st, const struct ev_str *path, enum env_kind *env,
+			     const struct ev_syscall *use)
 {
 	uint8_t scope;
 
@@ -178,12 +180,69 @@ static uint8_t scope_of(struct report_stats *st, const struct ev_str *path, enum
 	return scope;
 }
 
+/*
+ * The report's entry for a live decoder's interned path, made at its first
+ * event; NULL for a trace reader's path (no ref) or out of memory.  A path's
+ * scope never changes once decided (shm_entry_scope: the first use decides).
+ */
+static struct rs_ref *ref_of(struct report_stats *st, const struct ev_path *path,
+			     const struct ev_syscall *use)
+{
+	uint64_t key = (uintptr_t)path->ref;
+	uint32_t i;
+	struct rs_ref *r;
+	enum env_kind env = ENV_NONE;
+
+	if (!path->ref || path->name.s != path->ref->raw)
+		return NULL;
+	i = u64_index_get(&st->ref_ix, key);
+	if (i != U64_NONE)
+		return &st->refs[i];
+	r = GROW(st, st->refs, st->cap_refs, st->nrefs);
+	if (!r)
+		return NULL;
+	r->scope = scope_of_name(st, &path->name, &env, use);
+	r->env = env;
+	r->file = NONE32;
+	if (u64_index_put(&st->ref_ix, key, st->nrefs)) {
+		st->oom = true;
+		return NULL;
+	}
+	r->ref = path_get((struct path_ref *)path->ref);
+	st->nrefs++;
+	return r;
+}
+
+static uint8_t scope_of(struct report_stats *st, const struct ev_path *path, enum env_kind *env,
+			const struct ev_syscall *use)
+{
+	struct rs_ref *r = ref_of(st, path, use);
+
+	if (!r)
+		return scope_of_name(st, &path->name, env, use);
+	*env = r->env;
+	return r->scope;
+}
+
+/* rs_file_get() of an event's path, by its ref when it has one. */
+static uint32_t file_of(struct report_stats *st, const struct ev_path *path, uint8_t scope,
+			uint8_t env, uint64_t now)
+{
+	struct rs_ref *r = ref_of(st, path, NULL);
+
+	if (!r)
+		return rs_file_get(st, &path->name, scope, env, now);
+	if (r->file == NONE32)
+		r->file = rs_file_get(st, &path->name, scope, env, now);
+	return r->file;
+}
+
 /* The output side of sendfile/copy_file_range: a write of unknown offset. */
 static void second_path_write(struct report_stats *st, uint32_t ti, const struct ev_syscall *s,
 			      uint64_t start, uint64_t end)
 {
 	enum env_kind env;
-	uint8_t scope = scope_of(st, &s->path2.name, &env, NULL);
+	uint8_t scope = scope_of(st, &s->path2, &env, NULL);
 	struct rs_access a = {ti,    NONE32, NONE32,	  false, 0, (uint64_t)s->ret,
 			      start, end,    ORG_SYSCALL, false};
 
@@ -191,7 +250,7 @@ static void second_path_write(struct report_stats *st, uint32_t ti, const struct
 		st->tot[SCOPE_OTHER].bytes_written += a.bytes;
 		return;
 	}
-	a.file = rs_file_get(st, &s->path2.name, scope, env, start);
+	a.file = file_of(st, &s->path2, scope, env, start);
 	if (a.file == NONE32)
 		return;
 	if (scope == SCOPE_ENV) {
@@ -245,7 +304,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		wr = false;
 	}
 
-	uint8_t scope = scope_of(st, &s->path.name, &env, s);
+	uint8_t scope = scope_of(st, &s->path, &env, s);
 	/* the other scope's named files are shared memory (path_scope.c) */
 	bool shm = scope == SCOPE_OTHER && s->path.name.len && s->path.name.s[0] == '/';
 	struct rs_syscall *sc;
@@ -348,7 +407,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		return;
 	}
 
-	fi = rs_file_get(st, &s->path.name, scope, env, start);
+	fi = file_of(st, &s->path, scope, env, start);
 	if (fi == NONE32)
 		return;
 	f = &st->files[fi];
@@ -678,11 +737,11 @@ static void request_file(struct report_stats *st, struct rs_async *r, const stru
 {
 	enum env_kind env = ENV_NONE;
 
-	r->scope = scope_of(st, &path->name, &env, NULL);
+	r->scope = scope_of(st, path, &env, NULL);
 	r->env = env;
 	r->file = NONE32;
 	if (r->scope != SCOPE_OTHER)
-		r->file = rs_file_get(st, &path->name, r->scope, env, start);
+		r->file = file_of(st, path, r->scope, env, start);
 	if (r->file == NONE32)
 		r->scope = SCOPE_OTHER;
 }
@@ -777,11 +836,11 @@ static void layer_event(struct report_stats *st, const struct event *ev)
 
 	switch (ev->type) {
 	case EV_FAULT:
-		scope = scope_of(st, &ev->fault.path.name, &env, NULL);
+		scope = scope_of(st, &ev->fault.path, &env, NULL);
 		l->faults[scope]++;
 		if (scope != SCOPE_OTHER) {
-			uint32_t fi = rs_file_get(st, &ev->fault.path.name, scope, env,
-						  (uint64_t)st->traces[st->cur].offset_ns + ev->ts);
+			uint32_t fi = file_of(st, &ev->fault.path, scope, env,
+					      (uint64_t)st->traces[st->cur].offset_ns + ev->ts);
 
 			if (fi != NONE32)
 				st->files[fi].faults++;

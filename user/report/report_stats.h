@@ -165,6 +165,13 @@ struct rs_dir {
 	uint64_t bytes_read, bytes_written, reads, writes, meta_ops, failed, io_ns;
 };
 
+/* What the report knows of one interned path: scope_of() and, once asked, its file. */
+struct rs_ref {
+	struct path_ref *ref; /* the report's reference */
+	uint32_t file;	      /* NONE32: not asked yet */
+	uint8_t scope, env;
+};
+
 struct rs_mount {
 	uint32_t dev, fs; /* string ids */
 	uint32_t prefix;  /* common directory of its files (report_derive) */
@@ -557,6 +564,14 @@ struct report_stats {
 	char scope_path[256];
 	uint32_t scope_len; /* 0: none */
 	uint8_t scope, scope_env;
+	/*
+	 * The live decoder's interned paths (lib/path_table.h) met so far, found
+	 * by address instead of by hashing the name; a reference is held on each,
+	 * so that no address comes back for another name.
+	 */
+	struct u64_index ref_ix; /* path_ref address -> index in refs */
+	struct rs_ref *refs;
+	uint32_t nrefs, cap_refs;
 	uint32_t cache_thread;
 
 	/* report_derive */

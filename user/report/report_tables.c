@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/fs_names.h"
+#include "lib/path_table.h"
 
 void rs_tables_init(struct report_stats *st)
 {
@@ -25,6 +26,7 @@ void rs_tables_init(struct report_stats *st)
 	u64_index_init(&st->device_ix);
 	u64_index_init(&st->shm_ix);
 	u64_index_init(&st->size_ix);
+	u64_index_init(&st->ref_ix);
 	st->cache_thread_key = UINT64_MAX;
 }
 
@@ -40,6 +42,10 @@ void rs_tables_free(struct report_stats *st)
 	u64_index_free(&st->dir_ix);
 	u64_index_free(&st->mount_ix);
 	u64_index_free(&st->size_ix);
+	u64_index_free(&st->ref_ix);
+	for (uint32_t i = 0; i < st->nrefs; i++)
+		path_put(st->refs[i].ref);
+	free(st->refs);
 	free(st->traces);
 	free(st->procs);
 	free(st->threads);
