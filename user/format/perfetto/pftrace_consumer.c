@@ -52,6 +52,7 @@ static uint32_t convert_args(struct pftrace_consumer *c, const struct ev_arg *in
 		struct pft_arg *o = &c->args[i];
 
 		o->key = pstr(a->key);
+		o->key_static = a->key_named; /* event_args()'s names: literals and table entries */
 		switch (a->type) {
 		case EV_ARG_U64:
 			o->type = PFT_ARG_U64;

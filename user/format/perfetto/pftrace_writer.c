@@ -7,6 +7,7 @@
 
 #include "format/perfetto/pftrace_fields.h"
 #include "io/output_sink.h"
+#include "lib/hash.h"
 #include "lib/pb_writer.h"
 
 /* Room before a packet for its frame: the key of Trace.packet and a length. */
@@ -148,16 +149,13 @@ static struct pft_seq *seq_ready(struct pftrace_writer *w, struct pft_seq *seq)
 
 /* ---- interning ---- */
 
-static uint32_t intern(struct pftrace_writer *w, struct pft_seq *seq, enum pft_intern_kind kind,
-		       struct pft_str s)
+/* iid, numbered in the table, as seq will know it: written with the packet if seq has not seen it.
+ */
+static uint32_t intern_seen(struct pftrace_writer *w, struct pft_seq *seq,
+			    enum pft_intern_kind kind, struct pft_str s, uint32_t iid)
 {
-	bool added;
-	uint32_t iid = pftrace_intern__get(&w->intern, kind, s.s, s.len, &added);
-	int fresh;
+	int fresh = pftrace_seen__add(&seq->seen, kind, iid);
 
-	if (!iid)
-		return 0;
-	fresh = pftrace_seen__add(&seq->seen, kind, iid);
 	if (fresh < 0) {
 		seq->dirty = true;
 		return 0;
@@ -177,6 +175,30 @@ static uint32_t intern(struct pftrace_writer *w, struct pft_seq *seq, enum pft_i
 		w->fresh_cap = n;
 	}
 	w->fresh[w->nfresh++] = (struct pft_new_string){kind, iid, s};
+	return iid;
+}
+
+static uint32_t intern(struct pftrace_writer *w, struct pft_seq *seq, enum pft_intern_kind kind,
+		       struct pft_str s)
+{
+	bool added;
+	uint32_t iid = pftrace_intern__get(&w->intern, kind, s.s, s.len, &added);
+
+	return iid ? intern_seen(w, seq, kind, s, iid) : 0;
+}
+
+/* An argument name whose bytes never change at its address: the memo spares the table's lookup. */
+static uint32_t intern_static_key(struct pftrace_writer *w, struct pft_seq *seq, struct pft_str s)
+{
+	struct pft_key_memo *m = &w->key_memo[fib_hash((uintptr_t)s.s ^ (uint64_t)s.len << 48) >>
+					      (64 - PFT_KEY_MEMO_BITS)];
+	uint32_t iid;
+
+	if (m->s == s.s && m->len == s.len && m->generation == w->generation)
+		return intern_seen(w, seq, PFT_INTERN_ARG_NAME, s, m->iid);
+	iid = intern(w, seq, PFT_INTERN_ARG_NAME, s);
+	if (iid)
+		*m = (struct pft_key_memo){s.s, s.len, iid, w->generation};
 	return iid;
 }
 
@@ -350,7 +372,8 @@ static void put_arg(struct pftrace_writer *w, struct packet *p, const struct pft
 	uint32_t iid;
 
 	pb_writer__begin(pb, field);
-	iid = intern(w, p->seq, PFT_INTERN_ARG_NAME, a->key);
+	iid = a->key_static ? intern_static_key(w, p->seq, a->key)
+			    : intern(w, p->seq, PFT_INTERN_ARG_NAME, a->key);
 	if (iid)
 		pb_writer__varint(pb, PF_DA_NAME_IID, iid);
 	else

@@ -123,7 +123,8 @@ enum pft_arg_type {
 
 struct pft_arg {
 	struct pft_str key;
-	uint8_t type; /* enum pft_arg_type */
+	uint8_t type;	    /* enum pft_arg_type */
+	uint8_t key_static; /* key's bytes live as long as the program (event_args()'s own) */
 	union {
 		uint64_t u;
 		int64_t i;
@@ -152,6 +153,9 @@ struct pft_arg {
 
 /* Largest packet: the longest arguments of an event, interned and not. */
 #define PFT_PACKET_MAX (1u << 20)
+
+#define PFT_KEY_MEMO_BITS 7 /* slots: more than event_args() has names */
+#define PFT_KEY_MEMO	  (1u << PFT_KEY_MEMO_BITS)
 
 struct pft_seq {
 	uint32_t id;		  /* trusted_packet_sequence_id; 0: not started */
@@ -194,6 +198,14 @@ struct pftrace_writer {
 	uint8_t *buf;		      /* the packet being built (PFT_PACKET_MAX + a frame header) */
 	struct pftrace_intern intern; /* the strings, numbered for all sequences */
 	uint32_t generation;	      /* times the table was cleared */
+	/*
+	 * Static argument names (pft_arg.key_static) by address: their number in
+	 * this generation of the table, found without hashing or comparing bytes.
+	 */
+	struct pft_key_memo {
+		const char *s;
+		uint32_t len, iid, generation;
+	} key_memo[PFT_KEY_MEMO];
 	struct pft_seq meta;
 	struct pft_thread *threads;
 	uint32_t nthreads, threads_cap;
