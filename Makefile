@@ -425,6 +425,15 @@ bench-job-cpu: deps-bench
 	$(PYTHON) bench/run_bench.py --job-cpu-only $(BENCH_ARGS)
 	$(MAKE) docs-table
 
+# User space per event: micro-1t and the PyTorch example recorded once, then decoded and
+# written by each consumer under callgrind, by stage (bench/results/decode-replay.json).
+# BENCH_ARGS="--base CHECKOUT" puts a built checkout's decode replay beside.
+.PHONY: bench-decode-replay
+bench-decode-replay: deps-bench
+	$(MAKE) $(PARALLEL) all bench-build
+	$(PYTHON) bench/run_bench.py --decode-replay-only $(BENCH_ARGS)
+	$(MAKE) docs-table
+
 # How exactly a PyTorch profiler trace lands on dltrace's timeline (bench/clock_alignment.py).
 .PHONY: bench-clock-alignment
 bench-clock-alignment:

@@ -61,8 +61,39 @@ def binary(build_dir):
     return os.path.join(build_dir, 'bench', 'decode_replay')
 
 
+# Where a function's own instructions go: the first of these its source path or
+# object contains (user/ folders by stage; libraries by object).
+STAGES = (('decode', '/user/decode/'), ('decode', '/bpf/'), ('event args', '/user/event/'),
+          ('report', '/user/report/'), ('live view', '/user/view/'),
+          ('writer', '/user/format/'), ('writer', '/user/io/'), ('compression', 'libdeflate'),
+          ('compression', 'libz'), ('dltrace lib', '/user/lib/'), ('glue', '/user/'),
+          ('glue', '/bench/'), ('libc', 'libc.so'))
+
+
+def stage_of(source, obj):
+    for stage, mark in STAGES:
+        if mark in source or mark in obj:
+            return stage
+    return 'other'
+
+
+def stages(callgrind_out):
+    """{stage: instructions} of the functions' own instructions (callgrind_annotate)."""
+    res = subprocess.run(['callgrind_annotate', '--auto=no', '--threshold=100', callgrind_out],
+                         capture_output=True, text=True, check=True)
+    out = {}
+    for m in re.finditer(r'^\s*([\d,]+) \([\s\d.]+%\)\s+(\S+):\S+(?: \[(\S+)\])?$',
+                         res.stdout, re.M):
+        if m.group(2) == 'PROGRAM':
+            continue
+        stage = stage_of(m.group(2), m.group(3) or '')
+        out[stage] = out.get(stage, 0) + int(m.group(1).replace(',', ''))
+    return out
+
+
 def instructions(replay, mode, records):
-    """Instructions of the measured function per event, and the events, for one mode."""
+    """Instructions of the measured function per event, the events, and the instructions
+    per event by stage (the functions' own), for one mode."""
     with tempfile.TemporaryDirectory(prefix='dltrace-callgrind-') as tmp:
         out = os.path.join(tmp, 'callgrind.out')
         res = subprocess.run(['valgrind', '--tool=callgrind',
@@ -74,7 +105,9 @@ def instructions(replay, mode, records):
         events = int(re.search(r'events (\d+)', res.stdout).group(1))
         with open(out) as f:
             total = int(re.search(r'^summary: (\d+)', f.read(), re.M).group(1))
-    return {'events': events, 'instructions': total, 'per_event': total / events}
+        by_stage = {k: v / events for k, v in stages(out).items()}
+    return {'events': events, 'instructions': total, 'per_event': total / events,
+            'stages_per_event': by_stage}
 
 
 def decode_replay_costs(replays, records_by_workload, log):

@@ -25,8 +25,8 @@ import machine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIR = os.path.join(ROOT, 'bench', 'results')
-KINDS = ('bench', 'floors', 'job-cpu', 'lifecycle', 'fd-identity', 'python-stacks', 'replay', 'clock-alignment',
-         'hdf5-layer')
+KINDS = ('bench', 'floors', 'job-cpu', 'decode-replay', 'lifecycle', 'fd-identity', 'python-stacks',
+         'replay', 'clock-alignment', 'hdf5-layer')
 
 
 def path(kind):

@@ -27,6 +27,7 @@ TITLES = {
     'bench': '`make bench`',
     'floors': 'The two floors (`make bench-floors`)',
     'job-cpu': "The PyTorch example's CPU seconds (`make bench-job-cpu`)",
+    'decode-replay': 'User space per event: the decode replay (`make bench-decode-replay`)',
     'lifecycle': 'Start-up and exit (`bench/run_bench.py --lifecycle-only`)',
     'fd-identity': 'Naming descriptors (`bench/fd_identity_cost.py`)',
     'python-stacks': 'Python stacks (`make bench-python-stacks`)',
@@ -197,7 +198,8 @@ def lifecycle_block(lc):
     return ['Start-up and exit (%d repetitions; the untraced spawn of the command %.1f ms):'
             % (lc['reps'], r['untraced']['spawn_s']['median'] * 1e3), ''] + table(
                 ['build', 'programs', 'to the command\'s first instruction, cold',
-                 'right after another run', 'dltrace CPU by then', 'programs freed after exit', 'load average'], rows)
+                 'right after another run', 'dltrace CPU by then', 'programs freed after exit',
+                 'untraced pread, no dltrace', '1 s after an exit', 'load average'], rows)
 
 
 def decode_replay_block(replay):
@@ -215,6 +217,31 @@ def decode_replay_block(replay):
         out += ['', 'Decode replay, wall-clock ns per event (modes interleaved):', ''] + table(
             ['workload'] + modes, [[w] + [spread(v[m]) for m in modes] for w, v in walls])
     return out
+
+
+STAGE_ORDER = ('decode', 'event args', 'writer', 'compression', 'report', 'live view',
+               'dltrace lib', 'libc', 'glue', 'other')
+
+
+def decode_replay_stages_block(replay, build='this'):
+    """Instructions per event by stage (the functions' own) for each workload and mode."""
+    rows, seen = [], set()
+    for work, builds in replay.items():
+        for mode, r in builds.get(build, {}).items():
+            seen.update(r.get('stages_per_event', {}))
+    stages = [st for st in STAGE_ORDER if st in seen]
+    for work, builds in replay.items():
+        for mode in REPLAY_MODES:
+            r = builds.get(build, {}).get(mode)
+            if r and 'stages_per_event' in r:
+                rows.append([work, mode] + [num(r['stages_per_event'].get(st)) if
+                                            st in r['stages_per_event'] else '-'
+                                            for st in stages] + [num(r['per_event'])])
+    if not rows:
+        return []
+    return ['', 'Where they go: instructions per event by stage, each function\'s own '
+            '(*dltrace lib*: decimal and JSON text, protobuf, hashes):', ''] + table(
+                ['workload', 'mode'] + stages + ['total'], rows)
 
 
 def fd_identity_block(r):
@@ -341,7 +368,10 @@ def floors_block(r):
     return out
 
 
-BLOCKS = {'bench': bench_block, 'floors': floors_block, 'job-cpu': bench_block, 'lifecycle': lambda r: lifecycle_block(r['lifecycle']),
+BLOCKS = {'bench': bench_block, 'floors': floors_block, 'job-cpu': bench_block,
+          'decode-replay': lambda r: (decode_replay_block(r['decode_replay']) +
+                                      decode_replay_stages_block(r['decode_replay'])),
+          'lifecycle': lambda r: lifecycle_block(r['lifecycle']),
           'fd-identity': fd_identity_block, 'python-stacks': python_stacks_block,
           'replay': replay_block,
           'clock-alignment': clock_alignment_block, 'hdf5-layer': hdf5_layer_block}

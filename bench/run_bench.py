@@ -173,6 +173,10 @@ def parse_args():
                     help='the PyTorch example untraced, under the floor and each output format: '
                     'its CPU seconds per epoch (the job\'s and dltrace\'s) and dltrace\'s CPU '
                     'per event, into bench/results/job-cpu.json')
+    ap.add_argument('--decode-replay-only', action='store_true',
+                    help='record micro-1t and the PyTorch example at make demo\'s size once, '
+                    'then count the decode replay\'s instructions per event by mode and by '
+                    'stage (callgrind), and time it, into bench/results/decode-replay.json')
     ap.add_argument('--lifecycle-only', action='store_true',
                     help='only the start-up and exit times')
     ap.add_argument('--no-hdf5-layer', action='store_true',
@@ -200,8 +204,12 @@ def parse_args():
         for skip in ('sustained', 'bpf_stats', 'hooks', 'lifecycle', 'decode_replay',
                      'hdf5_layer', 'report_scale', 'daemon_metrics'):
             setattr(args, 'no_' + skip, True)
+    if args.decode_replay_only:
+        args.workloads = args.workloads or 'micro-1t,pytorch'
+        args.conditions = args.conditions or 'untraced'
     if not args.results:
-        args.results = results_store.path('lifecycle' if args.lifecycle_only else
+        args.results = results_store.path('decode-replay' if args.decode_replay_only else
+                                          'lifecycle' if args.lifecycle_only else
                                           'floors' if args.floors_only else
                                           'job-cpu' if args.job_cpu_only else 'bench')
     return args
@@ -238,7 +246,7 @@ def run(args, results):
         results['lifecycle'] = lifecycle.measure_all(ROOT, args.out, max(5, sizes['reps']), log,
                                                      base)
         return []
-    if args.job_cpu_only and not args.quick:
+    if (args.job_cpu_only or args.decode_replay_only) and not args.quick:
         # make demo's dataset (examples/pytorch/make_dataset.py's defaults)
         sizes.update(pytorch_npz=5000, pytorch_h5=5000)
     results['config'] = dict(sizes, quick=args.quick)
@@ -267,6 +275,9 @@ def run(args, results):
         log('preparing data in %s' % args.out)
         for w in works:
             w.prepare()
+        if args.decode_replay_only:
+            results['decode_replay'] = decode_replay_step(job, works, base, log)
+            return works
         if measure.bpf_stats_on():
             log('warning: kernel.bpf_stats_enabled is already 1: BPF timings include it')
         runs = results['runs']
@@ -354,6 +365,9 @@ def main():
         results_store.write(results, args.results)
     if args.lifecycle_only:
         print(lifecycle.table(results['lifecycle']))
+        return
+    if args.decode_replay_only:
+        print(report.decode_replay_table(results['decode_replay']))
         return
     labels = {c.name: c.label for c in tracers.all_conditions(args.base or '.') +
               tracers.layer_conditions()}
