@@ -61,18 +61,23 @@ def binary(build_dir):
     return os.path.join(build_dir, 'bench', 'decode_replay')
 
 
-# Where a function's own instructions go: the first of these its source path or
-# object contains (user/ folders by stage; libraries by object).
+# Where a function's own instructions go: dltrace's by the folder of its source
+# (user/ by stage), a library's by its object.
 STAGES = (('decode', '/user/decode/'), ('decode', '/bpf/'), ('event args', '/user/event/'),
           ('report', '/user/report/'), ('live view', '/user/view/'),
-          ('writer', '/user/format/'), ('writer', '/user/io/'), ('compression', 'libdeflate'),
-          ('compression', 'libz'), ('dltrace lib', '/user/lib/'), ('glue', '/user/'),
-          ('glue', '/bench/'), ('libc', 'libc.so'))
+          ('writer', '/user/format/'), ('writer', '/user/io/'), ('dltrace lib', '/user/lib/'),
+          ('glue', '/user/'), ('glue', '/bench/'))
+LIBRARIES = (('compression', 'libz.so'), ('compression', 'libdeflate'), ('libc', 'libc.so'))
 
 
 def stage_of(source, obj):
+    """source as callgrind_annotate prints it: relative to the working directory or not."""
+    source = '/' + source
     for stage, mark in STAGES:
-        if mark in source or mark in obj:
+        if mark in source:
+            return stage
+    for stage, mark in LIBRARIES:
+        if mark in obj or mark in source:
             return stage
     return 'other'
 
