@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "live/cgroup_lookup.h"
 
+#include "lib/cgroup_mounts.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,29 +29,7 @@ static int is_cgroup2_dir(const char *path)
 
 int cgroup2_mount(char *out, size_t size)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
-	int found = -1;
-
-	if (!f)
-		return -1;
-	/* ... mountpoint ... - fstype source options */
-	while (fgets(line, sizeof(line), f)) {
-		char mnt[PATH_MAX], fstype[64];
-		char *dash = strstr(line, " - ");
-
-		if (!dash || sscanf(dash + 3, "%63s", fstype) != 1 || strcmp(fstype, "cgroup2"))
-			continue;
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
-			continue;
-		/* prefer the canonical location when there are several */
-		if (found < 0 || strcmp(mnt, "/sys/fs/cgroup") == 0) {
-			snprintf(out, size, "%s", mnt);
-			found = 0;
-		}
-	}
-	fclose(f);
-	return found;
+	return cgroup_mount_of("", out, size) ? 0 : -1;
 }
 
 struct search {

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/cgroup_mounts.h"
 #include "probe/system_checks.h"
 
 #define HANDOVER_DIR	"/run/dltrace"
@@ -363,49 +364,6 @@ static int bind_handover(struct stat *bound)
 	return sock;
 }
 
-/* The mount point of the cgroup hierarchy with these controllers ("" for v2), mounted at its root.
- */
-static bool hierarchy_mount(const char *controllers, char *dir, size_t size)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[1024];
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char root[256], mnt[512], fstype[32], opts[512], *dash = strstr(line, " - ");
-		char *opt, *save = NULL;
-
-		if (!dash || sscanf(line, "%*s %*s %*s %255s %511s", root, mnt) != 2 ||
-		    sscanf(dash + 3, "%31s %*s %511s", fstype, opts) != 2 || strcmp(root, "/"))
-			continue;
-		if (!*controllers) {
-			found = !strcmp(fstype, "cgroup2");
-		} else if (!strcmp(fstype, "cgroup")) {
-			/* every controller of the line among the mount's options */
-			char want[256];
-
-			snprintf(want, sizeof(want), "%s", controllers);
-			found = true;
-			for (char *c = strtok_r(want, ",", &save); c && found;
-			     c = strtok_r(NULL, ",", &save)) {
-				char all[512], *save2 = NULL;
-
-				snprintf(all, sizeof(all), "%s", opts);
-				found = false;
-				for (opt = strtok_r(all, ",", &save2); opt && !found;
-				     opt = strtok_r(NULL, ",", &save2))
-					found = !strcmp(opt, c);
-			}
-		}
-		if (found)
-			snprintf(dir, size, "%s", mnt);
-	}
-	fclose(f);
-	return found;
-}
-
 /*
  * Join, in each hierarchy, the cgroup that `cgroups` (a /proc/PID/cgroup
  * text) names where this process is elsewhere.  False when a move fails.
@@ -439,7 +397,7 @@ static bool join_cgroups(const char *cgroups)
 		if (!strcmp(want, second + 1))
 			continue;
 		*second = '\0';
-		if (!hierarchy_mount(first + 1, dir, sizeof(dir))) {
+		if (!cgroup_mount_of(first + 1, dir, sizeof(dir))) {
 			ok = false;
 			break;
 		}
