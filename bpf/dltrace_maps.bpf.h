@@ -76,11 +76,16 @@ struct dl_task {
 	__u64 vfs_open_file;
 	__u32 vfs_op; /* enum dl_vfs_op + 1, 0 when none */
 	__u32 vfs_write;
-	/* mmap layer: the last anonymous mapping a fault hit, valid while dl_map_gen is anon_gen */
-	__u64 anon_lo;
-	__u64 anon_hi;
+#define DL_ANON_CACHE 4 /* a power of two */
+	/*
+	 * mmap layer: the last anonymous mappings faults hit, valid while
+	 * dl_map_gen is anon_gen (a job's threads fault in a few at a time: the
+	 * heap, a stack, an allocation)
+	 */
+	__u64 anon_lo[DL_ANON_CACHE];
+	__u64 anon_hi[DL_ANON_CACHE];
 	__u32 anon_gen;
-	__u32 pad3;
+	__u32 anon_next; /* the entry replaced next */
 	/* the files of the call in flight (dl_io.file, file2), and the cache */
 	__u32 file;
 	__u32 file2;

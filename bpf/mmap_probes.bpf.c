@@ -14,9 +14,9 @@
  * fresh allocations), so two checks come first: faults on pages that are
  * already mapped (protection faults: copy-on-write, the first write to a
  * page that was read) are skipped, as they move no file data; and each
- * thread remembers the last anonymous mapping it faulted in, until a
- * traced task maps a file (dl_map_gen), so that a run of faults in one
- * allocation costs one lookup.
+ * thread remembers the last few anonymous mappings it faulted in, until a
+ * traced task maps a file (dl_map_gen), so that faults in the allocations
+ * a thread is working in cost one lookup each.
  *
  * The mapped file's path is sent once per file (file_identity.bpf.h), so a
  * fault is named even when no traced open of the file was seen (a file
@@ -103,14 +103,23 @@ int BPF_PROG(mmap_fault_user, unsigned long address, struct pt_regs *regs, unsig
 	(void)regs;
 	if (!t || (error_code & X86_PF_PROT))
 		return 0;
-	if (t->anon_gen == dl_map_gen && address >= t->anon_lo && address < t->anon_hi)
-		return 0;
+	if (t->anon_gen == dl_map_gen)
+		for (int i = 0; i < DL_ANON_CACHE; i++)
+			if (address >= t->anon_lo[i] && address < t->anon_hi[i])
+				return 0;
 	if (bpf_find_vma(bpf_get_current_task_btf(), address, fault_vma, &f, 0) || !f.found)
 		return 0;
 	if (f.found == 2) {
-		t->anon_lo = f.start;
-		t->anon_hi = f.end;
-		t->anon_gen = dl_map_gen;
+		__u32 i;
+
+		if (t->anon_gen != dl_map_gen) {
+			for (int j = 0; j < DL_ANON_CACHE; j++)
+				t->anon_hi[j] = 0;
+			t->anon_gen = dl_map_gen;
+		}
+		i = t->anon_next++ & (DL_ANON_CACHE - 1);
+		t->anon_lo[i] = f.start;
+		t->anon_hi[i] = f.end;
 		return 0;
 	}
 	dl_flush(t);

@@ -73,6 +73,18 @@ class LayerTest(unittest.TestCase):
         self.assertEqual([int(e['args']['address'], 16) for e in faults],
                          [report['address'] + k * 2 * 4096 for k in range(4)])
 
+    def test_page_faults_where_one_of_two_anonymous_allocations_was(self):
+        """What a thread remembered of its anonymous memory before a file was mapped is forgotten
+        at its next lookup: a file mapped over the second of two allocations, a fault in the
+        first, then the file's pages."""
+        path = os.path.join(self.dir, 'remapped2.bin')
+        write_random(path, 1 << 20)
+        report, events, _ = self.trace('mmap-reuse-two', path)
+        faults = self.faults(report, events, path)
+        self.assertEqual([e['args']['offset'] for e in faults], report['offsets'])
+        self.assertEqual([int(e['args']['address'], 16) for e in faults],
+                         [report['address'] + k * 2 * 4096 for k in range(4)])
+
     def test_cache_misses_cold_and_hot(self):
         path = os.path.join(self.dir, 'cold.bin')
         write_random(path, 1 << 20)

@@ -12,6 +12,11 @@
  *                         8, 10, 12 and 14 of FILE over its pages 0, 2, 4 and 6
  *                         (MAP_FIXED, one page each) and read one byte of each:
  *                         faults on a file mapped where anonymous memory was
+ *   layer_io mmap-reuse-two FILE
+ *                         the same over the second of two anonymous allocations,
+ *                         with a fault in the first between the mapping and the
+ *                         reads: what a thread remembers of anonymous memory
+ *                         from before a file was mapped is not used again
  *   layer_io cache FILE   drop FILE (1 MiB) from the page cache, read it whole
  *                         with one pread (cold), then again (hot)
  *   layer_io block FILE   read the first 256 KiB of FILE with O_DIRECT; print where
@@ -87,6 +92,31 @@ static int do_mmap_reuse(const char *path)
 	}
 	printf("{\"pid\":%d,\"offsets\":[%ld,%ld,%ld,%ld],\"address\":%lu,\"sum\":%ld}\n", getpid(),
 	       8 * 4096L, 10 * 4096L, 12 * 4096L, 14 * 4096L, (unsigned long)a, sum);
+	return 0;
+}
+
+static int do_mmap_reuse_two(const char *path)
+{
+	int fd = open_or_die(path, O_RDONLY);
+	char *a = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *b = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long sum = 0;
+
+	if (a == MAP_FAILED || b == MAP_FAILED)
+		return 1;
+	for (int i = 0; i < 8; i++)
+		a[i * 4096] = 1;
+	for (int i = 0; i < 16; i++)
+		b[i * 4096] = 1;
+	for (int i = 0; i < 4; i++)
+		if (mmap(b + i * 2 * 4096, 4096, PROT_READ, MAP_SHARED | MAP_FIXED, fd,
+			 (8 + i * 2) * 4096L) == MAP_FAILED)
+			return 1;
+	a[8 * 4096] = 1; /* a fault in the first, after the file was mapped */
+	for (int i = 0; i < 4; i++)
+		sum += ((volatile char *)b)[i * 2 * 4096];
+	printf("{\"pid\":%d,\"offsets\":[%ld,%ld,%ld,%ld],\"address\":%lu,\"sum\":%ld}\n", getpid(),
+	       8 * 4096L, 10 * 4096L, 12 * 4096L, 14 * 4096L, (unsigned long)b, sum);
 	return 0;
 }
 
@@ -207,6 +237,8 @@ int main(int argc, char **argv)
 		return do_mmap(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "mmap-reuse"))
 		return do_mmap_reuse(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "mmap-reuse-two"))
+		return do_mmap_reuse_two(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "cache"))
 		return do_cache(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "block"))
@@ -215,6 +247,7 @@ int main(int argc, char **argv)
 		return do_uring(argv[2]);
 	if (argc >= 4 && !strcmp(argv[1], "vfs"))
 		return do_vfs(argv[2], argv[3]);
-	fprintf(stderr, "usage: layer_io mmap|mmap-reuse|cache|block|uring FILE | vfs FILE OUT\n");
+	fprintf(stderr, "usage: layer_io mmap|mmap-reuse|mmap-reuse-two|cache|block|uring FILE | "
+			"vfs FILE OUT\n");
 	return 2;
 }
