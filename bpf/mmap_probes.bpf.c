@@ -15,8 +15,8 @@
  * already mapped (protection faults: copy-on-write, the first write to a
  * page that was read) are skipped, as they move no file data; and each
  * thread remembers the last few anonymous mappings it faulted in, until a
- * traced task maps a file (dl_map_gen), so that faults in the allocations
- * a thread is working in cost one lookup each.
+ * traced task maps a file or moves a mapping (dl_map_gen), so that faults
+ * in the allocations a thread is working in cost one lookup each.
  *
  * The mapped file's path is sent once per file (file_identity.bpf.h), so a
  * fault is named even when no traced open of the file was seen (a file
@@ -127,6 +127,20 @@ int BPF_PROG(mmap_fault_user, unsigned long address, struct pt_regs *regs, unsig
 	emit_fault(t, address, f.offset, f.ino, f.dev,
 		   (error_code & X86_PF_WRITE ? DL_FAULT_WRITE : 0) | (f.exec ? DL_FAULT_EXEC : 0) |
 		       (error_code & X86_PF_WRITE && f.priv ? DL_FAULT_COW : 0));
+	return 0;
+}
+
+/*
+ * mremap can move a file's mapping onto memory a thread remembers as
+ * anonymous (MREMAP_FIXED): it is forgotten, as at a traced mmap of a file.
+ */
+SEC("tracepoint/syscalls/sys_exit_mremap")
+int mmap_remap(struct trace_event_raw_sys_exit *ctx)
+{
+	if (ctx->ret < 0 && ctx->ret >= -4095)
+		return 0;
+	if (dl_traced_task())
+		__sync_fetch_and_add(&dl_map_gen, 1);
 	return 0;
 }
 

@@ -85,6 +85,17 @@ class LayerTest(unittest.TestCase):
         self.assertEqual([int(e['args']['address'], 16) for e in faults],
                          [report['address'] + k * 2 * 4096 for k in range(4)])
 
+    def test_page_faults_of_a_file_moved_where_anonymous_memory_was(self):
+        """mremap moves a file's mapping onto memory a thread remembers as anonymous: the file's
+        pages fault there, and each fault is in the trace."""
+        path = os.path.join(self.dir, 'moved.bin')
+        write_random(path, 1 << 20)
+        report, events, _ = self.trace('mmap-moved', path)
+        faults = self.faults(report, events, path)
+        self.assertEqual([e['args']['offset'] for e in faults], report['offsets'])
+        self.assertEqual([int(e['args']['address'], 16) for e in faults],
+                         [report['address'] + k * 2 * 4096 for k in range(4)])
+
     def test_cache_misses_cold_and_hot(self):
         path = os.path.join(self.dir, 'cold.bin')
         write_random(path, 1 << 20)

@@ -17,6 +17,12 @@
  *                         with a fault in the first between the mapping and the
  *                         reads: what a thread remembers of anonymous memory
  *                         from before a file was mapped is not used again
+ *   layer_io mmap-moved FILE
+ *                         map pages 8, 10, 12 and 14 of FILE (one mapping
+ *                         each), then write to 16 pages of anonymous memory,
+ *                         move the four mappings over its pages 0, 2, 4 and 6
+ *                         (mremap, MREMAP_FIXED) and read one byte of each:
+ *                         faults on a file moved where anonymous memory was
  *   layer_io cache FILE   drop FILE (1 MiB) from the page cache, read it whole
  *                         with one pread (cold), then again (hot)
  *   layer_io block FILE   read the first 256 KiB of FILE with O_DIRECT; print where
@@ -117,6 +123,33 @@ static int do_mmap_reuse_two(const char *path)
 		sum += ((volatile char *)b)[i * 2 * 4096];
 	printf("{\"pid\":%d,\"offsets\":[%ld,%ld,%ld,%ld],\"address\":%lu,\"sum\":%ld}\n", getpid(),
 	       8 * 4096L, 10 * 4096L, 12 * 4096L, 14 * 4096L, (unsigned long)b, sum);
+	return 0;
+}
+
+static int do_mmap_moved(const char *path)
+{
+	int fd = open_or_die(path, O_RDONLY);
+	char *f[4], *a;
+	long sum = 0;
+
+	for (int i = 0; i < 4; i++) { /* one page each, as in do_mmap */
+		f[i] = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (8 + i * 2) * 4096L);
+		if (f[i] == MAP_FAILED)
+			return 1;
+	}
+	a = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
+		return 1;
+	for (int i = 0; i < 16; i++) /* after the file's mmaps: remembered as anonymous */
+		a[i * 4096] = 1;
+	for (int i = 0; i < 4; i++)
+		if (mremap(f[i], 4096, 4096, MREMAP_MAYMOVE | MREMAP_FIXED, a + i * 2 * 4096) ==
+		    MAP_FAILED)
+			return 1;
+	for (int i = 0; i < 4; i++)
+		sum += ((volatile char *)a)[i * 2 * 4096];
+	printf("{\"pid\":%d,\"offsets\":[%ld,%ld,%ld,%ld],\"address\":%lu,\"sum\":%ld}\n", getpid(),
+	       8 * 4096L, 10 * 4096L, 12 * 4096L, 14 * 4096L, (unsigned long)a, sum);
 	return 0;
 }
 
@@ -239,6 +272,8 @@ int main(int argc, char **argv)
 		return do_mmap_reuse(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "mmap-reuse-two"))
 		return do_mmap_reuse_two(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "mmap-moved"))
+		return do_mmap_moved(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "cache"))
 		return do_cache(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "block"))

@@ -468,9 +468,9 @@ bool layer_program_enabled(const struct layer_plan *plan, const struct bpf_progr
 	s = &plan->layer[l];
 	if (!s->active || !target_exists(prog))
 		return false;
-	if (l == DL_LAYER_MMAP) /* one fault source */
+	if (l == DL_LAYER_MMAP) /* one fault source; mremap matters to the first's memory */
 		return strcmp(s->how, "exceptions:page_fault_user") == 0
-			   ? strcmp(name, "mmap_fault_user") == 0
+			   ? strcmp(name, "mmap_fault_user") == 0 || strcmp(name, "mmap_remap") == 0
 			   : strcmp(name, "mmap_fault_filemap") == 0;
 	if (l == DL_LAYER_VFS) {
 		bool fentry_prog =
