@@ -63,38 +63,31 @@ class LayerTest(unittest.TestCase):
         self.assertEqual({e['args']['ino'] for e in faults}, {os.stat(path).st_ino})
         self.assertIn('mmap', metadata(events)['layers'].split(','))
 
-    def test_page_faults_where_anonymous_memory_was(self):
-        """A thread's faults on anonymous memory are not looked up again, until a file is mapped."""
-        path = os.path.join(self.dir, 'remapped.bin')
+    def assert_file_pages_faulted(self, mode):
+        """layer_io MODE's file pages, mapped where anonymous memory was, every other page from
+        the address it printed: each page's fault is in the trace, in order."""
+        path = os.path.join(self.dir, mode + '.bin')
         write_random(path, 1 << 20)
-        report, events, _ = self.trace('mmap-reuse', path)
+        report, events, _ = self.trace(mode, path)
         faults = self.faults(report, events, path)
         self.assertEqual([e['args']['offset'] for e in faults], report['offsets'])
         self.assertEqual([int(e['args']['address'], 16) for e in faults],
                          [report['address'] + k * 2 * 4096 for k in range(4)])
+
+    def test_page_faults_where_anonymous_memory_was(self):
+        """A thread's faults on anonymous memory are not looked up again, until a file is mapped."""
+        self.assert_file_pages_faulted('mmap-reuse')
 
     def test_page_faults_where_one_of_two_anonymous_allocations_was(self):
         """What a thread remembered of its anonymous memory before a file was mapped is forgotten
         at its next lookup: a file mapped over the second of two allocations, a fault in the
         first, then the file's pages."""
-        path = os.path.join(self.dir, 'remapped2.bin')
-        write_random(path, 1 << 20)
-        report, events, _ = self.trace('mmap-reuse-two', path)
-        faults = self.faults(report, events, path)
-        self.assertEqual([e['args']['offset'] for e in faults], report['offsets'])
-        self.assertEqual([int(e['args']['address'], 16) for e in faults],
-                         [report['address'] + k * 2 * 4096 for k in range(4)])
+        self.assert_file_pages_faulted('mmap-reuse-two')
 
     def test_page_faults_of_a_file_moved_where_anonymous_memory_was(self):
         """mremap moves a file's mapping onto memory a thread remembers as anonymous: the file's
         pages fault there, and each fault is in the trace."""
-        path = os.path.join(self.dir, 'moved.bin')
-        write_random(path, 1 << 20)
-        report, events, _ = self.trace('mmap-moved', path)
-        faults = self.faults(report, events, path)
-        self.assertEqual([e['args']['offset'] for e in faults], report['offsets'])
-        self.assertEqual([int(e['args']['address'], 16) for e in faults],
-                         [report['address'] + k * 2 * 4096 for k in range(4)])
+        self.assert_file_pages_faulted('mmap-moved')
 
     def test_cache_misses_cold_and_hot(self):
         path = os.path.join(self.dir, 'cold.bin')
