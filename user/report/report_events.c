@@ -213,22 +213,25 @@ static struct rs_ref *ref_of(struct report_stats *st, const struct ev_path *path
 	return r;
 }
 
+/* path_scope() of an event's path; *ref: its entry's index in refs (NONE32: none), for file_of().
+ */
 static uint8_t scope_of(struct report_stats *st, const struct ev_path *path, enum env_kind *env,
-			const struct ev_syscall *use)
+			const struct ev_syscall *use, uint32_t *ref)
 {
 	struct rs_ref *r = ref_of(st, path, use);
 
+	*ref = r ? (uint32_t)(r - st->refs) : NONE32;
 	if (!r)
 		return scope_of_name(st, &path->name, env, use);
 	*env = r->env;
 	return r->scope;
 }
 
-/* rs_file_get() of an event's path, by its ref when it has one. */
-static uint32_t file_of(struct report_stats *st, const struct ev_path *path, uint8_t scope,
-			uint8_t env, uint64_t now)
+/* rs_file_get() of an event's path, by the entry scope_of() found when it has one. */
+static uint32_t file_of(struct report_stats *st, uint32_t ref, const struct ev_path *path,
+			uint8_t scope, uint8_t env, uint64_t now)
 {
-	struct rs_ref *r = ref_of(st, path, NULL);
+	struct rs_ref *r = ref != NONE32 ? &st->refs[ref] : NULL;
 
 	if (!r)
 		return rs_file_get(st, &path->name, scope, env, now);
@@ -242,7 +245,8 @@ static void second_path_write(struct report_stats *st, uint32_t ti, const struct
 			      uint64_t start, uint64_t end)
 {
 	enum env_kind env;
-	uint8_t scope = scope_of(st, &s->path2, &env, NULL);
+	uint32_t ref;
+	uint8_t scope = scope_of(st, &s->path2, &env, NULL, &ref);
 	struct rs_access a = {ti,    NONE32, NONE32,	  false, 0, (uint64_t)s->ret,
 			      start, end,    ORG_SYSCALL, false};
 
@@ -250,7 +254,7 @@ static void second_path_write(struct report_stats *st, uint32_t ti, const struct
 		st->tot[SCOPE_OTHER].bytes_written += a.bytes;
 		return;
 	}
-	a.file = file_of(st, &s->path2, scope, env, start);
+	a.file = file_of(st, ref, &s->path2, scope, env, start);
 	if (a.file == NONE32)
 		return;
 	if (scope == SCOPE_ENV) {
@@ -304,7 +308,8 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		wr = false;
 	}
 
-	uint8_t scope = scope_of(st, &s->path, &env, s);
+	uint32_t ref;
+	uint8_t scope = scope_of(st, &s->path, &env, s, &ref);
 	/* the other scope's named files are shared memory (path_scope.c) */
 	bool shm = scope == SCOPE_OTHER && s->path.name.len && s->path.name.s[0] == '/';
 	struct rs_syscall *sc;
@@ -407,7 +412,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 		return;
 	}
 
-	fi = file_of(st, &s->path, scope, env, start);
+	fi = file_of(st, ref, &s->path, scope, env, start);
 	if (fi == NONE32)
 		return;
 	f = &st->files[fi];
@@ -736,12 +741,13 @@ static void request_file(struct report_stats *st, struct rs_async *r, const stru
 			 uint64_t start)
 {
 	enum env_kind env = ENV_NONE;
+	uint32_t ref;
 
-	r->scope = scope_of(st, path, &env, NULL);
+	r->scope = scope_of(st, path, &env, NULL, &ref);
 	r->env = env;
 	r->file = NONE32;
 	if (r->scope != SCOPE_OTHER)
-		r->file = file_of(st, path, r->scope, env, start);
+		r->file = file_of(st, ref, path, r->scope, env, start);
 	if (r->file == NONE32)
 		r->scope = SCOPE_OTHER;
 }
@@ -832,14 +838,15 @@ static void layer_event(struct report_stats *st, const struct event *ev)
 {
 	struct rs_layers *l = &st->layers;
 	enum env_kind env;
+	uint32_t ref;
 	uint8_t scope;
 
 	switch (ev->type) {
 	case EV_FAULT:
-		scope = scope_of(st, &ev->fault.path, &env, NULL);
+		scope = scope_of(st, &ev->fault.path, &env, NULL, &ref);
 		l->faults[scope]++;
 		if (scope != SCOPE_OTHER) {
-			uint32_t fi = file_of(st, &ev->fault.path, scope, env,
+			uint32_t fi = file_of(st, ref, &ev->fault.path, scope, env,
 					      (uint64_t)st->traces[st->cur].offset_ns + ev->ts);
 
 			if (fi != NONE32)
