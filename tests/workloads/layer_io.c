@@ -78,6 +78,14 @@ static int do_mmap(const char *path)
 	return 0;
 }
 
+/* The remap modes' line: the file's pages 8, 10, 12 and 14, mapped from `address` on. */
+static int print_remapped(const char *address, long sum)
+{
+	printf("{\"pid\":%d,\"offsets\":[%ld,%ld,%ld,%ld],\"address\":%lu,\"sum\":%ld}\n", getpid(),
+	       8 * 4096L, 10 * 4096L, 12 * 4096L, 14 * 4096L, (unsigned long)address, sum);
+	return 0;
+}
+
 static int do_mmap_reuse(const char *path)
 {
 	int fd = open_or_die(path, O_RDONLY);
@@ -96,9 +104,7 @@ static int do_mmap_reuse(const char *path)
 			return 1;
 		sum += m[0];
 	}
-	printf("{\"pid\":%d,\"offsets\":[%ld,%ld,%ld,%ld],\"address\":%lu,\"sum\":%ld}\n", getpid(),
-	       8 * 4096L, 10 * 4096L, 12 * 4096L, 14 * 4096L, (unsigned long)a, sum);
-	return 0;
+	return print_remapped(a, sum);
 }
 
 static int do_mmap_reuse_two(const char *path)
@@ -121,9 +127,7 @@ static int do_mmap_reuse_two(const char *path)
 	a[8 * 4096] = 1; /* a fault in the first, after the file was mapped */
 	for (int i = 0; i < 4; i++)
 		sum += ((volatile char *)b)[i * 2 * 4096];
-	printf("{\"pid\":%d,\"offsets\":[%ld,%ld,%ld,%ld],\"address\":%lu,\"sum\":%ld}\n", getpid(),
-	       8 * 4096L, 10 * 4096L, 12 * 4096L, 14 * 4096L, (unsigned long)b, sum);
-	return 0;
+	return print_remapped(b, sum);
 }
 
 static int do_mmap_moved(const char *path)
@@ -148,9 +152,7 @@ static int do_mmap_moved(const char *path)
 			return 1;
 	for (int i = 0; i < 4; i++)
 		sum += ((volatile char *)a)[i * 2 * 4096];
-	printf("{\"pid\":%d,\"offsets\":[%ld,%ld,%ld,%ld],\"address\":%lu,\"sum\":%ld}\n", getpid(),
-	       8 * 4096L, 10 * 4096L, 12 * 4096L, 14 * 4096L, (unsigned long)a, sum);
-	return 0;
+	return print_remapped(a, sum);
 }
 
 static int do_cache(const char *path)
