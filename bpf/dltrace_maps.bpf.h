@@ -86,6 +86,23 @@ struct dl_task {
 	__u64 anon_hi[DL_ANON_CACHE];
 	__u32 anon_gen;
 	__u32 anon_next; /* the entry replaced next */
+#define DL_FMAP_CACHE 4	 /* a power of two */
+	/*
+	 * mmap layer: the last file mappings faults hit, valid while the
+	 * address space is fmap_mm and its write sequence (mm_lock_seq) is
+	 * fmap_seq: no mapping of it has changed since (mmap_probes.bpf.c)
+	 */
+	struct dl_fmap {
+		__u64 lo, hi; /* the mapping */
+		__u64 base;   /* the file offset of lo */
+		__u64 file;   /* struct file *, held by the mapping */
+		__u64 ino;
+		__u32 dev;
+		__u32 flags; /* DL_FAULT_EXEC, and DL_FAULT_COW for a private mapping */
+	} fmap[DL_FMAP_CACHE];
+	__u64 fmap_mm;
+	__u32 fmap_seq;
+	__u32 fmap_next;
 	/* the files of the call in flight (dl_io.file, file2), and the cache */
 	__u32 file;
 	__u32 file2;
@@ -120,6 +137,19 @@ static __always_inline int dl_slot_live(const struct dl_task *t)
 
 /* Bumped when a traced task has mapped a file: cached anonymous ranges are stale. */
 volatile __u32 dl_map_gen __weak = 0;
+
+static __always_inline void dl_forget_anon(struct dl_task *t)
+{
+	for (int i = 0; i < DL_ANON_CACHE; i++)
+		t->anon_hi[i] = 0;
+}
+
+/* A new address space (exec): nothing remembered of mappings holds. */
+static __always_inline void dl_forget_mappings(struct dl_task *t)
+{
+	dl_forget_anon(t);
+	t->fmap_mm = 0;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

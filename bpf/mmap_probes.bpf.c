@@ -18,6 +18,15 @@
  * traced task maps a file or moves a mapping (dl_map_gen), so that faults
  * in the allocations a thread is working in cost one lookup each.
  *
+ * It also remembers the last few file mappings (a library being loaded,
+ * a memory-mapped dataset read through), where the kernel says when they
+ * may have changed: from 6.13 mm_lock_seq is a sequence count that every
+ * writer of the address space's mappings makes odd, then even again
+ * (munmap, mmap, mprotect, mremap, brk, shmat, ...; the kernel's own
+ * lockless lookups check it the same way).  An entry serves while the
+ * count is the even value read before its lookup.  Older kernels have no
+ * such count, and look every file fault up.
+ *
  * The mapped file's path is sent once per file (file_identity.bpf.h), so a
  * fault is named even when no traced open of the file was seen (a file
  * opened before tracing began, or mapped by a library from a descriptor
@@ -40,7 +49,7 @@
 
 struct fault_lookup {
 	__u64 address;
-	__u64 offset;
+	__u64 base; /* the file offset of the mapping's start */
 	__u64 ino;
 	__u64 start, end; /* the mapping */
 	__u64 file;	  /* struct file * */
@@ -64,8 +73,7 @@ static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void
 		return 0;
 	}
 	inode = BPF_CORE_READ(file, f_inode);
-	f->offset = ((f->address - vma->vm_start) & ~((1UL << PAGE_SHIFT) - 1)) +
-		    (vma->vm_pgoff << PAGE_SHIFT);
+	f->base = vma->vm_pgoff << PAGE_SHIFT;
 	f->ino = BPF_CORE_READ(inode, i_ino);
 	f->dev = BPF_CORE_READ(inode, i_sb, s_dev);
 	f->file = (__u64)file;
@@ -94,27 +102,55 @@ static __always_inline void emit_fault(struct dl_task *t, __u64 address, __u64 o
 	dl_submit(e);
 }
 
+/* File faults served from a thread's memory, and mappings looked up, since the load: --verbose. */
+volatile __u64 dl_fault_served __weak = 0;
+volatile __u64 dl_fault_lookups __weak = 0;
+
+/*
+ * The address space's write sequence, odd while its mappings are being
+ * changed; 1 (odd: never trusted) where the kernel has no such count.
+ */
+static __always_inline __u32 mm_write_seq(struct mm_struct *mm)
+{
+	if (!bpf_core_field_exists(mm->mm_lock_seq.sequence))
+		return 1;
+	return mm->mm_lock_seq.sequence;
+}
+
 SEC("tp_btf/page_fault_user")
 int BPF_PROG(mmap_fault_user, unsigned long address, struct pt_regs *regs, unsigned long error_code)
 {
 	struct dl_task *t = dl_traced_task();
 	struct fault_lookup f = {.address = address};
+	struct task_struct *task;
+	struct dl_fmap m;
+	__u32 seq, i, write;
+	__u64 mm;
 
 	(void)regs;
 	if (!t || (error_code & X86_PF_PROT))
 		return 0;
 	if (t->anon_gen == dl_map_gen)
-		for (int i = 0; i < DL_ANON_CACHE; i++)
-			if (address >= t->anon_lo[i] && address < t->anon_hi[i])
+		for (int j = 0; j < DL_ANON_CACHE; j++)
+			if (address >= t->anon_lo[j] && address < t->anon_hi[j])
 				return 0;
-	if (bpf_find_vma(bpf_get_current_task_btf(), address, fault_vma, &f, 0) || !f.found)
+	task = bpf_get_current_task_btf();
+	mm = (__u64)task->mm;
+	/* read before the lookup: a change after it makes the entry stale */
+	seq = mm_write_seq(task->mm);
+	if (!(seq & 1) && t->fmap_mm == mm && t->fmap_seq == seq)
+		for (int j = 0; j < DL_FMAP_CACHE; j++)
+			if (address >= t->fmap[j].lo && address < t->fmap[j].hi) {
+				m = t->fmap[j];
+				__sync_fetch_and_add(&dl_fault_served, 1);
+				goto out;
+			}
+	__sync_fetch_and_add(&dl_fault_lookups, 1);
+	if (bpf_find_vma(task, address, fault_vma, &f, 0) || !f.found)
 		return 0;
 	if (f.found == 2) {
-		__u32 i;
-
 		if (t->anon_gen != dl_map_gen) {
-			for (int j = 0; j < DL_ANON_CACHE; j++)
-				t->anon_hi[j] = 0;
+			dl_forget_anon(t);
 			t->anon_gen = dl_map_gen;
 		}
 		i = t->anon_next++ & (DL_ANON_CACHE - 1);
@@ -122,11 +158,29 @@ int BPF_PROG(mmap_fault_user, unsigned long address, struct pt_regs *regs, unsig
 		t->anon_hi[i] = f.end;
 		return 0;
 	}
+	m.lo = f.start;
+	m.hi = f.end;
+	m.base = f.base;
+	m.file = f.file;
+	m.ino = f.ino;
+	m.dev = f.dev;
+	m.flags = (f.exec ? DL_FAULT_EXEC : 0) | (f.priv ? DL_FAULT_COW : 0);
+	if (!(seq & 1)) {
+		if (t->fmap_mm != mm || t->fmap_seq != seq) {
+			for (int j = 0; j < DL_FMAP_CACHE; j++)
+				t->fmap[j].hi = 0;
+			t->fmap_mm = mm;
+			t->fmap_seq = seq;
+		}
+		t->fmap[t->fmap_next++ & (DL_FMAP_CACHE - 1)] = m;
+	}
+out:
+	write = error_code & X86_PF_WRITE;
 	dl_flush(t);
-	dl_name_file((struct file *)f.file, f.ino, f.dev, t->slot);
-	emit_fault(t, address, f.offset, f.ino, f.dev,
-		   (error_code & X86_PF_WRITE ? DL_FAULT_WRITE : 0) | (f.exec ? DL_FAULT_EXEC : 0) |
-		       (error_code & X86_PF_WRITE && f.priv ? DL_FAULT_COW : 0));
+	dl_name_file((struct file *)m.file, m.ino, m.dev, t->slot);
+	emit_fault(t, address, (address & ~((1UL << PAGE_SHIFT) - 1)) - m.lo + m.base, m.ino, m.dev,
+		   (write ? DL_FAULT_WRITE : 0) | (m.flags & DL_FAULT_EXEC) |
+		       (write ? m.flags & DL_FAULT_COW : 0));
 	return 0;
 }
 
@@ -137,7 +191,7 @@ int BPF_PROG(mmap_fault_user, unsigned long address, struct pt_regs *regs, unsig
 SEC("tracepoint/syscalls/sys_exit_mremap")
 int mmap_remap(struct trace_event_raw_sys_exit *ctx)
 {
-	if (ctx->ret < 0 && ctx->ret >= -4095)
+	if (ctx->ret < 0) /* an address when it worked, never negative */
 		return 0;
 	if (dl_traced_task())
 		__sync_fetch_and_add(&dl_map_gen, 1);

@@ -167,8 +167,7 @@ int dl_exec(struct trace_event_raw_sched_process_exec *ctx)
 			return 0;
 	}
 	t->sys = 0; /* the execve in flight is not reported */
-	for (int i = 0; i < DL_ANON_CACHE; i++)
-		t->anon_hi[i] = 0; /* a new address space */
+	dl_forget_mappings(t);
 	dl_flush(t);
 	/* a thread that execs takes over its process's id */
 	t->tid = (__u32)bpf_get_current_pid_tgid();

@@ -89,6 +89,19 @@ class LayerTest(unittest.TestCase):
         pages fault there, and each fault is in the trace."""
         self.assert_file_pages_faulted('mmap-moved')
 
+    def test_page_faults_after_the_mapping_changed(self):
+        """A file mapping a thread remembers is not used once the address space's mappings have
+        changed: a fault after mprotect(PROT_EXEC) is executable, one after a MAP_FIXED mapping of
+        the file's second half has that half's offset, and a write to anonymous memory allocated
+        where the file was unmapped is not a fault on the file."""
+        path = os.path.join(self.dir, 'changed.bin')
+        write_random(path, 16 << 20)
+        report, events, _ = self.trace('mmap-changed', path)
+        faults = self.faults(report, events, path)
+        self.assertEqual([[e['args']['offset'], int(e['args']['address'], 16),
+                           int(e['args'].get('exec', False))] for e in faults], report['faults'])
+        self.assertTrue(all(e['args']['access'] == 'read' for e in faults))
+
     def test_cache_misses_cold_and_hot(self):
         path = os.path.join(self.dir, 'cold.bin')
         write_random(path, 1 << 20)

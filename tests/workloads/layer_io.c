@@ -23,6 +23,14 @@
  *                         move the four mappings over its pages 0, 2, 4 and 6
  *                         (mremap, MREMAP_FIXED) and read one byte of each:
  *                         faults on a file moved where anonymous memory was
+ *   layer_io mmap-changed FILE
+ *                         map FILE's first 8 MiB (of >= 16) read-only and read
+ *                         pages 3 and 515; make the mapping executable
+ *                         (mprotect) and read page 1027; map the file's second
+ *                         8 MiB in its place (MAP_FIXED) and read page 1539;
+ *                         unmap it, allocate anonymous memory at the same
+ *                         address and write to page 3: what a thread remembers
+ *                         of a file mapping is not used once it has changed
  *   layer_io cache FILE   drop FILE (1 MiB) from the page cache, read it whole
  *                         with one pread (cold), then again (hot)
  *   layer_io block FILE   read the first 256 KiB of FILE with O_DIRECT; print where
@@ -155,6 +163,40 @@ static int do_mmap_moved(const char *path)
 	return print_remapped(a, sum);
 }
 
+static int do_mmap_changed(const char *path)
+{
+	const long span = 8 * MiB, page = 4096;
+	int fd = open_or_die(path, O_RDONLY);
+	char *m = mmap(NULL, span, PROT_READ, MAP_SHARED, fd, 0), *a;
+	long sum = 0;
+
+	/* 2 MiB apart: one fault maps at most a page table's 2 MiB (a large folio, fault-around) */
+	if (m == MAP_FAILED)
+		return 1;
+	sum += ((volatile char *)m)[3 * page];
+	sum += ((volatile char *)m)[515 * page];
+	if (mprotect(m, span, PROT_READ | PROT_EXEC))
+		return 1;
+	sum += ((volatile char *)m)[1027 * page];
+	if (mmap(m, span, PROT_READ, MAP_SHARED | MAP_FIXED, fd, span) != m)
+		return 1;
+	sum += ((volatile char *)m)[1539 * page];
+	if (munmap(m, span))
+		return 1;
+	a = mmap(m, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		 -1, 0);
+	if (a != m)
+		return 1;
+	a[3 * page] = 1;
+	/* the file faults: [offset, address, executable] */
+	printf("{\"pid\":%d,\"faults\":[[%ld,%lu,0],[%ld,%lu,0],[%ld,%lu,1],[%ld,%lu,0]],"
+	       "\"sum\":%ld}\n",
+	       getpid(), 3 * page, (unsigned long)m + 3 * page, 515 * page,
+	       (unsigned long)m + 515 * page, 1027 * page, (unsigned long)m + 1027 * page,
+	       span + 1539 * page, (unsigned long)m + 1539 * page, sum);
+	return 0;
+}
+
 static int do_cache(const char *path)
 {
 	char *buf = malloc(MiB);
@@ -276,6 +318,8 @@ int main(int argc, char **argv)
 		return do_mmap_reuse_two(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "mmap-moved"))
 		return do_mmap_moved(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "mmap-changed"))
+		return do_mmap_changed(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "cache"))
 		return do_cache(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "block"))
@@ -284,7 +328,10 @@ int main(int argc, char **argv)
 		return do_uring(argv[2]);
 	if (argc >= 4 && !strcmp(argv[1], "vfs"))
 		return do_vfs(argv[2], argv[3]);
-	fprintf(stderr, "usage: layer_io mmap|mmap-reuse|mmap-reuse-two|cache|block|uring FILE | "
-			"vfs FILE OUT\n");
+	fprintf(
+	    stderr,
+	    "usage: layer_io mmap|mmap-reuse|mmap-reuse-two|mmap-moved|mmap-changed|cache|block|"
+	    "uring FILE | "
+	    "vfs FILE OUT\n");
 	return 2;
 }

@@ -412,11 +412,15 @@ static int finish(struct session *s)
 	probes_drain_backlog(&s->probes);
 	probes_lost(&s->probes, JOB_SLOT, &sum.lost);
 	if (s->opt->verbose) {
-		uint64_t hits, misses;
+		struct probe_caches c;
 
-		probes_path_cache(&s->probes, &hits, &misses);
+		probes_caches(&s->probes, &c);
 		fprintf(stderr, "dltrace: path cache: %llu directory walks served, %llu walked\n",
-			(unsigned long long)hits, (unsigned long long)misses);
+			(unsigned long long)c.dir_hits, (unsigned long long)c.dir_misses);
+		fprintf(stderr,
+			"dltrace: page faults: %llu file faults served from the thread's memory, "
+			"%llu mappings looked up\n",
+			(unsigned long long)c.fault_served, (unsigned long long)c.fault_lookups);
 	}
 	if (s->records && fclose(s->records))
 		fprintf(stderr, "dltrace: writing %s failed\n", s->opt->save_records);

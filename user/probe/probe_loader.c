@@ -1091,10 +1091,12 @@ int probes_remove_process(struct probes *p, pid_t tgid)
 	return bpf_map_delete_elem(bpf_map__fd(p->skel->maps.seed_tgids), &key) ? -errno : 0;
 }
 
-void probes_path_cache(struct probes *p, uint64_t *hits, uint64_t *misses)
+void probes_caches(struct probes *p, struct probe_caches *c)
 {
-	*hits = __atomic_load_n(&p->skel->bss->dl_dir_hits, __ATOMIC_RELAXED);
-	*misses = __atomic_load_n(&p->skel->bss->dl_dir_misses, __ATOMIC_RELAXED);
+	c->dir_hits = __atomic_load_n(&p->skel->bss->dl_dir_hits, __ATOMIC_RELAXED);
+	c->dir_misses = __atomic_load_n(&p->skel->bss->dl_dir_misses, __ATOMIC_RELAXED);
+	c->fault_served = __atomic_load_n(&p->skel->bss->dl_fault_served, __ATOMIC_RELAXED);
+	c->fault_lookups = __atomic_load_n(&p->skel->bss->dl_fault_lookups, __ATOMIC_RELAXED);
 }
 
 void probes_lost(struct probes *p, uint32_t slot, struct lost_counts *lost)
