@@ -415,7 +415,9 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 		e->arg |= (__u64)py << 32;
 	e->h.flags |= DL_F_BATCH;
 	t->nbatch = i + 1;
-	if (!dl_kind_batches(kind) || i + 1 == DL_BATCH || now - t->batch[0].h.ts > DL_BATCH_AGE_NS)
+	/* a stat of a descriptor waits like fstat: it changes no descriptor */
+	if (!(dl_kind_batches(kind) || by_fd) || i + 1 == DL_BATCH ||
+	    now - t->batch[0].h.ts > DL_BATCH_AGE_NS)
 		dl_flush(t);
 	return 0;
 }
