@@ -12,6 +12,7 @@ block: the methodology around it is written by hand.
 """
 import difflib
 import os
+import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -88,7 +89,8 @@ def machine_line(m):
     return line
 
 
-def bench_block(r):
+def bench_block(r, bpf_runs=True):
+    """bpf_runs: the table of the single bpf_stats runs (job-cpu has its own)."""
     out = []
     cfg = r.get('config') or {}
     facts = []
@@ -125,7 +127,7 @@ def bench_block(r):
         out += ['', '"CPU s, job + dltrace": the CPU seconds of every process of the job '
                 '(its cgroup\'s `cpu.stat`, the BPF programs\' time included) and of dltrace '
                 'while the job ran, per run; per epoch for pytorch.']
-    bpf = r.get('bpf_stats') or []
+    bpf = (r.get('bpf_stats') or []) if bpf_runs else []
     if bpf:
         rows = [[b['workload'], b['condition'], num(b.get('ns_per_call'), '%.1f'),
                  ', '.join('%s %s' % (t['name'], num(t['ns_per_run'], '%.0f'))
@@ -340,6 +342,36 @@ def hdf5_layer_block(r):
     return out
 
 
+def job_cpu_block(r, program='mmap_fault_user'):
+    """The bench block, then the BPF programs' time per run of the traced conditions, over
+    the interleaved bpf_stats runs: all programs, the page-fault program, the busiest others."""
+    out = bench_block(r, bpf_runs=False)
+    per = {}
+    for b in r.get('bpf_stats') or []:
+        per.setdefault((b['workload'], b['condition']), []).append(b)
+    rows = []
+    for (work, cond), runs in per.items():
+        def seconds(pick):
+            v = sorted(sum(p['run_time_ns'] for p in b['ran'] if pick(p['name'])) / 1e9
+                       for b in runs)
+            return spread({'median': statistics.median(v), 'min': v[0], 'max': v[-1]}, '%.3f')
+        busiest = {}
+        for b in runs:
+            for p in b['ran']:
+                if p['name'] != program:
+                    busiest[p['name']] = busiest.get(p['name'], 0) + p['run_time_ns']
+        top = sorted(busiest.items(), key=lambda x: -x[1])[:3]
+        rows.append([work, cond, len(runs), seconds(lambda n: True),
+                     seconds(lambda n: n == program),
+                     ', '.join('%s %.3f' % (n, ns / len(runs) / 1e9) for n, ns in top)])
+    if rows:
+        out += ['', 'BPF programs\' own time per run, seconds (`kernel.bpf_stats_enabled`, '
+                'interleaved runs after the timings above, not in them):', ''] + table(
+                    ['workload', 'condition', 'runs', 'all programs', program,
+                     'busiest others, mean'], rows)
+    return out
+
+
 def floors_block(r):
     """The bench block, then per workload and condition the BPF programs that ran at least
     once per 100 calls (runs per call, ns per run), the rest in one row: which hooks a
@@ -368,7 +400,7 @@ def floors_block(r):
     return out
 
 
-BLOCKS = {'bench': bench_block, 'floors': floors_block, 'job-cpu': bench_block,
+BLOCKS = {'bench': bench_block, 'floors': floors_block, 'job-cpu': job_cpu_block,
           'decode-replay': lambda r: (decode_replay_block(r['decode_replay']) +
                                       decode_replay_stages_block(r['decode_replay'])),
           'lifecycle': lambda r: lifecycle_block(r['lifecycle']),

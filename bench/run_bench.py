@@ -36,6 +36,8 @@ STATS_RUNS = (('micro-1t', 'floor-min'), ('micro-1t', 'floor'), ('micro-1t', 'dl
               ('py-micro', 'dltrace-json-pystacks'), ('micro-1t', 'base-json'),
               ('metadata', 'base-json'), ('meta-calls', 'base-json'))
 STALL_NS = 500 * 10**6  # no progress for this long counts as a stall
+# job-cpu: the traced conditions whose BPF programs are timed, run by run, after the timings
+JOB_CPU_STATS = ('dltrace-json', 'base-json')
 
 
 def log(msg):
@@ -172,7 +174,8 @@ def parse_args():
     ap.add_argument('--job-cpu-only', action='store_true',
                     help='the PyTorch example untraced, under the floor and each output format: '
                     'its CPU seconds per epoch (the job\'s and dltrace\'s) and dltrace\'s CPU '
-                    'per event, into bench/results/job-cpu.json')
+                    'per event; then the BPF programs\' time per run of dltrace .json (and of '
+                    '--base\'s), into bench/results/job-cpu.json')
     ap.add_argument('--decode-replay-only', action='store_true',
                     help='record micro-1t and the PyTorch example at make demo\'s size once, '
                     'then count the decode replay\'s instructions per event by mode and by '
@@ -193,14 +196,16 @@ def parse_args():
     if args.floors_only:
         # the workloads of single syscall kinds, and what their ratios need
         args.workloads = args.workloads or 'micro-1t,py-micro,metadata,meta-calls'
-        args.conditions = args.conditions or 'untraced,floor,floor-min,dltrace-json'
+        args.conditions = args.conditions or ('untraced,floor,floor-min,dltrace-json' +
+                                              (',base-json' if args.base else ''))
         for skip in ('sustained', 'hooks', 'lifecycle', 'decode_replay', 'hdf5_layer',
                      'report_scale', 'daemon_metrics'):
             setattr(args, 'no_' + skip, True)
     if args.job_cpu_only:
         args.workloads = args.workloads or 'pytorch'
         args.conditions = args.conditions or ('untraced,floor,dltrace-json,dltrace-pftrace,'
-                                              'dltrace-gz,dltrace-pftrace-gz,dltrace-summary')
+                                              'dltrace-gz,dltrace-pftrace-gz,dltrace-summary' +
+                                              (',base-json' if args.base else ''))
         for skip in ('sustained', 'bpf_stats', 'hooks', 'lifecycle', 'decode_replay',
                      'hdf5_layer', 'report_scale', 'daemon_metrics'):
             setattr(args, 'no_' + skip, True)
@@ -300,6 +305,18 @@ def run(args, results):
                     if w and cname in by_name:
                         results['bpf_runs'].append(
                             measure_run(job, w, by_name[cname], 'bpf-stats', stats=True))
+        stats_conds = [by_name[c] for c in JOB_CPU_STATS if c in by_name]
+        if args.job_cpu_only and stats_conds:
+            # interleaved as the timings are: the programs' time moves with the machine
+            log('BPF program run times per run (kernel.bpf_stats_enabled=1), %d repetitions'
+                % sizes['reps'])
+            with measure.bpf_stats():
+                for rep in range(sizes['reps']):
+                    for w in works:
+                        k = rep % len(stats_conds)
+                        for c in stats_conds[k:] + stats_conds[:k]:
+                            results['bpf_runs'].append(
+                                measure_run(job, w, c, rep, stats=True))
         micro2 = next((w for w in works if w.name == 'micro-2t'), None)
         if not args.no_sustained and micro2:
             log('sustained: micro, 2 threads, %d s under dltrace' % sizes['sustained_s'])
