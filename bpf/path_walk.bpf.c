@@ -22,6 +22,17 @@ struct dl_walk {
 };
 
 /*
+ * The last step's reads (dl_dentry_up()), off the stack: a walk's call
+ * chain is near the verifier's 512 bytes of stack on 6.1.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dl_dentry_up);
+} dl_walk_up SEC(".maps") __weak;
+
+/*
  * A dentry's parent and name, in one read where they lie side by side
  * (every kernel dltrace knows: d_parent, then d_name):
  *
@@ -72,8 +83,23 @@ static long dl_walk_step(__u32 i __attribute__((unused)), void *arg)
 		w->done = 1;
 		return 1;
 	}
-	if (!w->mnt_root)
+	if (task_kfuncs) {
+		/* the link, the mount's root and the parent's facts: one call of loads */
+		__u32 zero = 0;
+		struct dl_dentry_up *u = bpf_map_lookup_elem(&dl_walk_up, &zero);
+
+		if (!u || dl_dentry_up(w->dentry, w->mnt, u)) {
+			w->flags |= DL_PATH_DETACHED;
+			w->done = 1;
+			return 1;
+		}
+		w->mnt_root = u->mnt_root;
+		parent = (void *)u->parent;
+		name = (void *)u->name;
+		len = u->len;
+	} else if (!w->mnt_root) {
 		w->mnt_root = (__u64)BPF_CORE_READ(vmnt, mnt_root);
+	}
 	if (w->dentry == w->mnt_root) {
 		if (w->mount_top)
 			return 1;
@@ -92,7 +118,7 @@ static long dl_walk_step(__u32 i __attribute__((unused)), void *arg)
 		w->mnt_root = 0;
 		return 0;
 	}
-	if (dl_dentry_link(d, &parent, &len, &name) || d == parent) {
+	if ((!task_kfuncs && dl_dentry_link(d, &parent, &len, &name)) || d == parent) {
 		/* A disconnected dentry (anonymous or deleted tree). */
 		w->flags |= DL_PATH_DETACHED;
 		w->done = 1;
@@ -190,6 +216,7 @@ static __noinline int dl_walk_dirs(struct dl_walk *w)
 	struct dl_dir_key k = {w->dentry, w->mnt, w->root.dentry, w->root.mnt};
 	struct dl_dir_path *v, *b;
 	struct dl_dentry_facts df;
+	struct dl_dentry_up *up;
 	__u32 gen = dl_names_gen, zero = 0, from = w->len, part;
 	char *data = dl_scratch_data();
 
@@ -200,7 +227,14 @@ static __noinline int dl_walk_dirs(struct dl_walk *w)
 
 		w->mnt_root = (__u64)BPF_CORE_READ(vmnt, mnt_root);
 	}
-	dl_dentry_facts(k.dentry, &df);
+	up = bpf_map_lookup_elem(&dl_walk_up, &zero);
+	if (task_kfuncs && up && up->parent == k.dentry) { /* read by the step that led here */
+		df.inode = up->inode;
+		df.ino = up->ino;
+		df.igen = up->igen;
+	} else {
+		dl_dentry_facts(k.dentry, &df);
+	}
 	v = bpf_map_lookup_elem(&dl_dirs, &k);
 	if (v && v->gen == gen && v->inode == df.inode && v->ino == df.ino && v->igen == df.igen &&
 	    v->mnt_root == w->mnt_root && w->len + v->len + 1 <= DL_PATH_MAX) {

@@ -163,6 +163,39 @@ __noinline int dl_dentry_facts(__u64 dentry, struct dl_dentry_facts *out)
 	return 0;
 }
 
+/*
+ * A step of the walk in one call, by loads through the dentry and the mount
+ * cast read-only: a dentry's parent and name, its mount's root, and the
+ * parent's inode fields.  Kernels without the kfunc walk by helper reads
+ * (path_walk.bpf.c), and never call this.
+ */
+__noinline int dl_dentry_up(__u64 dentry, __u64 mnt, struct dl_dentry_up *out)
+{
+	struct vfsmount *m;
+	struct dentry *d, *p;
+	struct inode *inode;
+
+	if (!out)
+		return -1;
+	__builtin_memset(out, 0, sizeof(*out));
+	if (!dentry || !mnt || !task_kfuncs)
+		return -1;
+	d = bpf_rdonly_cast((void *)dentry, bpf_core_type_id_kernel(struct dentry));
+	m = bpf_rdonly_cast((void *)mnt, bpf_core_type_id_kernel(struct vfsmount));
+	out->mnt_root = (__u64)m->mnt_root;
+	p = d->d_parent;
+	out->parent = (__u64)p;
+	out->name = (__u64)d->d_name.name;
+	out->len = d->d_name.len;
+	inode = p->d_inode;
+	if (!inode)
+		return 0;
+	out->inode = (__u64)inode;
+	out->ino = inode->i_ino;
+	out->igen = inode->i_generation;
+	return 0;
+}
+
 __noinline int dl_task_path(enum dl_task_dir which, struct dl_vfs_path *out)
 {
 	struct fs_struct *fs;

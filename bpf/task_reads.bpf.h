@@ -36,6 +36,21 @@ struct dl_dentry_facts {
 	__u32 pad;
 };
 
+/*
+ * One step of the path walk up from a dentry (dl_dentry_up()): its parent
+ * and name, the root of its mount, and what the directory cache checks of
+ * the parent.
+ */
+struct dl_dentry_up {
+	__u64 parent;	/* d_parent */
+	__u64 name;	/* d_name.name */
+	__u64 mnt_root; /* the mount's root dentry */
+	__u64 inode;	/* the parent's d_inode, 0: none */
+	__u64 ino;
+	__u32 len; /* d_name.len */
+	__u32 igen;
+};
+
 /* A struct path as numbers, in its order (dl_task_path()). */
 struct dl_vfs_path {
 	__u64 mnt;
@@ -52,6 +67,8 @@ int dl_fd_facts(int fd, struct dl_fd_facts *out);
 int dl_file_facts(__u64 file, struct dl_file_facts *out);
 /* Fill *out for struct dentry `dentry` (a number); 0, or -1 without a dentry. */
 int dl_dentry_facts(__u64 dentry, struct dl_dentry_facts *out);
+/* Fill *out for dentry `dentry` of mount `mnt` (numbers); 0, or -1 without a dentry. */
+int dl_dentry_up(__u64 dentry, __u64 mnt, struct dl_dentry_up *out);
 /* Fill *out with the current task's root or working directory; 0, or -1. */
 int dl_task_path(enum dl_task_dir which, struct dl_vfs_path *out);
 
