@@ -228,13 +228,10 @@ static __noinline int dl_walk_dirs(struct dl_walk *w)
 		w->mnt_root = (__u64)BPF_CORE_READ(vmnt, mnt_root);
 	}
 	up = bpf_map_lookup_elem(&dl_walk_up, &zero);
-	if (task_kfuncs && up && up->parent == k.dentry) { /* read by the step that led here */
-		df.inode = up->inode;
-		df.ino = up->ino;
-		df.igen = up->igen;
-	} else {
+	if (task_kfuncs && up && up->parent == k.dentry) /* read by the step that led here */
+		df = up->up;
+	else
 		dl_dentry_facts(k.dentry, &df);
-	}
 	v = bpf_map_lookup_elem(&dl_dirs, &k);
 	if (v && v->gen == gen && v->inode == df.inode && v->ino == df.ino && v->igen == df.igen &&
 	    v->mnt_root == w->mnt_root && w->len + v->len + 1 <= DL_PATH_MAX) {

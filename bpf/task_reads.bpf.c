@@ -133,6 +133,18 @@ __noinline int dl_file_facts(__u64 file, struct dl_file_facts *out)
 	return 0;
 }
 
+/* A dentry read-only cast's inode fields, by loads; *out zeroed before. */
+static __always_inline void dentry_facts_loaded(struct dentry *d, struct dl_dentry_facts *out)
+{
+	struct inode *inode = d->d_inode;
+
+	if (!inode)
+		return;
+	out->inode = (__u64)inode;
+	out->ino = inode->i_ino;
+	out->igen = inode->i_generation;
+}
+
 __noinline int dl_dentry_facts(__u64 dentry, struct dl_dentry_facts *out)
 {
 	struct inode *inode;
@@ -145,12 +157,7 @@ __noinline int dl_dentry_facts(__u64 dentry, struct dl_dentry_facts *out)
 		return -1;
 	if (task_kfuncs) {
 		d = bpf_rdonly_cast((void *)dentry, bpf_core_type_id_kernel(struct dentry));
-		inode = d->d_inode;
-		if (!inode)
-			return 0;
-		out->inode = (__u64)inode;
-		out->ino = inode->i_ino;
-		out->igen = inode->i_generation;
+		dentry_facts_loaded(d, out);
 		return 0;
 	}
 	d = (void *)dentry;
@@ -173,7 +180,6 @@ __noinline int dl_dentry_up(__u64 dentry, __u64 mnt, struct dl_dentry_up *out)
 {
 	struct vfsmount *m;
 	struct dentry *d, *p;
-	struct inode *inode;
 
 	if (!out)
 		return -1;
@@ -187,12 +193,7 @@ __noinline int dl_dentry_up(__u64 dentry, __u64 mnt, struct dl_dentry_up *out)
 	out->parent = (__u64)p;
 	out->name = (__u64)d->d_name.name;
 	out->len = d->d_name.len;
-	inode = p->d_inode;
-	if (!inode)
-		return 0;
-	out->inode = (__u64)inode;
-	out->ino = inode->i_ino;
-	out->igen = inode->i_generation;
+	dentry_facts_loaded(p, &out->up);
 	return 0;
 }
 

@@ -45,10 +45,9 @@ struct dl_dentry_up {
 	__u64 parent;	/* d_parent */
 	__u64 name;	/* d_name.name */
 	__u64 mnt_root; /* the mount's root dentry */
-	__u64 inode;	/* the parent's d_inode, 0: none */
-	__u64 ino;
-	__u32 len; /* d_name.len */
-	__u32 igen;
+	__u32 len;	/* d_name.len */
+	__u32 pad;
+	struct dl_dentry_facts up; /* the parent's */
 };
 
 /* A struct path as numbers, in its order (dl_task_path()). */
