@@ -20,12 +20,12 @@
  *
  * It also remembers the last few file mappings (a library being loaded,
  * a memory-mapped dataset read through), where the kernel says when they
- * may have changed: from 6.13 mm_lock_seq is a sequence count that every
- * writer of the address space's mappings makes odd, then even again
- * (munmap, mmap, mprotect, mremap, brk, shmat, ...; the kernel's own
+ * may have changed: where mm_lock_seq is a sequence count (6.18, not 6.1),
+ * every writer of the address space's mappings makes it odd, then even
+ * again (munmap, mmap, mprotect, mremap, brk, shmat, ...; the kernel's own
  * lockless lookups check it the same way).  An entry serves while the
- * count is the even value read before its lookup.  Older kernels have no
- * such count, and look every file fault up.
+ * count is the even value read before its lookup.  Kernels without such a
+ * count look every file fault up.
  *
  * The mapped file's path is sent once per file (file_identity.bpf.h), so a
  * fault is named even when no traced open of the file was seen (a file
