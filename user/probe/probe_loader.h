@@ -101,12 +101,11 @@ int probes_add_process(struct probes *p, pid_t tgid, uint32_t slot);
 int probes_remove_process(struct probes *p, pid_t tgid);
 /* Records dropped for slot because the ring buffer was full. */
 void probes_lost(struct probes *p, uint32_t slot, struct lost_counts *lost);
-/* Directory walks served by the kernel's path cache, and walked, since the load (every job). */
-/* What the kernel side's caches spared since the load, for --verbose. */
+/* What the kernel side's caches spared since the load (every job), for --verbose. */
 struct probe_caches {
 	uint64_t dir_hits, dir_misses; /* path walks: directories served, walked */
-	uint64_t fault_served,
-	    fault_lookups; /* page faults: file faults served, mappings looked up */
+	uint64_t fault_served;	       /* page faults: file faults served from memory */
+	uint64_t fault_lookups;	       /* and mappings looked up */
 };
 void probes_caches(struct probes *p, struct probe_caches *c);
 
