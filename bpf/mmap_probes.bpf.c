@@ -123,9 +123,9 @@ int BPF_PROG(mmap_fault_user, unsigned long address, struct pt_regs *regs, unsig
 	struct dl_task *t = dl_traced_task();
 	struct fault_lookup f = {.address = address};
 	struct task_struct *task;
+	struct mm_struct *mm;
 	struct dl_fmap m;
 	__u32 seq, i, write;
-	__u64 mm;
 
 	(void)regs;
 	if (!t || (error_code & X86_PF_PROT))
@@ -135,10 +135,10 @@ int BPF_PROG(mmap_fault_user, unsigned long address, struct pt_regs *regs, unsig
 			if (address >= t->anon_lo[j] && address < t->anon_hi[j])
 				return 0;
 	task = bpf_get_current_task_btf();
-	mm = (__u64)task->mm;
+	mm = task->mm;
 	/* read before the lookup: a change after it makes the entry stale */
-	seq = mm_write_seq(task->mm);
-	if (!(seq & 1) && t->fmap_mm == mm && t->fmap_seq == seq)
+	seq = mm_write_seq(mm);
+	if (!(seq & 1) && t->fmap_mm == (__u64)mm && t->fmap_seq == seq)
 		for (int j = 0; j < DL_FMAP_CACHE; j++)
 			if (address >= t->fmap[j].lo && address < t->fmap[j].hi) {
 				m = t->fmap[j];
@@ -166,10 +166,10 @@ int BPF_PROG(mmap_fault_user, unsigned long address, struct pt_regs *regs, unsig
 	m.dev = f.dev;
 	m.flags = (f.exec ? DL_FAULT_EXEC : 0) | (f.priv ? DL_FAULT_COW : 0);
 	if (!(seq & 1)) {
-		if (t->fmap_mm != mm || t->fmap_seq != seq) {
+		if (t->fmap_mm != (__u64)mm || t->fmap_seq != seq) {
 			for (int j = 0; j < DL_FMAP_CACHE; j++)
 				t->fmap[j].hi = 0;
-			t->fmap_mm = mm;
+			t->fmap_mm = (__u64)mm;
 			t->fmap_seq = seq;
 		}
 		t->fmap[t->fmap_next++ & (DL_FMAP_CACHE - 1)] = m;

@@ -227,8 +227,8 @@ static __noinline int dl_walk_dirs(struct dl_walk *w)
 
 		w->mnt_root = (__u64)BPF_CORE_READ(vmnt, mnt_root);
 	}
-	up = bpf_map_lookup_elem(&dl_walk_up, &zero);
-	if (task_kfuncs && up && up->parent == k.dentry) /* read by the step that led here */
+	if (task_kfuncs && (up = bpf_map_lookup_elem(&dl_walk_up, &zero)) &&
+	    up->parent == k.dentry) /* read by the step that led here */
 		df = up->up;
 	else
 		dl_dentry_facts(k.dentry, &df);
