@@ -152,6 +152,38 @@ class LayerTest(unittest.TestCase):
         read_bytes = sum(e['args']['read'] for e in counters) * 0.1 * 1e6
         self.assertGreaterEqual(read_bytes, report['bytes'] - 50 * len(counters))
 
+    def test_block_requests_dispatched_by_a_kernel_worker(self):
+        # a loop device of few small requests: the reader sleeps for a request
+        # while its plug holds others, and kblockd dispatches those; each
+        # request's issuer is still the reader
+        image = os.path.join(self.dir, 'device.img')
+        with open(image, 'wb') as f:
+            f.truncate(2 << 20)
+        res = subprocess.run(['losetup', '--find', '--show', image], capture_output=True,
+                             text=True)
+        self.assertEqual(res.returncode, 0, 'setup failed: losetup: ' + res.stderr)
+        device = res.stdout.strip()
+        self.addCleanup(subprocess.run, ['losetup', '-d', device])
+        queue = '/sys/block/%s/queue/' % os.path.basename(device)
+        for knob, value in (('scheduler', 'mq-deadline'), ('max_sectors_kb', '4'),
+                            ('nr_requests', '4')):
+            with open(queue + knob, 'w') as f:
+                f.write(value)
+            with open(queue + knob) as f:
+                got = f.read().split()
+            self.assertIn(value if knob != 'scheduler' else '[%s]' % value, got,
+                          'setup failed: %s of %s' % (knob, device))
+        # udev's probe of the new device, if any, is over before the trace
+        subprocess.run(['udevadm', 'settle', '--timeout=10'], capture_output=True)
+        report, events, _ = self.trace('block-device', device)
+        self.assertEqual(report['bytes'], 2 << 20)
+        begins = [e for e in events if e.get('cat') == 'block' and e['ph'] == 'b' and
+                  e['args']['dev'] == report['dev']]
+        self.assertEqual(sorted((e['args']['sector'], e['args']['bytes']) for e in begins),
+                         [(k * 8, 4096) for k in range(512)])
+        self.assertEqual({(e['name'], e['args'].get('issuer_pid')) for e in begins},
+                         {('read', report['pid'])})
+
     def test_io_uring_reads(self):
         path = os.path.join(self.dir, 'uring.bin')
         write_random(path, 64 << 10)

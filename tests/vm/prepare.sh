@@ -15,8 +15,8 @@ vmdir="$repo/build/vm"
 
 # Modules the init loads, dependencies first (resolved below from the .ko
 # files): 9p over virtio for the host's root, virtio-blk + ext4 for the
-# scratch disk that becomes /tmp.
-MODULES="virtio_pci 9pnet_virtio 9p virtio_blk crc32c_generic ext4"
+# scratch disk that becomes /tmp, loop for the tests' loop devices.
+MODULES="virtio_pci 9pnet_virtio 9p virtio_blk crc32c_generic ext4 loop"
 
 die() {
 	echo "vm-prepare: $*" >&2
@@ -49,7 +49,8 @@ kdir="$vmdir/$pkg"
 mkdir -p "$kdir"
 
 # 1. the kernel package, its vmlinuz and the modules we need
-if [ ! -f "$kdir/vmlinuz" ] || [ ! -f "$kdir/modules/.done" ]; then
+# (modules/.done holds the list it was made for)
+if [ ! -f "$kdir/vmlinuz" ] || [ "$(cat "$kdir/modules/.done" 2>/dev/null)" != "$MODULES" ]; then
 	deb=$(find "$kdir" -maxdepth 1 -name "${pkg}_*.deb" | head -n 1)
 	if [ -z "$deb" ]; then
 		echo "vm-prepare: downloading $pkg"
@@ -94,7 +95,7 @@ if [ ! -f "$kdir/vmlinuz" ] || [ ! -f "$kdir/modules/.done" ]; then
 		add_module "$m"
 	done
 	rm -rf "$tree" "$kdir/module-files"
-	touch "$kdir/modules/.done"
+	echo "$MODULES" >"$kdir/modules/.done"
 fi
 
 # 2. the initramfs: static busybox, the init script, the modules

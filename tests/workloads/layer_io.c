@@ -259,6 +259,27 @@ static int do_block(const char *path)
 	return n == 256 * 1024 ? 0 : 1;
 }
 
+/*
+ * One 2 MiB O_DIRECT read of a block device: several bios under one plug.
+ * When the device's requests are few and small, the process sleeps for a
+ * request while its plug holds others, and kblockd dispatches those.
+ */
+static int do_block_device(const char *path)
+{
+	enum { SIZE = 2 << 20 };
+	struct stat st;
+	void *buf;
+	int fd = open_or_die(path, O_RDONLY | O_DIRECT);
+	ssize_t n;
+
+	if (posix_memalign(&buf, 4096, SIZE) || fstat(fd, &st))
+		return 1;
+	n = pread(fd, buf, SIZE, 0);
+	printf("{\"pid\":%d,\"dev\":\"%u:%u\",\"bytes\":%zd}\n", getpid(), major(st.st_rdev),
+	       minor(st.st_rdev), n);
+	return n == SIZE ? 0 : 1;
+}
+
 static int do_uring(const char *path)
 {
 	static const struct {
@@ -324,6 +345,8 @@ int main(int argc, char **argv)
 		return do_cache(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "block"))
 		return do_block(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "block-device"))
+		return do_block_device(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "uring"))
 		return do_uring(argv[2]);
 	if (argc >= 4 && !strcmp(argv[1], "vfs"))
@@ -331,7 +354,7 @@ int main(int argc, char **argv)
 	fprintf(
 	    stderr,
 	    "usage: layer_io mmap|mmap-reuse|mmap-reuse-two|mmap-moved|mmap-changed|cache|block|"
-	    "uring FILE | "
+	    "block-device|uring FILE | "
 	    "vfs FILE OUT\n");
 	return 2;
 }

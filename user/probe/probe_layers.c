@@ -53,7 +53,8 @@ const struct layer_info layer_table[DL_LAYER_COUNT] = {
      {"block_"},
      "every block request, issue to completion, on a track per device, and a throughput "
      "counter",
-     "block_rq_issue and block_rq_complete (tp_btf)",
+     "block_rq_issue and block_rq_complete, the issuer from block_getrq and "
+     "block_bio_frontmerge (tp_btf)",
      "a program on each block request; every process's, while a job is traced"},
     {DL_LAYER_URING,
      "uring",
@@ -372,10 +373,14 @@ void layers_plan(struct layer_plan *plan, unsigned wanted, enum vfs_attach vfs)
 	}
 	s = &plan->layer[DL_LAYER_BLOCK];
 	if (s->wanted) {
-		if (tp_btf_exists("block_rq_issue") && tp_btf_exists("block_rq_complete"))
+		if (tp_btf_exists("block_rq_issue") && tp_btf_exists("block_rq_complete") &&
+		    tp_btf_exists("block_getrq") && tp_btf_exists("block_bio_frontmerge"))
 			s->how = "block:block_rq_issue/complete";
 		else
-			unavailable(s, "%sno block_rq_issue/complete tracepoints with BTF", "");
+			unavailable(s,
+				    "%sno block_rq_issue/complete, block_getrq or "
+				    "block_bio_frontmerge tracepoint with BTF",
+				    "");
 	}
 	s = &plan->layer[DL_LAYER_URING];
 	if (s->wanted) {
