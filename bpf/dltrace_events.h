@@ -55,19 +55,6 @@ enum dl_kind {
 };
 
 /*
- * The kinds of the shared programs (meta_syscall_probes.bpf.c) follow the
- * others: syscalls.def lists the rows of program OWN first.
- */
-#define DL_PROG_OWN_OWN	   1
-#define DL_PROG_OWN_SHARED 0
-enum {
-	DL_SYS_SHARED_FIRST = 0
-#define DL_SYSCALL(kind, name, tp, args, cls, prog, ...) +DL_PROG_OWN_##prog
-#include "syscalls.def"
-#undef DL_SYSCALL
-};
-
-/*
  * The columns of syscalls.def that say where a call's file is, as values
  * (the rows' words are pasted: DL_FILE_KIND_##file).
  */
@@ -147,14 +134,15 @@ enum dl_second_kind {
 #define DL_TEXT_STRING		   DL_PATH_MAX
 
 /* The roles column (syscalls.def) */
-#define DL_ROLE_READS	 0x01 /* moves bytes from a file */
-#define DL_ROLE_WRITES	 0x02 /* moves bytes to a file */
-#define DL_ROLE_OPENS	 0x04 /* returns a new descriptor for a path */
-#define DL_ROLE_STATS	 0x08 /* the stat calls */
-#define DL_ROLE_DUPS	 0x10 /* dup, dup2, dup3: a copy of a descriptor */
-#define DL_ROLE_FLUSH	 0x20 /* sent at once: it changes what a descriptor means */
-#define DL_ROLE_PY_ARG	 0x40 /* the Python stack id rides in arg's upper half */
-#define DL_ROLE_PY_AFTER 0x80 /* the Python stack id follows the record (struct dl_io_py) */
+#define DL_ROLE_READS	 0x01  /* moves bytes from a file */
+#define DL_ROLE_WRITES	 0x02  /* moves bytes to a file */
+#define DL_ROLE_OPENS	 0x04  /* returns a new descriptor for a path */
+#define DL_ROLE_STATS	 0x08  /* the stat calls */
+#define DL_ROLE_DUPS	 0x10  /* dup, dup2, dup3: a copy of a descriptor */
+#define DL_ROLE_FLUSH	 0x20  /* sent at once: it changes what a descriptor means */
+#define DL_ROLE_PY_ARG	 0x40  /* the Python stack id rides in arg's upper half */
+#define DL_ROLE_PY_AFTER 0x80  /* the Python stack id follows the record (struct dl_io_py) */
+#define DL_ROLE_PY_PATH	 0x100 /* a shared row's path record carries a Python stack id */
 
 #define DL_REC_PATH_IO	    0
 #define DL_REC_PATH_PATH    1
@@ -182,6 +170,7 @@ enum dl_second_kind {
 #define FLUSH	 DL_ROLE_FLUSH
 #define PY_ARG	 DL_ROLE_PY_ARG
 #define PY_AFTER DL_ROLE_PY_AFTER
+#define PY_PATH	 DL_ROLE_PY_PATH
 #endif
 
 /* The roles of a syscall kind (DL_ROLE_*), 0 for the others. */
@@ -230,6 +219,7 @@ static inline int dl_kind_py_after(unsigned int kind)
 #undef FLUSH
 #undef PY_ARG
 #undef PY_AFTER
+#undef PY_PATH
 #endif
 
 /* The syscall's argument count: the fields of its tracepoint. */

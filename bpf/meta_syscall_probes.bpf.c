@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Metadata, hint and sync syscalls: access, chmod, chown, utimensat,
- * truncate, link, symlink, readlink, mknod, the xattr calls, statfs,
- * chdir, flock, fadvise64, readahead, madvise, msync, munmap, sync,
- * syncfs and their variants: the rows of program SHARED in syscalls.def,
- * whose columns say where each call's file is and what its record holds.
+ * truncate, link, symlink, readlink, mknod, mkdir, rmdir, unlink, rename,
+ * the xattr calls, statfs, chdir, flock, fadvise64, readahead, madvise,
+ * msync, munmap, sync, syncfs and their variants: the rows of program
+ * SHARED in syscalls.def, whose columns say where each call's file is and
+ * what its record holds.  The path records of the rows of PY_PATH carry
+ * a Python stack (python_stack.bpf.h), as the programs of their own do.
  *
  * Two programs serve them all: dl_enter_shared is attached to the
  * sys_enter_* tracepoint of each of these syscalls and dl_exit_shared to
  * its sys_exit_*, and each attachment carries the syscall's kind as its
  * BPF cookie (user/probe/probe_loader.c).  Loading a program costs the
  * kernel about 10 ms here (verification and JIT), attaching one to a
- * tracepoint well under 1 ms: two programs instead of 104 keep dltrace's
+ * tracepoint well under 1 ms: two programs instead of 146 keep dltrace's
  * start-up where it was, and unlike raw_syscalls these programs run only
  * for the syscalls they report (docs/performance.md "Results").  bench/ builds the
  * two alternatives from this file for that comparison (DL_HOOKS_*).
@@ -46,6 +48,8 @@
 #include "aio_records.bpf.h"
 #include "file_identity.bpf.h"
 #include "syscall_store.bpf.h"
+#define DL_PY_EXTERN /* the walk (python_stack.bpf.c), for the path rows of PY_PATH */
+#include "python_stack.bpf.h"
 
 /* the DL_HOOKS_NONE variant (bench/) has no program: the helpers go unused */
 #ifdef DL_HOOKS_NONE
@@ -381,7 +385,7 @@ static __always_inline __u32 meta_text_slot(struct dl_path *p, char *data, __u32
 
 static __always_inline int meta_exit_path(struct trace_event_raw_sys_exit *ctx, struct dl_task *t,
 					  __u32 kind, __u64 now, __u32 plan, struct dl_store *st,
-					  const struct meta_names *nm)
+					  const struct meta_names *nm, __u32 py)
 {
 	__u32 zero = 0, used = 0;
 	struct dl_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
@@ -412,7 +416,7 @@ static __always_inline int meta_exit_path(struct trace_event_raw_sys_exit *ctx, 
 	p->name_len[0] = p->name_len[1] = 0;
 	p->how[0] = p->how[1] = 0;
 	p->pad[0] = p->pad[1] = 0;
-	p->py_stack = 0; /* no Python stacks at these kinds (python_stack.bpf.h) */
+	p->py_stack = py;
 	p->pad2 = 0;
 
 	/* the file: (dirfd, name) or the name alone, relative to the cwd */
@@ -460,9 +464,12 @@ DL_META_HELPER int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_tas
 	kind = *(volatile __u16 *)&t->sys - 1;
 	t->sys = 0;
 	if (plan & DL_EXIT_PATH) {
+		/* rows of PY_PATH only (py_kinds, python_probe.c) */
+		__u32 py = dl_py_stack_id(t, kind, now);
+
 		/* the data records before it go first: user space sees them in order */
 		dl_flush(t);
-		return meta_exit_path(ctx, t, kind, now, plan, &st, &nm);
+		return meta_exit_path(ctx, t, kind, now, plan, &st, &nm, py);
 	}
 	if (plan & DL_EXIT_REAP)
 		dl_aio_reaped(t, ctx->ret, now); /* the events it returned, before its own record */
@@ -585,7 +592,7 @@ int dl_enter_shared(void *ctx)
 	if (!t)
 		return 0;
 	kind = bpf_get_attach_cookie(ctx);
-	if (kind < DL_SYS_SHARED_FIRST || kind >= DL_SYS_COUNT)
+	if (kind >= DL_SYS_COUNT)
 		return 0;
 	return meta_enter(ctx, t, kind);
 }
@@ -599,7 +606,7 @@ int dl_exit_shared(struct trace_event_raw_sys_exit *ctx)
 	if (!t)
 		return 0;
 	kind = bpf_get_attach_cookie(ctx);
-	if (kind < DL_SYS_SHARED_FIRST || kind >= DL_SYS_COUNT)
+	if (kind >= DL_SYS_COUNT)
 		return 0;
 	return meta_exit(ctx, t, kind);
 }

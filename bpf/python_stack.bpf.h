@@ -29,8 +29,10 @@
  * The functions that are not inlined are global: the verifier checks each
  * once, on its own, instead of at every call site in the context of each
  * of the ~40 exit programs (a third of the instructions to verify, and
- * seconds of load time).  Include this header from syscall_probes.bpf.c
- * only.  Global functions must check their pointer arguments for NULL.
+ * seconds of load time).  python_stack.bpf.c, a file without programs,
+ * defines them; the files of programs define DL_PY_EXTERN before including
+ * this header and call those (the objects are linked into one).  Global
+ * functions must check their pointer arguments for NULL.
  */
 #ifndef PYTHON_STACK_BPF_H
 #define PYTHON_STACK_BPF_H
@@ -40,6 +42,11 @@
 #include "ring_output.bpf.h"
 #include "path_walk.bpf.h"
 
+#ifdef DL_PY_EXTERN
+__u32 dl_py_walk(struct dl_task *t, __u64 now);
+int dl_py_decide(struct dl_task *t);
+int dl_py_mapped(struct dl_task *t, __u64 addr);
+#else
 /*
  * A thread without a thread state looks again at each syscall for its
  * first DL_PY_FREE_MISSES lookups (an interpreter starting: between making
@@ -526,6 +533,8 @@ __noinline int dl_py_decide(struct dl_task *t)
 	return 1;
 }
 
+#endif /* DL_PY_EXTERN */
+
 /* The stack id for a syscall of kind by a traced task (0: none). */
 static __always_inline __u32 dl_py_stack_id(struct dl_task *t, enum dl_kind kind, __u64 now)
 {
@@ -539,6 +548,7 @@ static __always_inline __u32 dl_py_stack_id(struct dl_task *t, enum dl_kind kind
 	return dl_py_walk(t, now);
 }
 
+#ifndef DL_PY_EXTERN
 /*
  * A file mapped at offset 0 by a process that is no known CPython yet:
  * if the file is a known libpython, this is the dynamic loader placing it,
@@ -573,5 +583,6 @@ __noinline int dl_py_mapped(struct dl_task *t, __u64 addr)
 	__sync_fetch_and_add(&py_procs_gen, 1);
 	return 0;
 }
+#endif /* DL_PY_EXTERN */
 
 #endif /* PYTHON_STACK_BPF_H */

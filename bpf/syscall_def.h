@@ -27,6 +27,7 @@
 #define FLUSH	      DL_ROLE_FLUSH
 #define PY_ARG	      DL_ROLE_PY_ARG
 #define PY_AFTER      DL_ROLE_PY_AFTER
+#define PY_PATH	      DL_ROLE_PY_PATH
 #define DL_ROLE_WORDS /* dltrace_events.h: defined here for good */
 
 #include "dltrace_events.h"

@@ -20,6 +20,7 @@
 #include "path_walk.bpf.h"
 #include "iovec.bpf.h"
 #include "file_identity.bpf.h"
+#define DL_PY_EXTERN /* the walk: python_stack.bpf.c */
 #include "python_stack.bpf.h"
 #include "syscall_store.bpf.h"
 
@@ -373,9 +374,6 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 	__u64 now;
 	int by_fd;
 
-	if ((kind == DL_SYS_RENAME || kind == DL_SYS_RENAMEAT || kind == DL_SYS_RENAMEAT2) &&
-	    !ctx->ret)
-		__sync_fetch_and_add(&dl_names_gen, 1); /* anyone's: a name sent may be stale */
 	if (!t || t->sys != kind + 1)
 		return 0;
 	t->sys = 0;
@@ -438,5 +436,22 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 	DL_OWN_##prog_(DL_PROGRAMS(tp_, DL_SYS_##k))
 #include "syscalls.def"
 #undef DL_SYSCALL
+
+/*
+ * Every rename on the machine, anyone's, makes a name sent or cached
+ * before it possibly stale (path_walk.bpf.c).  The renames' records come
+ * from the shared pair; these only count them, beside it.
+ */
+#define DL_RENAMED(tp)                                                                             \
+	SEC("tracepoint/syscalls/sys_exit_" #tp)                                                   \
+	int dl_renamed_##tp(struct trace_event_raw_sys_exit *ctx)                                  \
+	{                                                                                          \
+		if (!ctx->ret)                                                                     \
+			__sync_fetch_and_add(&dl_names_gen, 1);                                    \
+		return 0;                                                                          \
+	}
+DL_RENAMED(rename)
+DL_RENAMED(renameat)
+DL_RENAMED(renameat2)
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -36,7 +36,7 @@ DEBIAN_PYTHON = '/usr/bin/python3'
 WALK_FRAMES = 16  # DL_PY_FRAMES
 # syscalls whose records carry no stack (py_probe_default_kinds)
 NO_STACK = {'lseek', 'close', 'close_range', 'dup', 'dup2', 'dup3', 'fcntl'}
-PLAIN_CASES = ['direct', 'copy', 'thread', 'fork', 'spawn', 'deep', 'gil', 'counts']
+PLAIN_CASES = ['direct', 'copy', 'names', 'thread', 'fork', 'spawn', 'deep', 'gil', 'counts']
 ALL_CASES = PLAIN_CASES + ['numpy', 'h5py', 'torch', 'dataloader']
 FRAME = re.compile(r'^(.*):(\d+) (.*)$')
 

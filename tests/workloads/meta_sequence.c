@@ -364,6 +364,36 @@ int main(int argc, char **argv)
 	       "\"dirfd\":%ld,\"path\":\"%s\",\"mode\":\"020600\",\"rdev\":\"8:300\"", dirfd,
 	       in_dir("chr"));
 
+	/* directories made and removed, names removed */
+	logged("mkdir", syscall(SYS_mkdir, in_dir("d1"), 0755L),
+	       "\"path\":\"%s\",\"mode\":\"0755\"", in_dir("d1"));
+	logged("mkdir", syscall(SYS_mkdir, in_dir("d1"), 0700L),
+	       "\"path\":\"%s\",\"mode\":\"0700\"", in_dir("d1"));
+	logged("mkdirat", syscall(SYS_mkdirat, dirfd, "d2", 0711L),
+	       "\"dirfd\":%ld,\"path\":\"%s\",\"mode\":\"0711\"", dirfd, in_dir("d2"));
+	logged("rmdir", syscall(SYS_rmdir, in_dir("d1")), "\"path\":\"%s\"", in_dir("d1"));
+	logged("rmdir", syscall(SYS_rmdir, in_dir("m.bin")), "\"path\":\"%s\"", in_dir("m.bin"));
+	logged("unlinkat", syscall(SYS_unlinkat, dirfd, "d2", (long)AT_REMOVEDIR),
+	       "\"dirfd\":%ld,\"path\":\"%s\",\"flags\":\"0x200\"", dirfd, in_dir("d2"));
+	logged("unlink", syscall(SYS_unlink, in_dir("fifo")), "\"path\":\"%s\"", in_dir("fifo"));
+	logged("unlink", syscall(SYS_unlink, in_dir("missing")), "\"path\":\"%s\"",
+	       in_dir("missing"));
+	logged("unlinkat", syscall(SYS_unlinkat, dirfd, "chr", 0L), "\"dirfd\":%ld,\"path\":\"%s\"",
+	       dirfd, in_dir("chr"));
+
+	/* renames: the link made above, from name to name */
+	logged("renameat", syscall(SYS_renameat, dirfd, "hard2", (long)AT_FDCWD, in_dir("hard3")),
+	       "\"dirfd\":%ld,\"path\":\"%s\",\"new_path\":\"%s\"", dirfd, in_dir("hard2"),
+	       in_dir("hard3"));
+	logged("renameat2", syscall(SYS_renameat2, dirfd, "hard3", dirfd, "m.bin", 1L),
+	       "\"dirfd\":%ld,\"path\":\"%s\",\"new_path\":\"%s\",\"flags\":\"0x1\"", dirfd,
+	       in_dir("hard3"), in_dir("m.bin"));
+	logged("renameat2",
+	       syscall(SYS_renameat2, (long)AT_FDCWD, in_dir("hard3"), dirfd, "hard4", 0L),
+	       "\"path\":\"%s\",\"new_path\":\"%s\"", in_dir("hard3"), in_dir("hard4"));
+	logged("rename", syscall(SYS_rename, in_dir("hard4"), in_dir("hard5")),
+	       "\"path\":\"%s\",\"new_path\":\"%s\"", in_dir("hard4"), in_dir("hard5"));
+
 	/* times */
 	logged("utime", syscall(SYS_utime, in_dir("m.bin"), &ub),
 	       "\"path\":\"%s\",\"atime\":\"1000000.000000000\",\"mtime\":\"2000000.000000000\"",

@@ -99,6 +99,29 @@ def case_copy(d):
     os.close(fout)
 
 
+def case_names(d):
+    """mkdir, rename, unlink, rmdir and their *at forms: calls of the shared programs
+    whose path records carry the stack too."""
+    sub = os.path.join(d, 'names')
+    expect('names', sub, ['mkdir'], here())
+    os.mkdir(sub)
+    fd = os.open(d, os.O_RDONLY)
+    expect('names', os.path.join(d, 'names_at'), ['mkdirat'], here())
+    os.mkdir('names_at', dir_fd=fd)
+    make_file(os.path.join(sub, 'f.bin'))
+    expect('names', os.path.join(sub, 'f.bin'), ['rename'], here())
+    os.rename(os.path.join(sub, 'f.bin'), os.path.join(sub, 'g.bin'))
+    expect('names', os.path.join(sub, 'g.bin'), ['renameat'], here())
+    os.rename('names/g.bin', 'names/h.bin', src_dir_fd=fd, dst_dir_fd=fd)
+    expect('names', os.path.join(sub, 'h.bin'), ['unlink'], here())
+    os.unlink(os.path.join(sub, 'h.bin'))
+    expect('names', os.path.join(d, 'names_at'), ['unlinkat'], here())
+    os.rmdir('names_at', dir_fd=fd)
+    expect('names', sub, ['rmdir'], here())
+    os.rmdir(sub)
+    os.close(fd)
+
+
 def case_thread(d):
     t = threading.Thread(target=read_direct, args=('thread', os.path.join(d, 'thread.bin')))
     t.start()

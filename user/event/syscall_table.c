@@ -124,8 +124,8 @@ const struct syscall_info syscall_rows[DL_SYS_COUNT] = {
 	_Static_assert(SI_SHOWN(shown) <= SYSCALL_SHOW_MAX, #nm ": too many arguments shown");     \
 	_Static_assert(!(STORED_##kind & ST_TIMES) || DL_REC_PATH_##rec,                           \
 		       #nm ": TIMES in a path record (the decoder looks for them there)");         \
-	_Static_assert(((int)DL_SYS_##kind < (int)DL_SYS_SHARED_FIRST) == !SI_SHARED_##prog,       \
-		       #nm ": the rows of program OWN come first");
+	_Static_assert(!((roles)&DL_ROLE_PY_PATH) || (SI_SHARED_##prog && DL_REC_PATH_##rec),      \
+		       #nm ": PY_PATH is for a shared row with a path record");
 #include "bpf/syscalls.def"
 #undef DL_SYSCALL
 #undef DL_ITEMS

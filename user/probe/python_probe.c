@@ -15,6 +15,7 @@
 
 #include "bpf/dltrace_events.h"
 #include "dltrace.skel.h"
+#include "event/syscall_table.h"
 #include "probe/program_files.h"
 #include "lib/clock_ns.h"
 
@@ -24,13 +25,17 @@ struct py_probe_file {
 	bool said; /* its warning was given */
 };
 
-/* The kinds of programs of their own that can carry a stack id (bpf/syscalls.def). */
+/*
+ * The kinds that carry a stack id (bpf/syscalls.def): those of programs of
+ * their own that can, and the shared rows of PY_PATH.
+ */
 uint64_t py_probe_default_kinds(void)
 {
 	uint64_t mask = 0;
 
-	for (unsigned k = 0; k < DL_SYS_SHARED_FIRST && k < 64; k++)
-		if (dl_py_kind_ok(k))
+	for (unsigned k = 0; k < DL_SYS_COUNT && k < 64; k++)
+		if (syscall_info(k)->shared ? (dl_kind_roles(k) & DL_ROLE_PY_PATH) != 0
+					    : dl_py_kind_ok(k))
 			mask |= 1ull << k;
 	return mask;
 }
