@@ -2,18 +2,20 @@
 /*
  * Metadata, hint and sync syscalls: access, chmod, chown, utimensat,
  * truncate, link, symlink, readlink, mknod, mkdir, rmdir, unlink, rename,
- * the xattr calls, statfs, chdir, flock, fadvise64, readahead, madvise,
- * msync, munmap, sync, syncfs and their variants: the rows of program
+ * ftruncate, fallocate, getdents64, the xattr calls, statfs, chdir, flock,
+ * fadvise64, readahead, madvise, msync, munmap, fsync, fdatasync,
+ * sync_file_range, sync, syncfs and their variants: the rows of program
  * SHARED in syscalls.def, whose columns say where each call's file is and
- * what its record holds.  The path records of the rows of PY_PATH carry
- * a Python stack (python_stack.bpf.h), as the programs of their own do.
+ * what its record holds.  The records of the rows of PY_PATH and PY_ARG
+ * carry a Python stack (python_stack.bpf.h), as the programs of their own
+ * do.
  *
  * Two programs serve them all: dl_enter_shared is attached to the
  * sys_enter_* tracepoint of each of these syscalls and dl_exit_shared to
  * its sys_exit_*, and each attachment carries the syscall's kind as its
  * BPF cookie (user/probe/probe_loader.c).  Loading a program costs the
  * kernel about 10 ms here (verification and JIT), attaching one to a
- * tracepoint well under 1 ms: two programs instead of 146 keep dltrace's
+ * tracepoint well under 1 ms: two programs instead of 158 keep dltrace's
  * start-up where it was, and unlike raw_syscalls these programs run only
  * for the syscalls they report (docs/performance.md "Results").  bench/ builds the
  * two alternatives from this file for that comparison (DL_HOOKS_*).
@@ -448,7 +450,7 @@ DL_META_HELPER int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_tas
 	struct dl_store st = {};
 	struct meta_names nm = {};
 	struct dl_io *e;
-	__u32 i, plan;
+	__u32 i, plan, py;
 	__u64 now;
 	int fd = -1;
 
@@ -463,10 +465,9 @@ DL_META_HELPER int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_tas
 	 */
 	kind = *(volatile __u16 *)&t->sys - 1;
 	t->sys = 0;
+	/* rows of PY_PATH or PY_ARG only (py_kinds, python_probe.c) */
+	py = dl_py_stack_id(t, kind, now);
 	if (plan & DL_EXIT_PATH) {
-		/* rows of PY_PATH only (py_kinds, python_probe.c) */
-		__u32 py = dl_py_stack_id(t, kind, now);
-
 		/* the data records before it go first: user space sees them in order */
 		dl_flush(t);
 		return meta_exit_path(ctx, t, kind, now, plan, &st, &nm, py);
@@ -478,6 +479,7 @@ DL_META_HELPER int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_tas
 		dl_flush(t);
 		i = 0;
 	}
+	DL_OPAQUE(i); /* the mask stays: 6.1 loses the bound of a spilled copy of i */
 	e = &t->batch[i & (DL_BATCH - 1)];
 	e->h.ts = t->ts;
 	e->h.tgid = t->tgid;
@@ -490,7 +492,7 @@ DL_META_HELPER int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_tas
 	e->ret = ctx->ret;
 	e->offset = st.offset;
 	e->size = st.size;
-	e->arg = st.arg;
+	e->arg = st.arg | (__u64)py << 32; /* PY_ARG: the upper half is free */
 	e->file = t->file;
 	e->file2 = 0;
 	t->nbatch = i + 1;

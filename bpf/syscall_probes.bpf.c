@@ -8,8 +8,9 @@
  * Every program starts with the membership check so untraced tasks pay one
  * storage lookup.
  * A call on a descriptor records which file it was, at entry
- * (file_identity.bpf.h); the rename programs count every rename of the
- * machine first, traced or not.
+ * (file_identity.bpf.h).  The programs on the renames' exits (their
+ * records are the shared pair's) count every rename of the machine,
+ * traced or not.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

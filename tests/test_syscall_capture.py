@@ -213,7 +213,7 @@ class MetaSyscallTest(unittest.TestCase):
         shared = {n for n, s in self.syscalls.items() if s['program'] == 'dl_enter_shared'}
         self.assertEqual(shared & ASYNC_KINDS, ASYNC_KINDS)
         shared -= ASYNC_KINDS
-        self.assertEqual(len(shared), 61)
+        self.assertEqual(len(shared), 67)
         self.assertEqual({e['sys'] for e in self.log}, shared | {'fcntl'})
 
     def test_every_call_and_every_argument(self):
@@ -261,7 +261,8 @@ class MetaSyscallTest(unittest.TestCase):
         cats = {ev['name']: ev['cat'] for calls in self.traced_calls().values() for ev in calls}
         self.assertEqual({n for n, c in cats.items() if c == 'hint'},
                          {'fadvise64', 'readahead', 'madvise'})
-        self.assertEqual({n for n, c in cats.items() if c == 'sync'}, {'msync', 'sync', 'syncfs'})
+        self.assertEqual({n for n, c in cats.items() if c == 'sync'},
+                         {'msync', 'sync', 'syncfs', 'fsync', 'fdatasync', 'sync_file_range'})
         self.assertEqual(cats['munmap'], 'metadata')
         self.assertEqual(cats['chown'], 'metadata')
 

@@ -444,6 +444,25 @@ int main(int argc, char **argv)
 	       "\"fd\":%ld,\"path\":\"%s\",\"offset\":0,\"size\":0,\"advice\":"
 	       "\"POSIX_FADV_DONTNEED\"",
 	       fd, in_dir("m.bin"));
+	logged("ftruncate", syscall(SYS_ftruncate, fd, 16384L),
+	       "\"fd\":%ld,\"path\":\"%s\",\"length\":16384", fd, in_dir("m.bin"));
+	logged("fallocate", syscall(SYS_fallocate, fd, 0L, 4096L, 8192L),
+	       "\"fd\":%ld,\"path\":\"%s\",\"offset\":4096,\"size\":8192", fd, in_dir("m.bin"));
+	logged("fallocate", syscall(SYS_fallocate, fd, 99L, 0L, 4096L),
+	       "\"fd\":%ld,\"path\":\"%s\",\"offset\":0,\"size\":4096,\"mode\":99", fd,
+	       in_dir("m.bin"));
+	logged("fsync", syscall(SYS_fsync, fd), "\"fd\":%ld,\"path\":\"%s\"", fd, in_dir("m.bin"));
+	logged("fdatasync", syscall(SYS_fdatasync, fd), "\"fd\":%ld,\"path\":\"%s\"", fd,
+	       in_dir("m.bin"));
+	logged("sync_file_range", syscall(SYS_sync_file_range, fd, 0L, 4096L, 2L),
+	       "\"fd\":%ld,\"path\":\"%s\",\"offset\":0,\"size\":4096,\"flags\":2", fd,
+	       in_dir("m.bin"));
+	{
+		char dents[4096];
+
+		logged("getdents64", syscall(SYS_getdents64, dirfd, dents, (long)sizeof(dents)),
+		       "\"fd\":%ld,\"path\":\"%s\",\"size\":%zu", dirfd, dir, sizeof(dents));
+	}
 	logged("readahead", syscall(SYS_readahead, fd, 0L, 16384L),
 	       "\"fd\":%ld,\"path\":\"%s\",\"offset\":0,\"size\":16384", fd, in_dir("m.bin"));
 	logged("cachestat", syscall(451, fd, (uint64_t[2]){4096, 8192}, (uint64_t[5]){0}, 0L),

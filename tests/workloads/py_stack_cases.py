@@ -100,8 +100,8 @@ def case_copy(d):
 
 
 def case_names(d):
-    """mkdir, rename, unlink, rmdir and their *at forms: calls of the shared programs
-    whose path records carry the stack too."""
+    """mkdir, rename, unlink, rmdir and their *at forms, getdents64, ftruncate, fallocate,
+    fsync, fdatasync: calls of the shared programs whose records carry the stack too."""
     sub = os.path.join(d, 'names')
     expect('names', sub, ['mkdir'], here())
     os.mkdir(sub)
@@ -113,6 +113,18 @@ def case_names(d):
     os.rename(os.path.join(sub, 'f.bin'), os.path.join(sub, 'g.bin'))
     expect('names', os.path.join(sub, 'g.bin'), ['renameat'], here())
     os.rename('names/g.bin', 'names/h.bin', src_dir_fd=fd, dst_dir_fd=fd)
+    expect('names', sub, ['getdents64'], here())
+    os.listdir(sub)
+    wfd = os.open(os.path.join(sub, 'h.bin'), os.O_RDWR)
+    expect('names', os.path.join(sub, 'h.bin'), ['ftruncate'], here())
+    os.ftruncate(wfd, 8192)
+    expect('names', os.path.join(sub, 'h.bin'), ['fallocate'], here())
+    os.posix_fallocate(wfd, 0, 16384)
+    expect('names', os.path.join(sub, 'h.bin'), ['fsync'], here())
+    os.fsync(wfd)
+    expect('names', os.path.join(sub, 'h.bin'), ['fdatasync'], here())
+    os.fdatasync(wfd)
+    os.close(wfd)
     expect('names', os.path.join(sub, 'h.bin'), ['unlink'], here())
     os.unlink(os.path.join(sub, 'h.bin'))
     expect('names', os.path.join(d, 'names_at'), ['unlinkat'], here())

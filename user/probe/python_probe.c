@@ -27,15 +27,16 @@ struct py_probe_file {
 
 /*
  * The kinds that carry a stack id (bpf/syscalls.def): those of programs of
- * their own that can, and the shared rows of PY_PATH.
+ * their own that can, and the shared rows of PY_PATH or PY_ARG.
  */
 uint64_t py_probe_default_kinds(void)
 {
 	uint64_t mask = 0;
 
 	for (unsigned k = 0; k < DL_SYS_COUNT && k < 64; k++)
-		if (syscall_info(k)->shared ? (dl_kind_roles(k) & DL_ROLE_PY_PATH) != 0
-					    : dl_py_kind_ok(k))
+		if (syscall_info(k)->shared
+			? (dl_kind_roles(k) & (DL_ROLE_PY_PATH | DL_ROLE_PY_ARG)) != 0
+			: dl_py_kind_ok(k))
 			mask |= 1ull << k;
 	return mask;
 }
