@@ -2,9 +2,10 @@
 /*
  * Metadata, hint and sync syscalls: access, chmod, chown, utimensat,
  * truncate, link, symlink, readlink, mknod, mkdir, rmdir, unlink, rename,
- * ftruncate, fallocate, getdents64, the xattr calls, statfs, chdir, flock,
- * fadvise64, readahead, madvise, msync, munmap, fsync, fdatasync,
- * sync_file_range, sync, syncfs and their variants: the rows of program
+ * stat, lstat, dup, close_range, ftruncate, fallocate, getdents64, the
+ * xattr calls, statfs, chdir, flock, fadvise64, readahead, madvise, msync,
+ * munmap, fsync, fdatasync, sync_file_range, sync, syncfs and their
+ * variants: the rows of program
  * SHARED in syscalls.def, whose columns say where each call's file is and
  * what its record holds.  The records of the rows of PY_PATH and PY_ARG
  * carry a Python stack (python_stack.bpf.h), as the programs of their own
@@ -15,7 +16,7 @@
  * its sys_exit_*, and each attachment carries the syscall's kind as its
  * BPF cookie (user/probe/probe_loader.c).  Loading a program costs the
  * kernel about 10 ms here (verification and JIT), attaching one to a
- * tracepoint well under 1 ms: two programs instead of 158 keep dltrace's
+ * tracepoint well under 1 ms: two programs instead of 170 keep dltrace's
  * start-up where it was, and unlike raw_syscalls these programs run only
  * for the syscalls they report (docs/performance.md "Results").  bench/ builds the
  * two alternatives from this file for that comparison (DL_HOOKS_*).
@@ -50,7 +51,7 @@
 #include "aio_records.bpf.h"
 #include "file_identity.bpf.h"
 #include "syscall_store.bpf.h"
-#define DL_PY_EXTERN /* the walk (python_stack.bpf.c), for the path rows of PY_PATH */
+#define DL_PY_EXTERN /* the walk (python_stack.bpf.c), for the rows of PY_PATH and PY_ARG */
 #include "python_stack.bpf.h"
 
 /* the DL_HOOKS_NONE variant (bench/) has no program: the helpers go unused */
@@ -496,7 +497,9 @@ DL_META_HELPER int meta_exit(struct trace_event_raw_sys_exit *ctx, struct dl_tas
 	e->file = t->file;
 	e->file2 = 0;
 	t->nbatch = i + 1;
-	if (i + 1 == DL_BATCH || now - t->batch[0].h.ts > DL_BATCH_AGE_NS)
+	/* FLUSH (dup, close_range): sent at once, it changes what a descriptor means */
+	if ((dl_kind_roles(kind) & DL_ROLE_FLUSH) || i + 1 == DL_BATCH ||
+	    now - t->batch[0].h.ts > DL_BATCH_AGE_NS)
 		dl_flush(t);
 	return 0;
 }

@@ -381,6 +381,30 @@ int main(int argc, char **argv)
 	logged("unlinkat", syscall(SYS_unlinkat, dirfd, "chr", 0L), "\"dirfd\":%ld,\"path\":\"%s\"",
 	       dirfd, in_dir("chr"));
 
+	/* legacy stats; copies of a descriptor, and a range of them closed */
+	{
+		struct stat st;
+
+		logged("stat", syscall(SYS_stat, in_dir("m.bin"), &st), "\"path\":\"%s\"",
+		       in_dir("m.bin"));
+		logged("stat", syscall(SYS_stat, in_dir("missing"), &st), "\"path\":\"%s\"",
+		       in_dir("missing"));
+		logged("lstat", syscall(SYS_lstat, in_dir("sym"), &st), "\"path\":\"%s\"",
+		       in_dir("sym"));
+	}
+	logged("dup2", syscall(SYS_dup2, fd, 60L), "\"fd\":%ld,\"path\":\"%s\",\"newfd\":60", fd,
+	       in_dir("m.bin"));
+	logged("dup3", syscall(SYS_dup3, fd, 61L, (long)O_CLOEXEC),
+	       "\"fd\":%ld,\"path\":\"%s\",\"newfd\":61,\"flags\":\"O_CLOEXEC\"", fd,
+	       in_dir("m.bin"));
+	logged("close_range", syscall(SYS_close_range, 60L, 61L, 0L), "\"fd\":60,\"last\":61");
+	{
+		long copy = logged("dup", syscall(SYS_dup, fd), "\"fd\":%ld,\"path\":\"%s\"", fd,
+				   in_dir("m.bin"));
+
+		close(copy);
+	}
+
 	/* renames: the link made above, from name to name */
 	logged("renameat", syscall(SYS_renameat, dirfd, "hard2", (long)AT_FDCWD, in_dir("hard3")),
 	       "\"dirfd\":%ld,\"path\":\"%s\",\"new_path\":\"%s\"", dirfd, in_dir("hard2"),
