@@ -533,22 +533,6 @@ __noinline int dl_py_decide(struct dl_task *t)
 	return 1;
 }
 
-#endif /* DL_PY_EXTERN */
-
-/* The stack id for a syscall of kind by a traced task (0: none). */
-static __always_inline __u32 dl_py_stack_id(struct dl_task *t, enum dl_kind kind, __u64 now)
-{
-	/* py_kinds is a 64-bit mask: the kinds from 64 on (metadata calls) get none */
-	if (!py_stacks || kind >= 64 || !(py_kinds >> kind & 1) || !dl_py_kind_ok(kind))
-		return 0;
-	if (t->py_gen != py_procs_gen)
-		dl_py_decide(t);
-	if (!t->py)
-		return 0;
-	return dl_py_walk(t, now);
-}
-
-#ifndef DL_PY_EXTERN
 /*
  * A file mapped at offset 0 by a process that is no known CPython yet:
  * if the file is a known libpython, this is the dynamic loader placing it,
@@ -583,6 +567,20 @@ __noinline int dl_py_mapped(struct dl_task *t, __u64 addr)
 	__sync_fetch_and_add(&py_procs_gen, 1);
 	return 0;
 }
+
 #endif /* DL_PY_EXTERN */
+
+/* The stack id for a syscall of kind by a traced task (0: none). */
+static __always_inline __u32 dl_py_stack_id(struct dl_task *t, enum dl_kind kind, __u64 now)
+{
+	/* py_kinds is a 64-bit mask: the kinds from 64 on (metadata calls) get none */
+	if (!py_stacks || kind >= 64 || !(py_kinds >> kind & 1) || !dl_py_kind_ok(kind))
+		return 0;
+	if (t->py_gen != py_procs_gen)
+		dl_py_decide(t);
+	if (!t->py)
+		return 0;
+	return dl_py_walk(t, now);
+}
 
 #endif /* PYTHON_STACK_BPF_H */
