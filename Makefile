@@ -493,7 +493,7 @@ check-build: deps-test
 # test_btf_names is of the unit tier, and reads the kernel's own BTF).
 # The root is read-only there: the layer tests' scratch directory in the
 # checkout gets a writable one on the VM's disk.
-VM_TESTS ?= test_layers test_syscall_capture test_targets test_btf_names test_path_cache
+VM_TESTS ?= test_layers test_syscall_capture test_targets test_btf_names test_path_cache test_counting
 VM_TIMEOUT ?= 1200
 vm-prepare: deps-vm
 	tests/vm/prepare.sh

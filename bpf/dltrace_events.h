@@ -450,6 +450,29 @@ struct dl_io {
 	__u32 file2; /* DL_F_FILE: sendfile/copy_file_range, the output's */
 };
 
+/*
+ * Counting mode (--summary-only=counts): calls alike of one thread travel
+ * as one record, a run.  Its calls are of one kind, on one descriptor and
+ * file; none failed and each moved all the `size` bytes it asked for.
+ * Their offsets are offset, offset + size, ... (each call where the one
+ * before ended), or all offset (DL_KIND_RUN_SAME: a pipe, a device, the
+ * same block again), or none (no DL_F_OFFSET).  A run is a batched struct
+ * dl_io whose kind has DL_KIND_RUN set; four fields mean something else:
+ *
+ *  byte 0            8        12       16               18    19    20       24
+ *       | ts: 1st entry | tgid | tid   | kind|DL_KIND_RUN | job |flags| fd     |
+ *    24 | dur: the calls' durations summed | ret: the bytes of each call   |
+ *    40 | offset: the first call's         | size: last exit - ts (span)   |
+ *    56 | arg: cache pages (low 32 bits),  | file    | file2: the calls     |
+ *       |      longest call ns (high 32)   |         |                      |
+ *
+ * The longest call saturates at 2^32 - 1 ns.  A run ends where a library
+ * call or a marker region begins (their calls are told apart).
+ */
+#define DL_KIND_RUN	   0x8000
+#define DL_KIND_RUN_SAME   0x4000
+#define DL_RUN_LONGEST_MAX 0xffffffffull
+
 /* How a path slot was obtained (dl_path.how[]) */
 #define DL_PATH_NONE	 0    /* slot unused */
 #define DL_PATH_WALK	 1    /* dentry walk of the file (components leaf first) */

@@ -60,7 +60,8 @@ struct dl_task {
 	__u32 cache_pages; /* cache layer: page-cache pages added during the syscall */
 	__u8 pending_slot; /* joins this job slot at its next exec */
 	__u8 py;	   /* python stacks: the process is a CPython known to py_procs */
-	__u8 pad[2];
+	__u8 run_from; /* counting mode: runs in batch slots below it end (a library call began) */
+	__u8 pad;
 	__u32 tgid; /* the task's ids, kept here to spare a helper call per event */
 	__u32 tid;
 	__u32 nbatch; /* records in batch */
@@ -115,6 +116,7 @@ const volatile __u32 self_tgid __weak = 0;    /* dltrace itself: never traced */
 const volatile __u64 wakeup_bytes __weak = 0; /* wake the reader past this backlog */
 const volatile __u8 cache_layer __weak = 0;   /* report page-cache misses of reads */
 const volatile __u8 fork_wakeup __weak = 0;   /* wake the reader at each traced fork */
+const volatile __u8 count_runs __weak = 0;    /* counting mode: data calls alike as one run */
 /* the kernel lets every program type call bpf_task_from_pid (leader_verdict.bpf.c) */
 const volatile __u8 task_kfuncs __weak = 0;
 

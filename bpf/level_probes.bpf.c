@@ -220,6 +220,7 @@ static __always_inline int call_entry(struct pt_regs *ctx)
 
 	if (!t)
 		return 0;
+	t->run_from = t->nbatch; /* counting mode: nor from before a library call */
 	l = level_task(1);
 	if (!l)
 		return 0;
@@ -620,6 +621,7 @@ int BPF_USDT(markers_region_begin, void *name, void *args)
 
 	if (!t)
 		return 0;
+	t->run_from = t->nbatch; /* counting mode: no run holds calls from before a region */
 	l = level_task(1);
 	if (!l)
 		return 0;

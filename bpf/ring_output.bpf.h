@@ -86,6 +86,7 @@ static __always_inline void dl_flush(struct dl_task *t)
 			dl_count_lost(t->slot, t->batch[i].h.kind, sizeof(struct dl_io));
 	}
 	t->nbatch = 0;
+	t->run_from = 0;
 }
 
 static __always_inline void dl_fill_hdr(struct dl_hdr *h, __u64 ts, __u16 kind, __u32 slot)

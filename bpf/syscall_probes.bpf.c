@@ -350,6 +350,76 @@ static __always_inline void dl_fill_exit(struct dl_io *e, struct dl_task *t, lon
 	}
 }
 
+/* Counting mode: data calls alike travel as runs (DL_KIND_RUN in dltrace_events.h). */
+static __always_inline int dl_kind_runs(enum dl_kind kind)
+{
+	return (dl_kind_roles(kind) & (DL_ROLE_READS | DL_ROLE_WRITES)) &&
+	       dl_kind_second(kind) == DL_SECOND_NONE && !dl_kind_has_path(kind);
+}
+
+/*
+ * The call joins its file's run: the last record of the task's batch on
+ * that file, when the call is the run's next one (its kind, descriptor and
+ * size, moved in full, at the offset the run's calls follow).  Later
+ * records in the batch are other files' calls, whose order to it the
+ * report does not need.  1 when it joined.
+ */
+static __always_inline int dl_run_extend(struct dl_task *t, enum dl_kind kind, long ret, __u64 now)
+{
+	__u32 n = t->nbatch, calls, flags, k;
+	struct dl_store st = {};
+	struct dl_io *e = NULL;
+	__u64 dur, longest, next;
+
+	if (!t->file || !n || n > DL_BATCH)
+		return 0;
+	for (__u32 j = 0; j < DL_BATCH && j < n; j++) {
+		k = (n - 1 - j) & (DL_BATCH - 1);
+		if (t->batch[k].file == t->file) {
+			e = &t->batch[k];
+			break;
+		}
+	}
+	if (!e || k < t->run_from || (e->h.kind & ~DL_KIND_RUN_SAME) != (kind | DL_KIND_RUN))
+		return 0;
+	dl_store(&st, t, kind);
+	flags = t->flags | st.flags;
+	calls = e->file2;
+	if (e->ret != ret || st.size != (__u64)ret || (flags & DL_F_IOV_TRUNC) ||
+	    e->h.fd != (int)t->a[dl_kind_fd_arg(kind) & 7] ||
+	    (e->h.flags & DL_F_OFFSET) != (flags & DL_F_OFFSET))
+		return 0;
+	if (flags & DL_F_OFFSET) {
+		/* the second call says whether the offsets advance or stay */
+		next = e->h.kind & DL_KIND_RUN_SAME ? e->offset : e->offset + (__u64)calls * ret;
+		if (calls == 1 && st.offset == e->offset)
+			e->h.kind |= DL_KIND_RUN_SAME;
+		else if (st.offset != next)
+			return 0;
+	}
+	dur = now - t->ts;
+	e->file2 = calls + 1;
+	e->dur += dur;
+	e->size = now - e->h.ts;
+	longest = e->arg >> 32;
+	if (dur > longest)
+		longest = dur < DL_RUN_LONGEST_MAX ? dur : DL_RUN_LONGEST_MAX;
+	e->arg = (__u32)(e->arg + (cache_layer ? t->cache_pages : 0)) | longest << 32;
+	return 1;
+}
+
+/* Make the record just batched the start of a run, when its call may begin one. */
+static __always_inline void dl_run_start(struct dl_task *t, struct dl_io *e, enum dl_kind kind)
+{
+	if (!e->file || e->ret <= 0 || e->size != (__u64)e->ret || (e->h.flags & DL_F_IOV_TRUNC))
+		return;
+	e->h.kind = kind | DL_KIND_RUN;
+	e->file2 = 1;
+	e->size = e->dur; /* the span */
+	e->arg = (__u32)(cache_layer ? t->cache_pages : 0) |
+		 (e->dur < DL_RUN_LONGEST_MAX ? e->dur : DL_RUN_LONGEST_MAX) << 32;
+}
+
 /* An mmap or a copy with a Python stack: alone, with the stack id after the record. */
 static __always_inline int sys_exit_io_py(struct trace_event_raw_sys_exit *ctx, struct dl_task *t,
 					  enum dl_kind kind, __u64 now, __u32 py)
@@ -393,6 +463,13 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 		dl_flush(t);
 		return sys_exit_path(ctx, t, kind, now, py);
 	}
+	/* counting mode: the next call of the task's run only counts */
+	if (count_runs && dl_kind_runs(kind) && !by_fd && !py && ctx->ret > 0 &&
+	    dl_run_extend(t, kind, ctx->ret, now)) {
+		if (now - t->batch[0].h.ts > DL_BATCH_AGE_NS)
+			dl_flush(t);
+		return 0;
+	}
 	/*
 	 * Every other record joins the task's batch; one that must not wait
 	 * (close, dup, fcntl: they change what a descriptor means) sends the
@@ -414,6 +491,8 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 		e->arg |= (__u64)py << 32;
 	e->h.flags |= DL_F_BATCH;
 	t->nbatch = i + 1;
+	if (count_runs && dl_kind_runs(kind) && !by_fd && !py)
+		dl_run_start(t, e, kind);
 	/* a stat of a descriptor waits like fstat: it changes no descriptor */
 	if (!(dl_kind_batches(kind) || by_fd) || i + 1 == DL_BATCH ||
 	    now - t->batch[0].h.ts > DL_BATCH_AGE_NS)

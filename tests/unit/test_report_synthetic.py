@@ -132,7 +132,7 @@ class ReportFiguresTest(unittest.TestCase):
             'wall_ns': 18004096,  # the failed openat at 18 ms ends the job
             'stopped_early': False,  # the summary says the target exited
             'processes': 2, 'threads': 3, 'events': len(self.events), 'lost_events': 0,
-            'syscalls': 24, 'failed_syscalls': 1})
+            'syscalls': 24, 'failed_syscalls': 1, 'calls_in_runs': 0})
         [tr] = self.rep['traces']
         self.assertEqual((tr['duration_ns'], tr['events'], tr['stop_reason'], tr['complete'],
                           tr['warnings']), (30000000, 36, 'target exited', True, []))

@@ -118,9 +118,13 @@ void trace_usage(FILE *out)
 		"      --report           print the I/O report when tracing ends\n"
 		"      --report-json FILE write the report as JSON to FILE ('-': standard\n"
 		"                         output) when tracing ends\n"
-		"      --summary-only     write no trace, only the report as JSON, into -o's\n"
-		"                         file (default dltrace-YYYYmmdd-HHMMSS.summary.json);\n"
-		"                         the cheapest way to watch a job\n");
+		"      --summary-only[=events|counts]  write no trace, only the report as\n"
+		"                         JSON, into -o's file (default\n"
+		"                         dltrace-YYYYmmdd-HHMMSS.summary.json); counts: the\n"
+		"                         kernel counts each thread's data calls alike (the\n"
+		"                         same file, size and kind, one after another) as one\n"
+		"                         record: the same counts, the cheapest way to watch a\n"
+		"                         job (latency percentiles and the timeline from runs)\n");
 	layers_help(out);
 	fprintf(out,
 		"      --lib PATH         a library for the hdf5, mpiio, stdio or markers\n"
@@ -317,7 +321,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	    {"live", no_argument, NULL, OPT_LIVE},
 	    {"interval", required_argument, NULL, 'i'},
 	    {"report-json", required_argument, NULL, OPT_REPORT_JSON},
-	    {"summary-only", no_argument, NULL, OPT_SUMMARY_ONLY},
+	    {"summary-only", optional_argument, NULL, OPT_SUMMARY_ONLY},
 	    {"ring-size", required_argument, NULL, OPT_RING},
 	    {"gzip-level", required_argument, NULL, OPT_GZIP},
 	    {"layers", required_argument, NULL, OPT_LAYERS},
@@ -334,6 +338,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	    {"version", no_argument, NULL, 'V'},
 	    {0},
 	};
+	bool layers_given = false;
 	char *end;
 	long v;
 	int c;
@@ -381,6 +386,11 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 			break;
 		case OPT_SUMMARY_ONLY:
 			o->summary_only = true;
+			if (optarg && !strcmp(optarg, "counts"))
+				o->counts = true;
+			else if (optarg && strcmp(optarg, "events"))
+				return usage_error(
+				    "--summary-only takes events or counts, not '%s'", optarg);
 			break;
 		case OPT_LIVE:
 			o->live = true;
@@ -419,6 +429,7 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 
 			if (layers_parse(optarg, &o->layers, err, sizeof(err)))
 				return usage_error("%s", err);
+			layers_given = true;
 			break;
 		}
 		case OPT_LIB: {
@@ -521,6 +532,13 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 		return usage_error("--summary-only writes the report as JSON, not a trace: give -o "
 				   "a .json file, not '%s'",
 				   o->output);
+	/* the vfs layer sends a record per call, which would end every run */
+	if (o->counts && !layers_given)
+		o->layers &= ~(1u << DL_LAYER_VFS);
+	if (o->counts && o->live)
+		return usage_error("the live view shows single calls: use --summary-only, not "
+				   "--summary-only=counts, with --live%s",
+				   "");
 	if (o->interval && !o->live)
 		return usage_error("--interval is for the live view (--live or dltrace top)%s", "");
 	if (!o->interval)

@@ -172,6 +172,12 @@ static void emit_syscall(struct record_decoder *d, const struct dl_io *io, size_
 
 	s->sys = io->h.kind;
 	s->dur = io->dur;
+	if (d->run.calls) {
+		s->calls = d->run.calls;
+		s->span = d->run.span;
+		s->longest = d->run.longest;
+		s->stride = d->run.stride;
+	}
 	s->ret = io->ret;
 	s->fd = io->h.fd;
 	s->offset = io->offset;
@@ -320,10 +326,33 @@ void decoder__handle_syscall(struct record_decoder *d, const void *data, size_t 
 		    io->h.flags & DL_F_CACHE ? (int64_t)(dl_io_arg(io, size) * d->page_size) : -1;
 
 		span_threads_syscall(&d->span_threads, io->h.tid, io->h.ts, io->h.kind, io->ret, p1,
-				     miss);
+				     miss, d->run.calls ? d->run.calls : 1);
 	}
 	path_put(p1);
 	path_put(p2);
+}
+
+/* A run of calls alike (dltrace_events.h: DL_KIND_RUN): one event, its calls counted. */
+void decoder__handle_run(struct record_decoder *d, const struct dl_io *rec, size_t size)
+{
+	struct dl_io io;
+
+	if (size != sizeof(io) || !rec->file2 || rec->ret <= 0) {
+		d->malformed++;
+		return;
+	}
+	io = *rec;
+	io.h.kind &= ~(DL_KIND_RUN | DL_KIND_RUN_SAME);
+	io.size = (uint64_t)rec->ret;
+	io.arg = rec->arg & 0xffffffff;
+	d->run.calls = rec->file2;
+	d->run.span = rec->size;
+	d->run.longest = rec->arg >> 32;
+	d->run.stride = rec->h.kind & DL_KIND_RUN_SAME ? 0 : (uint64_t)rec->ret;
+	d->runs++;
+	d->run_calls += rec->file2;
+	decoder__handle_syscall(d, &io, sizeof(io));
+	d->run.calls = 0;
 }
 
 /* A file the kernel met through a descriptor: what its cookie stands for. */

@@ -104,12 +104,18 @@ static size_t min_size(unsigned kind)
 void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 {
 	const struct dl_hdr *h = rec;
+	unsigned kind;
 
-	if (size < sizeof(*h) || h->kind >= DL_KIND_COUNT) {
+	if (size < sizeof(*h)) {
 		d->malformed++;
 		return;
 	}
-	if (h->kind < DL_SYS_COUNT && (h->flags & DL_F_BATCH) && size > sizeof(struct dl_io)) {
+	kind = h->kind & DL_KIND_RUN ? h->kind & ~(DL_KIND_RUN | DL_KIND_RUN_SAME) : h->kind;
+	if (kind >= DL_KIND_COUNT || (kind != h->kind && kind >= DL_SYS_COUNT)) {
+		d->malformed++;
+		return;
+	}
+	if (kind < DL_SYS_COUNT && (h->flags & DL_F_BATCH) && size > sizeof(struct dl_io)) {
 		/* a task's batch of data records */
 		for (size_t off = 0; off + sizeof(struct dl_io) <= size;
 		     off += sizeof(struct dl_io))
@@ -117,9 +123,13 @@ void decoder_handle(struct record_decoder *d, const void *rec, size_t size)
 		return;
 	}
 	d->records++;
-	d->by_kind[h->kind]++;
+	d->by_kind[kind]++;
 	if (h->ts > d->last_ts)
 		d->last_ts = h->ts;
+	if (kind != h->kind) {
+		decoder__handle_run(d, rec, size);
+		return;
+	}
 	if (h->kind < DL_SYS_COUNT) {
 		decoder__handle_syscall(d, rec, size);
 		return;

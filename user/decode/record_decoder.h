@@ -42,6 +42,12 @@ struct record_decoder {
 	uint64_t last_ts;	 /* the latest record time (unreaped AIO ends there) */
 	int64_t user_uid;	 /* first non-root uid among the processes (-1: none yet) */
 	uint64_t records;	 /* records decoded */
+	/* counting mode: the run records (DL_KIND_RUN) and the calls they hold */
+	uint64_t runs, run_calls;
+	struct {
+		uint32_t calls; /* the run being decoded (0: a record of one call) */
+		uint64_t span, longest, stride;
+	} run;
 	/*
 	 * Saved records decoded later (bench/replay, the golden tests): their
 	 * processes are gone and their pids may be others' now, so /proc is

@@ -27,6 +27,8 @@ void decoder__learn_user(struct record_decoder *d, uint32_t uid);
 
 /* decode_syscall.c: syscalls, and the files their descriptors, cookies and paths name */
 void decoder__handle_syscall(struct record_decoder *d, const void *data, size_t size);
+/* A run (counting mode): the syscall event of its calls. */
+void decoder__handle_run(struct record_decoder *d, const struct dl_io *rec, size_t size);
 void decoder__handle_file(struct record_decoder *d, const struct dl_file *rec, size_t size);
 struct path_ref *decoder__slot_path(const struct dl_path *rec, size_t size, int i, size_t *offset);
 

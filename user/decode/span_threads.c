@@ -56,7 +56,7 @@ void span_threads_free(struct span_threads *t)
 }
 
 void span_threads_syscall(struct span_threads *t, uint32_t tid, uint64_t ts, unsigned kind,
-			  int64_t ret, struct path_ref *opened, int64_t cache_miss)
+			  int64_t ret, struct path_ref *opened, int64_t cache_miss, uint32_t calls)
 {
 	const struct syscall_info *si = syscall_info(kind);
 	struct span_thread *th;
@@ -81,18 +81,18 @@ void span_threads_syscall(struct span_threads *t, uint32_t tid, uint64_t ts, uns
 		th->dropped = true;
 	else
 		th->n++;
-	th->total.calls++;
+	th->total.calls += calls;
 	if (si->reads) {
-		th->total.reads++;
-		th->total.read_bytes += ret > 0 ? ret : 0;
+		th->total.reads += calls;
+		th->total.read_bytes += ret > 0 ? (uint64_t)ret * calls : 0;
 		if (cache_miss >= 0) {
-			th->total.cache_reads++;
+			th->total.cache_reads += calls;
 			th->total.cache_miss_bytes += cache_miss;
 		}
 	}
 	if (si->writes) {
-		th->total.writes++;
-		th->total.write_bytes += ret > 0 ? ret : 0;
+		th->total.writes += calls;
+		th->total.write_bytes += ret > 0 ? (uint64_t)ret * calls : 0;
 	}
 }
 

@@ -44,10 +44,11 @@ void span_threads_free(struct span_threads *t);
 /*
  * A syscall of tid (kind: enum dl_kind) that began at ts; opened: the file
  * an open opened; cache_miss: the bytes a read brought into the page cache
- * (-1: not known).
+ * (-1: not known); calls: how many calls alike it stands for (a run of the
+ * counting mode; ret is each one's).
  */
 void span_threads_syscall(struct span_threads *t, uint32_t tid, uint64_t ts, unsigned kind,
-			  int64_t ret, struct path_ref *opened, int64_t cache_miss);
+			  int64_t ret, struct path_ref *opened, int64_t cache_miss, uint32_t calls);
 /*
  * The totals of tid's syscalls that began at ts or later (a call that
  * began at ts and whose record arrives now).  Returns false when some of

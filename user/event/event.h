@@ -217,6 +217,15 @@ struct ev_syscall {
 	 * joined by " | " (--python-stacks=full).  len 0: none.
 	 */
 	struct ev_str py, py_stack;
+	/*
+	 * A run (counting mode, --summary-only=counts): `calls` calls alike,
+	 * one after another, each moving ret bytes, at offsets offset + i *
+	 * stride (stride: ret, or 0 for calls at one offset); dur is their
+	 * durations summed, span the time from the first one's entry to the
+	 * last one's exit, longest the longest call's.  calls 0: one call.
+	 */
+	uint32_t calls;
+	uint64_t span, longest, stride;
 };
 
 /* EV_FORK and EV_START */

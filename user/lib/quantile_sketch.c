@@ -51,14 +51,21 @@ void sketch_free(struct quantile_sketch *s)
 
 void sketch_add(struct quantile_sketch *s, uint64_t v)
 {
+	sketch_add_n(s, v, 1);
+}
+
+void sketch_add_n(struct quantile_sketch *s, uint64_t v, uint64_t n)
+{
 	unsigned row, col;
 
+	if (!n)
+		return;
 	if (!s->n || v < s->min)
 		s->min = v;
 	if (v > s->max)
 		s->max = v;
-	s->n++;
-	s->sum += v;
+	s->n += n;
+	s->sum += v * n;
 	locate(v, &row, &col);
 	if (!s->rows[row]) {
 		s->rows[row] = calloc(row_len(row), sizeof(uint64_t));
@@ -67,7 +74,7 @@ void sketch_add(struct quantile_sketch *s, uint64_t v)
 			return;
 		}
 	}
-	s->rows[row][col]++;
+	s->rows[row][col] += n;
 }
 
 uint64_t sketch_quantile(const struct quantile_sketch *s, double q)

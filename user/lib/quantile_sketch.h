@@ -26,6 +26,8 @@ struct quantile_sketch {
 void sketch_init(struct quantile_sketch *s);
 void sketch_free(struct quantile_sketch *s);
 void sketch_add(struct quantile_sketch *s, uint64_t v);
+/* n values v at once. */
+void sketch_add_n(struct quantile_sketch *s, uint64_t v, uint64_t n);
 /* Nearest-rank quantile, q in [0, 1]; 0 when empty. */
 uint64_t sketch_quantile(const struct quantile_sketch *s, double q);
 /* Fold src into dst. */

@@ -421,6 +421,10 @@ static int finish(struct session *s)
 			"dltrace: page faults: %llu file faults served from the thread's memory, "
 			"%llu mappings looked up\n",
 			(unsigned long long)c.fault_served, (unsigned long long)c.fault_lookups);
+		if (s->opt->counts)
+			fprintf(stderr, "dltrace: counting: %llu data calls in %llu run records\n",
+				(unsigned long long)s->trace.decoder.run_calls,
+				(unsigned long long)s->trace.decoder.runs);
 	}
 	if (s->records && fclose(s->records))
 		fprintf(stderr, "dltrace: writing %s failed\n", s->opt->save_records);
@@ -531,6 +535,7 @@ int trace_run(const struct trace_options *o)
 	    .verbose = o->verbose,
 	    .layers = o->layers,
 	    .vfs_attach = o->vfs_attach,
+	    .count_runs = o->counts,
 	    .lib_paths = o->libs,
 	    .nlib_paths = o->nlibs,
 	};

@@ -41,6 +41,7 @@ struct trace_options {
 	double interval;	 /* -i: seconds between two screens of the live view */
 	const char *report_json; /* --report-json FILE */
 	bool summary_only;	 /* --summary-only: no trace, the report's JSON into -o's file */
+	bool counts;		 /* --summary-only=counts: data calls alike counted as runs */
 	bool quiet;
 	bool verbose;
 	enum python_stacks python_stacks;

@@ -105,6 +105,7 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 	p->skel->rodata->self_tgid = getpid();
 	p->skel->rodata->wakeup_bytes = o->ring_bytes / 4;
 	p->skel->rodata->cache_layer = p->plan.layer[DL_LAYER_CACHE].active;
+	p->skel->rodata->count_runs = o->count_runs;
 	p->skel->rodata->py_stacks = o->python_stacks;
 	p->skel->rodata->py_kinds = o->python_stacks ? o->python_kinds : 0;
 	p->skel->rodata->py_pthread_specific = o->pthread_specific;

@@ -26,6 +26,7 @@ struct probe_options {
 	unsigned layers;     /* wanted layers (bit set of enum dl_layer) */
 	bool cgroup_events;  /* daemon: report cgroup v2 mkdir/rmdir */
 	bool live;	     /* live consumers: a task's gathered records go out when it sleeps */
+	bool count_runs;     /* counting mode: data calls alike go out as one run record */
 	enum vfs_attach vfs_attach;
 	/* python stacks (probe/python_probe.h): walk CPython frames at these syscall kinds */
 	bool python_stacks;

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+static void session_add(struct rs_pair *p, int64_t off, uint64_t bytes);
+
 /* ---- sizes ---- */
 
 const char *const rs_size_bin_names[SIZE_BINS] = {
@@ -30,14 +32,14 @@ int rs_size_bin(uint64_t b)
 	return SIZE_BINS - 1;
 }
 
-static void count_size(struct report_stats *st, int dir, uint64_t bytes)
+static void count_size(struct report_stats *st, int dir, uint64_t bytes, uint64_t n)
 {
 	uint64_t key = (uint64_t)dir << 63 | (bytes & ~(1ull << 63));
 	uint32_t i = u64_index_get(&st->size_ix, key);
 
 	if (i == U64_NONE) {
 		if (st->nsizes >= SIZE_KEYS_MAX) {
-			st->sizes_uncounted++;
+			st->sizes_uncounted += n;
 			return;
 		}
 		if (!GROW(st, st->sizes, st->cap_sizes, st->nsizes))
@@ -50,7 +52,33 @@ static void count_size(struct report_stats *st, int dir, uint64_t bytes)
 		st->sizes[i].key = key;
 		st->sizes[i].count = 0;
 	}
-	st->sizes[i].count++;
+	st->sizes[i].count += n;
+}
+
+/* The calls an access stands for, and their time. */
+static uint64_t access_calls(const struct rs_access *a)
+{
+	return a->calls ? a->calls : 1;
+}
+
+static uint64_t access_ns(const struct rs_access *a)
+{
+	return a->async ? 0 : a->calls ? a->dur : a->end - a->start;
+}
+
+/*
+ * The session of a run's accesses: their offsets only go one way (stride
+ * 0 or the size), so the first and the last bound it.
+ */
+static void session_add_run(struct rs_pair *p, const struct rs_access *a, int64_t last)
+{
+	uint64_t n = access_calls(a);
+
+	session_add(p, a->offset, a->bytes);
+	if (n > 1) {
+		session_add(p, last, a->bytes);
+		p->sess_bytes += (n - 2) * a->bytes;
+	}
 }
 
 /* ---- data accesses (application files) ---- */
@@ -93,33 +121,33 @@ void rs_app_read(struct report_stats *st, const struct rs_access *a)
 	struct rs_totals *t = &st->tot[SCOPE_APP];
 	struct rs_thread *th = &st->threads[a->ti];
 	struct rs_proc *pr = &st->procs[th->proc];
-	uint64_t dur = a->async ? 0 : a->end - a->start;
+	uint64_t dur = access_ns(a), n = access_calls(a), bytes = a->bytes * n;
 
-	st->origin[a->origin].reads++;
-	st->origin[a->origin].bytes_read += a->bytes;
+	st->origin[a->origin].reads += n;
+	st->origin[a->origin].bytes_read += bytes;
 	f->origins |= 1u << a->origin;
 	pr->origins |= 1u << a->origin;
-	f->reads++;
-	f->bytes_read += a->bytes;
+	f->reads += n;
+	f->bytes_read += bytes;
 	f->read_ns += dur;
-	t->reads++;
-	t->bytes_read += a->bytes;
+	t->reads += n;
+	t->bytes_read += bytes;
 	t->read_ns += dur;
-	st->hist[IO_DIR_READ][rs_size_bin(a->bytes)]++;
-	count_size(st, IO_DIR_READ, a->bytes);
-	rs_python_what(st, PYW_READS, a->bytes, dur);
+	st->hist[IO_DIR_READ][rs_size_bin(a->bytes)] += n;
+	count_size(st, IO_DIR_READ, a->bytes, n);
+	rs_python_what(st, PYW_READS, bytes, dur);
 	if (a->bytes < SMALL_IO) {
-		f->small_reads++;
-		t->small_reads++;
-		rs_python_what(st, PYW_SMALL_READS, a->bytes, dur);
+		f->small_reads += n;
+		t->small_reads += n;
+		rs_python_what(st, PYW_SMALL_READS, bytes, dur);
 	}
 	th->app_read_ns += dur;
-	th->app_bytes_read += a->bytes;
-	th->app_reads++;
-	pr->app_bytes_read += a->bytes;
-	pr->app_reads++;
+	th->app_bytes_read += bytes;
+	th->app_reads += n;
+	pr->app_bytes_read += bytes;
+	pr->app_reads += n;
 	pr->app_read_ns += dur;
-	rs_timeline_add(st, st->tl_read, a->start, a->end, a->bytes);
+	rs_timeline_add(st, st->tl_read, a->start, a->end, bytes);
 	if (!p)
 		return;
 	if (!p->has_read) {
@@ -127,16 +155,17 @@ void rs_app_read(struct report_stats *st, const struct rs_access *a)
 		p->first_read_ns = a->start;
 	}
 	p->last_read_ns = a->end;
-	p->bytes_read += a->bytes;
+	p->bytes_read += bytes;
 	if (p->last_io == 2) {
 		f->rw_switches++;
 		t->rw_switches++;
 	}
 	p->last_io = 1;
 	if (!a->has_offset) {
-		t->no_offset++;
+		t->no_offset += n;
 	} else {
 		bool seq = a->offset > p->last_byte_read;
+		int64_t last = a->offset + (int64_t)((n - 1) * a->stride);
 
 		if (seq) {
 			f->seq_reads++;
@@ -151,10 +180,20 @@ void rs_app_read(struct report_stats *st, const struct rs_access *a)
 			t->random_reads++;
 			rs_python_what(st, PYW_RANDOM_READS, a->bytes, dur);
 		}
-		p->last_byte_read = a->offset + (int64_t)a->bytes - 1;
+		/* a run's other calls: each right after the one before, or at its offset again */
+		if (n > 1 && a->stride) {
+			f->seq_reads += n - 1;
+			t->seq_reads += n - 1;
+			f->consec_reads += n - 1;
+			t->consec_reads += n - 1;
+		} else if (n > 1) {
+			f->random_reads += n - 1;
+			t->random_reads += n - 1;
+		}
+		p->last_byte_read = last + (int64_t)a->bytes - 1;
 		if (a->bytes && p->last_byte_read > f->max_byte_read)
 			f->max_byte_read = p->last_byte_read;
-		session_add(p, a->offset, a->bytes);
+		session_add_run(p, a, last);
 	}
 	p->has_read = true;
 }
@@ -166,30 +205,31 @@ void rs_app_write(struct report_stats *st, const struct rs_access *a)
 	struct rs_totals *t = &st->tot[SCOPE_APP];
 	struct rs_thread *th = &st->threads[a->ti];
 	struct rs_proc *pr = &st->procs[th->proc];
-	uint64_t dur = a->async ? 0 : a->end - a->start;
+	uint64_t dur = access_ns(a), n = access_calls(a), bytes = a->bytes * n;
+	int64_t last;
 
-	st->origin[a->origin].writes++;
-	st->origin[a->origin].bytes_written += a->bytes;
+	st->origin[a->origin].writes += n;
+	st->origin[a->origin].bytes_written += bytes;
 	f->origins |= 1u << a->origin;
 	pr->origins |= 1u << a->origin;
-	f->writes++;
-	f->bytes_written += a->bytes;
+	f->writes += n;
+	f->bytes_written += bytes;
 	f->write_ns += dur;
-	t->writes++;
-	t->bytes_written += a->bytes;
+	t->writes += n;
+	t->bytes_written += bytes;
 	t->write_ns += dur;
-	st->hist[IO_DIR_WRITE][rs_size_bin(a->bytes)]++;
-	count_size(st, IO_DIR_WRITE, a->bytes);
-	rs_python_what(st, PYW_WRITES, a->bytes, dur);
+	st->hist[IO_DIR_WRITE][rs_size_bin(a->bytes)] += n;
+	count_size(st, IO_DIR_WRITE, a->bytes, n);
+	rs_python_what(st, PYW_WRITES, bytes, dur);
 	if (a->bytes < SMALL_IO) {
-		f->small_writes++;
-		t->small_writes++;
-		rs_python_what(st, PYW_SMALL_WRITES, a->bytes, dur);
+		f->small_writes += n;
+		t->small_writes += n;
+		rs_python_what(st, PYW_SMALL_WRITES, bytes, dur);
 	}
-	pr->app_bytes_written += a->bytes;
-	pr->app_writes++;
+	pr->app_bytes_written += bytes;
+	pr->app_writes += n;
 	pr->app_write_ns += dur;
-	rs_timeline_add(st, st->tl_write, a->start, a->end, a->bytes);
+	rs_timeline_add(st, st->tl_write, a->start, a->end, bytes);
 	if (!p)
 		return;
 	if (p->last_io == 1) {
@@ -198,7 +238,7 @@ void rs_app_write(struct report_stats *st, const struct rs_access *a)
 	}
 	p->last_io = 2;
 	if (!a->has_offset) {
-		t->no_offset++;
+		t->no_offset += n;
 		return;
 	}
 	if (a->offset > p->last_byte_written) {
@@ -213,7 +253,18 @@ void rs_app_write(struct report_stats *st, const struct rs_access *a)
 		f->consec_writes++;
 		t->consec_writes++;
 	}
-	p->last_byte_written = a->offset + (int64_t)a->bytes - 1;
+	/* a run's other calls: each right after the one before, or at its offset again */
+	if (n > 1 && a->stride) {
+		f->seq_writes += n - 1;
+		t->seq_writes += n - 1;
+		f->consec_writes += n - 1;
+		t->consec_writes += n - 1;
+	} else if (n > 1) {
+		f->random_writes += n - 1;
+		t->random_writes += n - 1;
+	}
+	last = a->offset + (int64_t)((n - 1) * a->stride);
+	p->last_byte_written = last + (int64_t)a->bytes - 1;
 	if (a->bytes && p->last_byte_written > f->max_byte_written)
 		f->max_byte_written = p->last_byte_written;
 	p->has_written = true;

@@ -247,8 +247,8 @@ static void second_path_write(struct report_stats *st, uint32_t ti, const struct
 	enum env_kind env;
 	uint32_t ref;
 	uint8_t scope = scope_of(st, &s->path2, &env, NULL, &ref);
-	struct rs_access a = {ti,    NONE32, NONE32,	  false, 0, (uint64_t)s->ret,
-			      start, end,    ORG_SYSCALL, false};
+	struct rs_access a = {ti,	   NONE32, NONE32, false, 0, (uint64_t)s->ret, start, end,
+			      ORG_SYSCALL, false,  0,	   0,	  0};
 
 	if (scope == SCOPE_OTHER) {
 		st->tot[SCOPE_OTHER].bytes_written += a.bytes;
@@ -288,7 +288,10 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	const struct rs_trace *tr = &st->traces[st->cur];
 	const struct ev_syscall *s = &ev->sys;
 	struct ev_syscall out_side;
-	uint64_t start = (uint64_t)tr->offset_ns + ev->ts, end = start + s->dur;
+	/* a run (counting mode) is s->calls calls alike, over s->span */
+	uint64_t n = s->calls ? s->calls : 1;
+	uint64_t start = (uint64_t)tr->offset_ns + ev->ts,
+		 end = start + (s->calls ? s->span : s->dur);
 	int k = s->sys, cls = class_of(k);
 	bool rd = is_read_kind(k), wr = is_write_kind(k);
 	bool failed = s->ret < 0 && s->ret >= -ERRNO_UNKNOWN;
@@ -323,8 +326,10 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	bool has_offset = (s->flags & EVS_OFFSET) && s->offset <= VALUE_MAX;
 
 	if (moved > VALUE_MAX)
-		moved = VALUE_MAX; /* damaged input: keep offset arithmetic in range */
-	st->syscalls++;
+		moved = VALUE_MAX;	 /* damaged input: keep offset arithmetic in range */
+	if (n > 1 && (failed || !moved)) /* damaged input: a run moves bytes */
+		n = 1;
+	st->syscalls += n;
 	st->python.cur =
 	    s->py.len ? rs_python_syscall(st, s, failed, moved, is_read_kind(k), is_write_kind(k))
 		      : NONE32;
@@ -335,23 +340,32 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	th = &st->threads[ti];
 	pr = &st->procs[th->proc];
 	th->io_ns[cls] += dur;
-	th->calls++;
+	th->calls += n;
 	pr->io_ns[scope][cls] += dur;
-	pr->calls++;
+	pr->calls += n;
 	th->scope_ns[scope] += dur;
 
 	sc = &st->sys[scope][k];
-	sc->calls++;
+	sc->calls += n;
 	sc->lat_sum += dur;
-	sketch_add(&sc->lat, dur);
-	tot->calls++;
+	if (n > 1) {
+		/* a run's latencies: its longest call exact, the others at their mean */
+		uint64_t longest = s->longest < dur ? s->longest : dur;
+
+		sketch_add(&sc->lat, longest);
+		sketch_add_n(&sc->lat, (dur - longest) / (n - 1), n - 1);
+		st->run_calls += n;
+	} else {
+		sketch_add(&sc->lat, dur);
+	}
+	tot->calls += n;
 	tot->io_ns[cls] += dur;
 	if (scope == SCOPE_ENV) {
-		st->env[env].calls++;
+		st->env[env].calls += n;
 		st->env[env].io_ns += dur;
 	}
 	if (shm) {
-		st->shm.calls++;
+		st->shm.calls += n;
 		st->shm.io_ns += dur;
 		st->shm.failed += failed;
 	}
@@ -381,8 +395,8 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 
 	/* bytes and sizes */
 	if (rd || wr) {
-		sc->bytes += moved;
-		sketch_add(&sc->size, moved);
+		sc->bytes += moved * n;
+		sketch_add_n(&sc->size, moved, n);
 	} else if (k == DL_SYS_MMAP) {
 		sketch_add(&sc->size, s->size);
 	}
@@ -392,22 +406,23 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	if (scope == SCOPE_OTHER) {
 		if (rd && !shm) {
 			/* a pipe or socket read: a training loop's wait for its batch */
-			struct rs_item it = {
-			    start, dur, 0, 0, th->proc, ti, NONE32, DL_LAYER_SYSCALL, true};
+			struct rs_item it = {start,    dur,	   0,	   0,
+					     th->proc, ti,	   NONE32, DL_LAYER_SYSCALL,
+					     true,     (uint32_t)n};
 
 			rs_phase_call(st, &it);
 			rs_gpu_wait(st, GW_PIPE, ti, NONE32, start, end);
 		}
 		if (rd) {
-			tot->reads++;
-			tot->bytes_read += moved;
+			tot->reads += n;
+			tot->bytes_read += moved * n;
 			if (shm)
-				st->shm.bytes_read += moved;
+				st->shm.bytes_read += moved * n;
 		} else if (wr) {
-			tot->writes++;
-			tot->bytes_written += moved;
+			tot->writes += n;
+			tot->bytes_written += moved * n;
 			if (shm)
-				st->shm.bytes_written += moved;
+				st->shm.bytes_written += moved * n;
 		}
 		return;
 	}
@@ -416,16 +431,16 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	if (fi == NONE32)
 		return;
 	f = &st->files[fi];
-	f->calls++;
+	f->calls += n;
 	f->io_ns[cls] += dur;
 	if (s->flags & EVS_CACHE) {
 		uint64_t miss = s->cache_miss_bytes > VALUE_MAX ? VALUE_MAX : s->cache_miss_bytes;
 
 		f->cache_miss += miss;
-		f->cache_read_bytes += moved;
+		f->cache_read_bytes += moved * n;
 		st->layers.cache_miss[scope] += miss;
-		st->layers.cache_read_bytes[scope] += moved;
-		st->layers.cache_reads++;
+		st->layers.cache_read_bytes[scope] += moved * n;
+		st->layers.cache_reads += n;
 	}
 	if (start < f->first_ns)
 		f->first_ns = start;
@@ -478,17 +493,17 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 
 	if (scope == SCOPE_ENV) {
 		if (rd) {
-			f->reads++;
-			f->bytes_read += moved;
-			tot->reads++;
-			tot->bytes_read += moved;
-			st->env[env].bytes_read += moved;
+			f->reads += n;
+			f->bytes_read += moved * n;
+			tot->reads += n;
+			tot->bytes_read += moved * n;
+			st->env[env].bytes_read += moved * n;
 		} else if (wr) {
-			f->writes++;
-			f->bytes_written += moved;
-			tot->writes++;
-			tot->bytes_written += moved;
-			st->env[env].bytes_written += moved;
+			f->writes += n;
+			f->bytes_written += moved * n;
+			tot->writes += n;
+			tot->bytes_written += moved * n;
+			st->env[env].bytes_written += moved * n;
 		}
 		if (syscall_info(k)->out_fd && rd && /* sendfile, copy_file_range, splice */
 		    s->path2.name.len)
@@ -499,10 +514,19 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	/* application file: per-process state */
 	uint32_t pi = rs_pair_get(st, th->proc, fi);
 	struct rs_pair *p = pi != NONE32 ? &st->pairs[pi] : NULL;
-	struct rs_access a = {ti,    fi,    pi,	 has_offset,  (int64_t)s->offset,
-			      moved, start, end, ORG_SYSCALL, false};
-	struct rs_item it = {start, dur, rd ? moved : 0,   wr ? moved : 0, th->proc,
-			     ti,    fi,	 DL_LAYER_SYSCALL, false};
+	struct rs_access a = {ti,	   fi,	      pi,  has_offset,	(int64_t)s->offset,
+			      moved,	   start,     end, ORG_SYSCALL, false,
+			      (uint32_t)n, s->stride, dur};
+	struct rs_item it = {start,
+			     dur,
+			     rd ? moved * n : 0,
+			     wr ? moved * n : 0,
+			     th->proc,
+			     ti,
+			     fi,
+			     DL_LAYER_SYSCALL,
+			     false,
+			     (uint32_t)n};
 
 	rs_phase_call(st, &it);
 	if (rd) { /* what the GPU may wait for (report_gpu_idle.c) */
@@ -525,23 +549,23 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	if (rd) {
 		rs_app_read(st, &a);
 		if (st->dirs && f->dir != NONE32) {
-			st->dirs[f->dir].reads++;
-			st->dirs[f->dir].bytes_read += moved;
+			st->dirs[f->dir].reads += n;
+			st->dirs[f->dir].bytes_read += moved * n;
 		}
 		if (f->mount != NONE32)
-			st->mounts[f->mount].bytes_read += moved;
+			st->mounts[f->mount].bytes_read += moved * n;
 		if (syscall_info(k)->out_fd && rd && /* sendfile, copy_file_range, splice */
 		    s->path2.name.len)
 			second_path_write(st, ti, s, start, end);
 	} else if (wr) {
 		rs_app_write(st, &a);
 		if (f->dir != NONE32) {
-			st->dirs[f->dir].writes++;
-			st->dirs[f->dir].bytes_written += moved;
+			st->dirs[f->dir].writes += n;
+			st->dirs[f->dir].bytes_written += moved * n;
 		}
 		if (f->mount != NONE32)
-			st->mounts[f->mount].bytes_written += moved;
-		rs_burst_add(st, ti, fi, start, end, moved);
+			st->mounts[f->mount].bytes_written += moved * n;
+		rs_burst_add(st, ti, fi, start, end, moved * n);
 	} else if (cls == CLS_SYNC || (th->b_on && start <= th->b_end + BURST_GAP_NS)) {
 		/* syncs, and the opens, renames and closes around the writes of a burst */
 		rs_burst_add(st, ti, fi, start, end, 0);
@@ -669,7 +693,8 @@ static void origin_io(struct report_stats *st, const struct rs_async *r, uint64_
 	struct rs_totals *tot = &st->tot[r->scope];
 	struct rs_file *f;
 	struct rs_access a = {r->ti, r->file,  NONE32, r->has_offset, (int64_t)r->offset,
-			      bytes, r->start, end,    r->origin,     true};
+			      bytes, r->start, end,    r->origin,     true,
+			      0,     0,	       0};
 
 	if (bytes > VALUE_MAX)
 		return; /* damaged input */

@@ -60,7 +60,7 @@ static void io_add(struct rs_phase_io *io, const struct rs_item *it)
 		return;
 	io->bytes_read += it->bytes_read;
 	io->bytes_written += it->bytes_written;
-	io->calls++;
+	io->calls += it->calls ? it->calls : 1;
 	io->io_ns += it->dur;
 }
 

@@ -446,7 +446,8 @@ struct rs_item { /* a call waiting for the phase it began in */
 	uint64_t start, dur, bytes_read, bytes_written;
 	uint32_t proc, thread, file; /* file: application file (NONE32: none) */
 	uint8_t level;
-	bool wait; /* a read of a pipe or socket */
+	bool wait;	/* a read of a pipe or socket */
+	uint32_t calls; /* a run's calls (dur: their time summed); 0: one */
 };
 
 #define FETCH_KEEP 64
@@ -543,6 +544,8 @@ struct report_stats {
 	uint64_t errnos_other;
 
 	uint64_t events, syscalls, unknown_syscalls, process_events;
+	uint64_t
+	    run_calls; /* syscalls counted in runs (counting mode): their times are the runs' */
 	struct rs_layers layers;
 	struct rs_levels levels;
 	struct rs_python python;

@@ -58,6 +58,12 @@ struct rs_access {
 	uint64_t bytes, start, end;
 	uint8_t origin; /* ORG_* */
 	bool async;	/* a request the thread did not wait for: no time of the thread's */
+	/*
+	 * A run (ev_syscall.calls): calls accesses of bytes each, at offset +
+	 * i * stride, that took dur in all (end: the last one's end); 0: one.
+	 */
+	uint32_t calls;
+	uint64_t stride, dur;
 };
 
 void rs_app_read(struct report_stats *st, const struct rs_access *a);

@@ -23,7 +23,8 @@
  *                file does not hold them; null: no summary), warnings[]
  *   job          commands[], hosts[], start_ns, wall_ns (first to last event of
  *                the job's processes), stopped_early (a trace did), processes,
- *                threads, events, lost_events, syscalls, failed_syscalls
+ *                threads, events, lost_events, syscalls, failed_syscalls,
+ *                calls_in_runs (syscalls counted in runs: --summary-only=counts)
  *   time         io_ns{data,metadata,sync,total} (all files),
  *                training_thread{pid,tid,name,wall_ns,io_ns,data_ns,metadata_ns,
  *                sync_ns,io_share,app_io_ns,env_io_ns,other_io_ns,app_read_ns,

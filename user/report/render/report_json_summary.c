@@ -103,6 +103,7 @@ struct json_object *rj_job(const struct report_stats *st)
 	jv_add(o, "lost_events", j_u64(lost));
 	jv_add(o, "syscalls", j_u64(st->syscalls));
 	jv_add(o, "failed_syscalls", j_u64(failed));
+	jv_add(o, "calls_in_runs", j_u64(st->run_calls));
 	return o;
 }
 
