@@ -26,7 +26,7 @@ import machine
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIR = os.path.join(ROOT, 'bench', 'results')
 KINDS = ('bench', 'floors', 'job-cpu', 'decode-replay', 'lifecycle', 'fd-identity', 'python-stacks',
-         'replay', 'clock-alignment', 'hdf5-layer')
+         'replay', 'clock-alignment', 'hdf5-layer', 'counting')
 
 
 def path(kind):

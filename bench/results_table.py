@@ -35,6 +35,7 @@ TITLES = {
     'replay': '`dltrace replay` (`bench/replay_bench.py`, part of `make bench`)',
     'clock-alignment': "A profiler trace on dltrace's timeline (`make bench-clock-alignment`)",
     'hdf5-layer': 'The hdf5 layer per probe (`bench/hdf5_layer_cost.py`, part of `make bench`)',
+    'counting': 'The counting mode (`bench/run_bench.py --counting-only`)',
 }
 REPLAY_MODES = ('json', 'gz', 'pftrace', 'pftrace.gz', 'report', 'summary', 'live', 'live-only')
 
@@ -406,7 +407,8 @@ BLOCKS = {'bench': bench_block, 'floors': floors_block, 'job-cpu': job_cpu_block
           'lifecycle': lambda r: lifecycle_block(r['lifecycle']),
           'fd-identity': fd_identity_block, 'python-stacks': python_stacks_block,
           'replay': replay_block,
-          'clock-alignment': clock_alignment_block, 'hdf5-layer': hdf5_layer_block}
+          'clock-alignment': clock_alignment_block, 'hdf5-layer': hdf5_layer_block,
+          'counting': bench_block}
 
 
 def render():

@@ -180,6 +180,10 @@ def parse_args():
                     help='record micro-1t and the PyTorch example at make demo\'s size once, '
                     'then count the decode replay\'s instructions per event by mode and by '
                     'stage (callgrind), and time it, into bench/results/decode-replay.json')
+    ap.add_argument('--counting-only', action='store_true',
+                    help='micro-1t and the metadata storm untraced, under the floor and '
+                    '--summary-only with single events and with counts, into '
+                    'bench/results/counting.json')
     ap.add_argument('--lifecycle-only', action='store_true',
                     help='only the start-up and exit times')
     ap.add_argument('--no-hdf5-layer', action='store_true',
@@ -209,6 +213,13 @@ def parse_args():
         for skip in ('sustained', 'bpf_stats', 'hooks', 'lifecycle', 'decode_replay',
                      'hdf5_layer', 'report_scale', 'daemon_metrics'):
             setattr(args, 'no_' + skip, True)
+    if args.counting_only:
+        args.workloads = args.workloads or 'micro-1t,metadata'
+        args.conditions = args.conditions or ('untraced,floor,dltrace-summary,'
+                                              'dltrace-summary-counts')
+        for skip in ('sustained', 'hooks', 'lifecycle', 'decode_replay', 'hdf5_layer',
+                     'report_scale', 'daemon_metrics'):
+            setattr(args, 'no_' + skip, True)
     if args.decode_replay_only:
         args.workloads = args.workloads or 'micro-1t,pytorch'
         args.conditions = args.conditions or 'untraced'
@@ -216,7 +227,8 @@ def parse_args():
         args.results = results_store.path('decode-replay' if args.decode_replay_only else
                                           'lifecycle' if args.lifecycle_only else
                                           'floors' if args.floors_only else
-                                          'job-cpu' if args.job_cpu_only else 'bench')
+                                          'job-cpu' if args.job_cpu_only else
+                                          'counting' if args.counting_only else 'bench')
     return args
 
 

@@ -220,6 +220,7 @@ class Dltrace(Condition):
              'pftrace': ('pftrace', '.pftrace', []),
              'pftrace.gz': ('pftrace-gz', '.pftrace.gz', []),
              'summary': ('summary', '.summary.json', ['--summary-only']),
+             'counts': ('summary-counts', '.summary.json', ['--summary-only=counts']),
              'pystacks': ('json-pystacks', '.json', ['--python-stacks']),
              'live': ('json-live', '.json', ['--live'])}
 
@@ -235,6 +236,7 @@ class Dltrace(Condition):
         self.name = ('base-' if base else 'dltrace-') + name
         self.label = ('dltrace (base) ' if base else 'dltrace ') + (
             '--summary-only' if kind == 'summary' else
+            '--summary-only=counts' if kind == 'counts' else
             ' '.join([self.suffix] + self.options))
         if kind in ('pftrace', 'pftrace.gz'):
             self.only = ('micro-1t', 'pytorch')  # sizes: the JSON's workloads
@@ -293,7 +295,7 @@ class Dltrace(Condition):
                 summary = report_summary(os.path.join(build, 'dltrace'), trace)
             result.update(events=summary['events'], lost=summary['lost_events'],
                           lost_bytes=summary['lost_bytes'], counts=summary['counts'])
-            if self.kind != 'summary':  # a trace, not the report alone
+            if self.kind not in ('summary', 'counts'):  # a trace, not the report alone
                 result['trace_bytes'] = os.path.getsize(trace)
             _remove(job, trace)
         return result
@@ -503,5 +505,6 @@ def all_conditions(base=None):
     base_runs = [Dltrace(False, base), Dltrace(True, base)] if base else []
     return [Untraced(), Floor(), MinimalFloor(), Dltrace(False), Dltrace(False, kind='live'), Dltrace(True),
             Dltrace(False, kind='pftrace'), Dltrace(False, kind='pftrace.gz'),
-            Dltrace(False, kind='summary'), Dltrace(False, kind='pystacks')] + base_runs + [
+            Dltrace(False, kind='summary'), Dltrace(False, kind='counts'),
+            Dltrace(False, kind='pystacks')] + base_runs + [
         Strace(), Bpftrace(), PerfTrace(), DaemonIdle(True), DaemonIdle(False)]
