@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import tempfile
 import unittest
@@ -223,6 +224,44 @@ class GoldenRecordsTest(unittest.TestCase):
                              [('read', r['sock'][0], sock0, 10), ('read', r['pipe'][0], pipe, 20),
                               ('read', r['eventfd'], efd, 8), ('write', r['sock'][0], sock0, 5)])
         self.assertEqual(len(parent_calls), 8)
+
+    def test_a_thread_exit_after_its_process_exit(self):
+        """io_sequence's thread: its exit record moved after its process's last
+        exit (a join returns before the thread's exit tracepoint runs) makes no
+        process of a reused pid; the trace is otherwise the same."""
+        with open(os.path.join(ROOT, 'bpf', 'dltrace_events.h')) as f:
+            enum = f.read()
+        after_fork = re.search(r'DL_EV_FORK = 128,.*?\n(.*?)DL_EV_EXIT,', enum, re.S).group(1)
+        exit_kind = 129 + len(re.findall(r'DL_EV_\w+,', after_fork))
+        with open(os.path.join(GOLDEN, 'io.rec'), 'rb') as f:
+            data = f.read()
+        head, recs, pos = data[:8], [], 8
+        while pos < len(data):
+            (n,) = struct.unpack_from('<I', data, pos)
+            recs.append(data[pos + 4:pos + 4 + n])
+            pos += 4 + n
+        hdr = lambda r: struct.unpack_from('<QIIHBBi', r)  # ts tgid tid kind job flags fd
+        exits = [i for i, r in enumerate(recs) if hdr(r)[3] == exit_kind]
+        group_dead = {hdr(recs[i])[1]: i for i in exits if hdr(recs[i])[5] & 0x08}
+        [thread_exit] = [i for i in exits if not hdr(recs[i])[5] & 0x08 and
+                         hdr(recs[i])[1] in group_dead and hdr(recs[i])[1] != hdr(recs[i])[2]]
+        last = group_dead[hdr(recs[thread_exit])[1]]
+        self.assertLess(thread_exit, last)
+        moved = recs[:thread_exit] + recs[thread_exit + 1:last + 1] + [recs[thread_exit]] + \
+            recs[last + 1:]
+        path = os.path.join(self.tmp, 'late-exit.rec')
+        with open(path, 'wb') as f:
+            f.write(head + b''.join(struct.pack('<I', len(r)) + r for r in moved))
+        out = os.path.join(self.tmp, 'late-exit.json')
+        res = subprocess.run([DECODE, path, out], capture_output=True, text=True, timeout=60)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        names = lambda evs: sorted(e['args']['name'] for e in evs
+                                   if e.get('ph') == 'M' and e.get('name') == 'process_name')
+        late = load_trace(out)
+        self.assertEqual([n for n in names(late) if 'reused' in n], [])
+        self.assertEqual(names(late), names(load_trace(self.decoded['io'])))
+        pids = lambda evs: sorted({e['pid'] for e in evs if e.get('ph') == 'X'})
+        self.assertEqual(pids(late), pids(load_trace(self.decoded['io'])))
 
     def test_layout_version(self):
         """The files are of the layout the code reads (else test_each_decodes_to_its_trace

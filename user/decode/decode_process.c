@@ -174,10 +174,23 @@ void decoder__name_process(struct record_decoder *d, const struct process *p)
 
 void decoder__handle_exit(struct record_decoder *d, const struct dl_proc *e)
 {
-	struct process *p = decoder__proc_for(d, &e->h);
-	struct thread *t = thread_find(&d->procs, e->h.tid);
 	bool group_dead = e->h.flags & DL_F_GROUP_DEAD;
+	struct process *p;
+	struct thread *t;
 	char comm[DL_COMM_LEN];
+
+	/*
+	 * A thread's exit after its process's end: pthread_join returns when
+	 * the thread released its memory, before its exit tracepoint, so the
+	 * process may exit first.  It is no new process of a reused pid.
+	 */
+	if (!group_dead && !proc_find(&d->procs, e->h.tgid) &&
+	    id_map_get(&d->procs.seen, e->h.tgid)) {
+		d->late_exits++;
+		return;
+	}
+	p = decoder__proc_for(d, &e->h);
+	t = thread_find(&d->procs, e->h.tid);
 
 	memcpy(comm, e->comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';

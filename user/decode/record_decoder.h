@@ -56,6 +56,7 @@ struct record_decoder {
 	bool offline;
 	uint64_t by_kind[DL_KIND_COUNT]; /* records per kind */
 	uint64_t malformed;
+	uint64_t late_exits;	   /* threads' exits after their process's (decoder__handle_exit) */
 	struct process *last_proc; /* the process and thread of the last record */
 	uint32_t last_tid;	   /* records too short for their kind */
 	/* library calls and markers (DL_EV_SPAN) */
