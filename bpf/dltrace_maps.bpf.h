@@ -116,7 +116,6 @@ const volatile __u32 self_tgid __weak = 0;    /* dltrace itself: never traced */
 const volatile __u64 wakeup_bytes __weak = 0; /* wake the reader past this backlog */
 const volatile __u8 cache_layer __weak = 0;   /* report page-cache misses of reads */
 const volatile __u8 fork_wakeup __weak = 0;   /* wake the reader at each traced fork */
-const volatile __u8 count_runs __weak = 0;    /* counting mode: data calls alike as one run */
 /* the kernel lets every program type call bpf_task_from_pid (leader_verdict.bpf.c) */
 const volatile __u8 task_kfuncs __weak = 0;
 
@@ -131,10 +130,18 @@ volatile __u32 dl_gen __weak = 0;
 volatile __u32 job_ids[DL_MAX_JOBS] __weak = {};
 volatile __u64 cgroup_slots __weak = 0;
 volatile __u32 jobs_live __weak = 0; /* slots with a job (system-wide layers run only then) */
+/* counting mode: the job slots whose data calls alike go out as runs (DL_KIND_RUN) */
+volatile __u64 count_slots __weak = 0;
 /* Does the task's slot still hold its job (else the task is untraced, or its job ended)? */
 static __always_inline int dl_slot_live(const struct dl_task *t)
 {
 	return t->slot && job_ids[t->slot & (DL_MAX_JOBS - 1)] == t->job_id;
+}
+
+/* The task's job counts runs (count_slots). */
+static __always_inline int dl_counting(const struct dl_task *t)
+{
+	return count_slots >> (t->slot & (DL_MAX_JOBS - 1)) & 1;
 }
 
 /* Bumped when a traced task has mapped a file: cached anonymous ranges are stale. */

@@ -304,7 +304,8 @@ int BPF_PROG(live_flush_on_sleep, bool preempt, struct task_struct *prev, struct
 	if (preempt || !prev_state)
 		return 0;
 	t = bpf_task_storage_get(&tasks, prev, 0, 0);
-	if (t && t->nbatch)
+	/* counting mode: a wait inside a call (a disk read) ends no run; the call's exit is near */
+	if (t && t->nbatch && !(t->sys && dl_counting(t)))
 		dl_flush(t);
 	return 0;
 }

@@ -464,7 +464,7 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 		return sys_exit_path(ctx, t, kind, now, py);
 	}
 	/* counting mode: the next call of the task's run only counts */
-	if (count_runs && dl_kind_runs(kind) && !by_fd && !py && ctx->ret > 0 &&
+	if (dl_counting(t) && dl_kind_runs(kind) && !by_fd && !py && ctx->ret > 0 &&
 	    dl_run_extend(t, kind, ctx->ret, now)) {
 		if (now - t->batch[0].h.ts > DL_BATCH_AGE_NS)
 			dl_flush(t);
@@ -491,7 +491,7 @@ static __always_inline int sys_exit(struct trace_event_raw_sys_exit *ctx, enum d
 		e->arg |= (__u64)py << 32;
 	e->h.flags |= DL_F_BATCH;
 	t->nbatch = i + 1;
-	if (count_runs && dl_kind_runs(kind) && !by_fd && !py)
+	if (dl_counting(t) && dl_kind_runs(kind) && !by_fd && !py)
 		dl_run_start(t, e, kind);
 	/* a stat of a descriptor waits like fstat: it changes no descriptor */
 	if (!(dl_kind_batches(kind) || by_fd) || i + 1 == DL_BATCH ||

@@ -15,7 +15,7 @@ import unittest
 import urllib.request
 
 from dltrace_harness import (DLTRACE, TraceTest, cgroup2_root, load_trace, remove_cgroup,
-                             start_in_cgroup, wait_for)
+                             start_in_cgroup, wait_for, workload)
 
 HOST = socket.gethostname()
 
@@ -34,8 +34,11 @@ class Daemon:
             'log_dir': self.log_dir, 'socket': self.socket, 'idle_detach_s': '1',
             # any free port: tests (and other daemons) may run beside each other
             'metrics_listen': '127.0.0.1:0',
+            # the tests read the jobs' traces (the default is none: summaries only)
+            'trace_format': 'json',
         }
         conf.update(settings)
+        conf = {k: v for k, v in conf.items() if v is not None}  # None: the default
         self.write_config(conf)
         self.err = open(test.path('daemon.err'), 'w+')
         self.proc = subprocess.Popen([DLTRACE, 'daemon', '--config', self.config, '--foreground'],
@@ -130,6 +133,46 @@ class DaemonCase(TraceTest):
             f.write(b'j' * size)
         os.chmod(path, 0o644)
         return path
+
+
+class DaemonCountingTest(DaemonCase):
+    """The default, trace_format = none: two jobs at once in two cgroups, each
+    thread's data calls counted in runs; each job's summary has its own calls,
+    exactly (tests/workloads/run_patterns.c), and no trace is written."""
+    settings = {'trace_format': None}
+
+    def test_two_jobs_counted_at_once(self):
+        d = self.daemon
+        dirs = {3201: self.path('ja'), 3202: self.path('jb')}
+        procs = {}
+        for jobid, data in dirs.items():
+            os.mkdir(data)
+            os.chmod(data, 0o777)
+            procs[jobid] = d.run_in(d.job_cgroup(jobid), [workload('run_patterns'), data],
+                                    'nobody')
+        for jobid, p in procs.items():
+            self.assertEqual(p.wait(120), 0)
+            d.remove_job(os.path.join(d.jobs_parent, 'job_%d' % jobid))
+        names = ['nobody_%d_%s.summary.json' % (jobid, HOST) for jobid in dirs]
+        day = d.day_dir()
+        self.assertTrue(wait_for(lambda: os.path.isdir(day) and sorted(
+            x for x in os.listdir(day) if not x.startswith('.')) == sorted(names), timeout=60),
+            d.log())
+        self.assertIn('counting)', d.log())
+        for jobid, name in zip(dirs, names):
+            with open(os.path.join(day, name)) as f:
+                rep = json.load(f)
+            files = {f['path']: f for f in rep['files']['list']}
+            a, b, c = (os.path.join(dirs[jobid], n) for n in 'abc')
+            self.assertEqual((files[a]['writes'], files[a]['reads']), (256, 658))
+            self.assertEqual(files[a]['bytes_read'], (256 + 128 + 128 + 16) * 4096 + 128 * 8192)
+            self.assertEqual((files[b]['writes'], files[b]['reads']), (128, 513))
+            self.assertEqual((files[c]['reads'], files[c]['bytes_read']), (4, 10000))
+            # nothing of the other job's
+            other = [p for p in files if p.startswith(dirs[3201 + 3202 - jobid])]
+            self.assertEqual(other, [])
+            self.assertEqual(rep['job']['lost_events'], 0)
+            self.assertGreaterEqual(rep['job']['calls_in_runs'], 2)
 
 
 class DaemonTest(DaemonCase):
@@ -234,7 +277,8 @@ class DaemonTest(DaemonCase):
         d = self.daemon
         new_log = self.path('log2')
         d.write_config({'job_cgroup': '/%s/system.slice/slurmstepd.scope/job_*' %
-                        os.path.basename(d.root), 'log_dir': new_log, 'socket': d.socket})
+                        os.path.basename(d.root), 'log_dir': new_log, 'socket': d.socket,
+                        'trace_format': 'json'})
         d.proc.send_signal(signal.SIGHUP)
         self.assertTrue(wait_for(lambda: 'configuration reloaded' in d.log()))
         self.assertEqual(d.status()['log_dir'], new_log)

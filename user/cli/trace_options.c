@@ -118,13 +118,14 @@ void trace_usage(FILE *out)
 		"      --report           print the I/O report when tracing ends\n"
 		"      --report-json FILE write the report as JSON to FILE ('-': standard\n"
 		"                         output) when tracing ends\n"
-		"      --summary-only[=events|counts]  write no trace, only the report as\n"
+		"      --summary-only[=counts|events]  write no trace, only the report as\n"
 		"                         JSON, into -o's file (default\n"
-		"                         dltrace-YYYYmmdd-HHMMSS.summary.json); counts: the\n"
-		"                         kernel counts each thread's data calls alike (the\n"
-		"                         same file, size and kind, one after another) as one\n"
-		"                         record: the same counts, the cheapest way to watch a\n"
-		"                         job (latency percentiles and the timeline from runs)\n");
+		"                         dltrace-YYYYmmdd-HHMMSS.summary.json): the cheapest\n"
+		"                         way to watch a job; counts (the default): the kernel\n"
+		"                         sends each thread's data calls alike (one file, size\n"
+		"                         and kind, one after another) as one record, the same\n"
+		"                         counts; events: a record per call, for the exact time\n"
+		"                         of each call in the latency percentiles and timeline\n");
 	layers_help(out);
 	fprintf(out,
 		"      --lib PATH         a library for the hdf5, mpiio, stdio or markers\n"
@@ -386,11 +387,10 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 			break;
 		case OPT_SUMMARY_ONLY:
 			o->summary_only = true;
-			if (optarg && !strcmp(optarg, "counts"))
-				o->counts = true;
-			else if (optarg && strcmp(optarg, "events"))
+			o->counts = !optarg || !strcmp(optarg, "counts");
+			if (optarg && !o->counts && strcmp(optarg, "events"))
 				return usage_error(
-				    "--summary-only takes events or counts, not '%s'", optarg);
+				    "--summary-only takes counts or events, not '%s'", optarg);
 			break;
 		case OPT_LIVE:
 			o->live = true;
@@ -535,10 +535,6 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 	/* the vfs layer sends a record per call, which would end every run */
 	if (o->counts && !layers_given)
 		o->layers &= ~(1u << DL_LAYER_VFS);
-	if (o->counts && o->live)
-		return usage_error("the live view shows single calls: use --summary-only, not "
-				   "--summary-only=counts, with --live%s",
-				   "");
 	if (o->interval && !o->live)
 		return usage_error("--interval is for the live view (--live or dltrace top)%s", "");
 	if (!o->interval)

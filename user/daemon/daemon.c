@@ -172,6 +172,16 @@ static struct job *find_job(struct daemon *d, const char *what)
 	return NULL;
 }
 
+/*
+ * Start job j's slot: without a trace file (trace_format = none) its data
+ * calls alike are counted in runs, which its summary and metrics count.
+ */
+static int job_attach(struct daemon *d, struct job *j)
+{
+	probes_set_counting(&d->probes, j->slot, d->cfg.trace_format == CONFIG_TRACE_NONE);
+	return probes_set_job(&d->probes, j->slot, j->id, j->cgroup_fd);
+}
+
 static int job_start(struct daemon *d, const char *rel, const char *jobid, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 64], target[PATH_MAX + 128], suffix[16];
@@ -280,14 +290,15 @@ static int job_start(struct daemon *d, const char *rel, const char *jobid, char 
 	}
 	probes_lost(&d->probes, j->slot, &j->lost0);
 	j->used = true;
-	if (attach_tracing(d) || probes_set_job(&d->probes, j->slot, j->id, j->cgroup_fd)) {
+	if (attach_tracing(d) || job_attach(d, j)) {
 		snprintf(err, errlen, "cannot start tracing %.900s", path);
 		j->stop_reason = "could not attach";
 		j->ending = true;
 		j->end_at = 0;
 		return -1;
 	}
-	logf_("job %s: tracing %s (slot %u)", jobid, path, j->slot);
+	logf_("job %s: tracing %s (slot %u%s)", jobid, path, j->slot,
+	      d->cfg.trace_format == CONFIG_TRACE_NONE ? ", counting" : "");
 	/* its processes are traced by the filter; their interpreters are found here */
 	if (d->py_on)
 		cgroup_for_each_process(path, py_probe_visit, &d->py);

@@ -26,7 +26,7 @@ void config_defaults(struct daemon_config *c)
 	c->npatterns = 2;
 	snprintf(c->log_dir, sizeof(c->log_dir), "/var/log/dltrace");
 	c->layers = layers_default();
-	c->trace_format = TRACE_FORMAT_JSON;
+	c->trace_format = CONFIG_TRACE_NONE; /* every job counted; a trace is asked for */
 	c->max_trace_bytes = 4ull << 30;
 	c->retention_days = 30;
 	c->ring_bytes = 64ull << 20;
@@ -177,7 +177,7 @@ number:
 int config_parse(struct daemon_config *c, const char *text, size_t len, char *err, size_t errlen)
 {
 	char line[2048], why[256];
-	bool patterns_given = false;
+	bool patterns_given = false, layers_given = false;
 	size_t pos = 0;
 	int lineno = 0;
 
@@ -211,6 +211,7 @@ int config_parse(struct daemon_config *c, const char *text, size_t len, char *er
 		*eq = '\0';
 		value = trim(eq + 1);
 		key = trim(key);
+		layers_given |= !strcmp(key, "layers");
 		if (set_key(c, key, value, &patterns_given, why, sizeof(why))) {
 			snprintf(err, errlen, "line %d: %s", lineno, why);
 			return -1;
@@ -220,6 +221,9 @@ int config_parse(struct daemon_config *c, const char *text, size_t len, char *er
 		snprintf(err, errlen, "no job_cgroup pattern");
 		return -1;
 	}
+	/* counted jobs: the vfs layer's record per call would end every run */
+	if (!layers_given && c->trace_format == CONFIG_TRACE_NONE)
+		c->layers &= ~(1u << DL_LAYER_VFS);
 	return 0;
 }
 

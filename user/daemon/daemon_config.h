@@ -9,8 +9,9 @@
  *   layers = LIST           capture layers (as --layers)
  *   max_trace_mb = N        stop writing a job's trace past N MiB (0: no cap)
  *   retention_days = N      delete traces older than N days (0: keep)
- *   trace_format = F        json (.json.gz), pftrace (.pftrace.gz) or none
- *                           (no trace: only the job's summary)
+ *   trace_format = F        none (the default: no trace, only the job's
+ *                           summary, data calls counted in runs), json
+ *                           (.json.gz) or pftrace (.pftrace.gz)
  *   gzip_level = N          1..9 (default: 1 for json, 5 for pftrace)
  *   ring_size_mb = N        kernel ring buffer, a power of two
  *   idle_detach_s = N       detach the probes N seconds after the last job

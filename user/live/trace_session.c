@@ -535,7 +535,6 @@ int trace_run(const struct trace_options *o)
 	    .verbose = o->verbose,
 	    .layers = o->layers,
 	    .vfs_attach = o->vfs_attach,
-	    .count_runs = o->counts,
 	    .lib_paths = o->libs,
 	    .nlib_paths = o->nlibs,
 	};
@@ -609,6 +608,7 @@ int trace_run(const struct trace_options *o)
 			sizeof(s->layers_off));
 	layers_attach_methods(&s->probes.plan, s->layers_attach, sizeof(s->layers_attach));
 	start_trace(s, t0, wall0);
+	probes_set_counting(&s->probes, JOB_SLOT, o->counts);
 	if (probes_set_job(&s->probes, JOB_SLOT, 1, s->cgroup_fd)) {
 		snprintf(s->err, sizeof(s->err), "cannot configure the cgroup filter: %s",
 			 strerror(errno));

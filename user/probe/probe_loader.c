@@ -105,7 +105,6 @@ static int open_planned(struct probes *p, const struct probe_options *o)
 	p->skel->rodata->self_tgid = getpid();
 	p->skel->rodata->wakeup_bytes = o->ring_bytes / 4;
 	p->skel->rodata->cache_layer = p->plan.layer[DL_LAYER_CACHE].active;
-	p->skel->rodata->count_runs = o->count_runs;
 	p->skel->rodata->py_stacks = o->python_stacks;
 	p->skel->rodata->py_kinds = o->python_stacks ? o->python_kinds : 0;
 	p->skel->rodata->py_pthread_specific = o->pthread_specific;
@@ -1047,6 +1046,16 @@ void probes_destroy(struct probes *p)
 	p->skel = NULL;
 }
 
+void probes_set_counting(struct probes *p, uint32_t slot, bool on)
+{
+	if (slot == 0 || slot >= DL_MAX_JOBS)
+		return;
+	if (on)
+		__atomic_or_fetch(&p->skel->bss->count_slots, 1ULL << slot, __ATOMIC_SEQ_CST);
+	else
+		__atomic_and_fetch(&p->skel->bss->count_slots, ~(1ULL << slot), __ATOMIC_SEQ_CST);
+}
+
 int probes_set_job(struct probes *p, uint32_t slot, uint32_t job_id, int cgroup_fd)
 {
 	struct dltrace_bpf__bss *bss = p->skel->bss;
@@ -1063,6 +1072,8 @@ int probes_set_job(struct probes *p, uint32_t slot, uint32_t job_id, int cgroup_
 		bpf_map_delete_elem(fd, &slot);
 	}
 	bss->job_ids[slot] = job_id;
+	if (!job_id)
+		probes_set_counting(p, slot, false);
 	{
 		uint32_t live = 0;
 

@@ -26,7 +26,6 @@ struct probe_options {
 	unsigned layers;     /* wanted layers (bit set of enum dl_layer) */
 	bool cgroup_events;  /* daemon: report cgroup v2 mkdir/rmdir */
 	bool live;	     /* live consumers: a task's gathered records go out when it sleeps */
-	bool count_runs;     /* counting mode: data calls alike go out as one run record */
 	enum vfs_attach vfs_attach;
 	/* python stacks (probe/python_probe.h): walk CPython frames at these syscall kinds */
 	bool python_stacks;
@@ -95,6 +94,12 @@ void probes_detach(struct probes *p);
 void probes_release_and_exit_soon(struct probes *p);
 void probes_destroy(struct probes *p);
 
+/*
+ * Counting mode for job slot: its data calls alike go out as runs
+ * (DL_KIND_RUN).  Set it before the job's slot is live; freeing the slot
+ * clears it.
+ */
+void probes_set_counting(struct probes *p, uint32_t slot, bool on);
 /* Make job slot live with id job_id (0 frees it); cgroup_fd < 0: no cgroup. */
 int probes_set_job(struct probes *p, uint32_t slot, uint32_t job_id, int cgroup_fd);
 /* Trace process tgid (and what it spawns from now on) in slot. */

@@ -561,23 +561,32 @@ static uint32_t file_row_slow(struct live_stats *ls, const struct ev_path *p, ui
 
 /* ---- events ---- */
 
+/*
+ * Calls of one latency: one call, or some of a run (counting mode: its
+ * longest call, and the others at their mean).
+ */
+struct calls {
+	uint64_t n, dur; /* how many, their time in all */
+	unsigned b;	 /* live_lat_bucket() of one of them */
+};
+
 static inline __attribute__((always_inline)) void
-count(struct live_counts *c, uint8_t kind, uint64_t moved, uint64_t dur, unsigned b, bool failed)
+count(struct live_counts *c, uint8_t kind, uint64_t moved, const struct calls *k, bool failed)
 {
-	c->ops++;
-	c->io_ns += dur;
-	c->lat[b]++;
-	c->failed += failed;
+	c->ops += k->n;
+	c->io_ns += k->dur;
+	c->lat[k->b] += k->n;
+	c->failed += failed ? k->n : 0;
 	if (kind & K_READ) {
-		c->rd_ops++;
-		c->rd_bytes += moved;
+		c->rd_ops += k->n;
+		c->rd_bytes += moved * k->n;
 	} else if (kind & K_WRITE) {
-		c->wr_ops++;
-		c->wr_bytes += moved;
+		c->wr_ops += k->n;
+		c->wr_bytes += moved * k->n;
 	} else if (kind & K_META) {
-		c->meta_ops++;
+		c->meta_ops += k->n;
 	} else if (kind & K_SYNC) {
-		c->sync_ops++;
+		c->sync_ops += k->n;
 	}
 }
 
@@ -588,38 +597,56 @@ static void on_syscall(struct event_consumer *c, const struct event *e)
 	uint8_t kind = s->sys < DL_SYS_COUNT ? ls->kind[s->sys] : 0;
 	bool failed = s->ret < 0;
 	uint64_t moved = !failed && (kind & (K_READ | K_WRITE)) ? (uint64_t)s->ret : 0;
-	unsigned b = live_lat_bucket(s->dur);
 	unsigned cls = kind & K_META ? LIVE_METADATA : kind & K_SYNC ? LIVE_SYNC : LIVE_DATA;
+	struct calls part[2] = {{1, s->dur, 0}};
+	unsigned nparts = 1;
 	uint32_t pi, fi;
 
+	if (s->calls > 1 && !failed) {
+		/* a run: its longest call, then the others at their mean */
+		uint64_t longest = s->longest < s->dur ? s->longest : s->dur;
+
+		part[0].dur = longest;
+		part[1].n = s->calls - 1;
+		part[1].dur = s->dur - longest;
+		part[1].b = live_lat_bucket(part[1].dur / part[1].n);
+		nparts = 2;
+	}
+	part[0].b = live_lat_bucket(part[0].dur);
 	ls->events++;
-	count(&ls->total, kind, moved, s->dur, b, failed);
-	ls->class_ns[cls] += s->dur;
-	ls->class_ops[cls]++;
-	ls->class_lat[cls][metric_bucket(s->dur, b)]++;
 	pi = task_event(ls, e);
-	if (pi != NONE)
-		count(&ls->t[LIVE_PROCS].rows[pi].c, kind, moved, s->dur, b, failed);
-	else
-		count(&ls->t[LIVE_PROCS].other.c, kind, moved, s->dur, b, failed);
-	if (e->tid == ls->training.tid) {
-		ls->training.ops++;
-		ls->training.io_ns += s->dur;
+	fi = file_row(ls, &s->path, e->ts);
+	for (unsigned i = 0; i < nparts; i++) {
+		const struct calls *k = &part[i];
+
+		count(&ls->total, kind, moved, k, failed);
+		ls->class_ns[cls] += k->dur;
+		ls->class_ops[cls] += k->n;
+		ls->class_lat[cls][metric_bucket(k->dur / k->n, k->b)] += k->n;
+		if (pi != NONE)
+			count(&ls->t[LIVE_PROCS].rows[pi].c, kind, moved, k, failed);
+		else
+			count(&ls->t[LIVE_PROCS].other.c, kind, moved, k, failed);
+		if (e->tid == ls->training.tid) {
+			ls->training.ops += k->n;
+			ls->training.io_ns += k->dur;
+		}
+		if (fi != NONE) {
+			struct row *f = &ls->t[LIVE_FILES].rows[fi];
+			uint32_t di;
+
+			count(&f->c, kind, moved, k, failed);
+			di = dir_of(ls, f, e->ts);
+			if (di != NONE)
+				count(&ls->t[LIVE_DIRS].rows[di].c, kind, moved, k, failed);
+		}
 	}
 	if (s->flags & EVS_CACHE) {
-		ls->layers.cache_reads++;
-		ls->layers.cache_read_bytes += moved;
-		ls->layers.cache_miss_bytes += s->cache_miss_bytes;
-	}
-	fi = file_row(ls, &s->path, e->ts);
-	if (fi != NONE) {
-		struct row *f = &ls->t[LIVE_FILES].rows[fi];
-		uint32_t di;
+		uint64_t n = part[0].n + (nparts > 1 ? part[1].n : 0);
 
-		count(&f->c, kind, moved, s->dur, b, failed);
-		di = dir_of(ls, f, e->ts);
-		if (di != NONE)
-			count(&ls->t[LIVE_DIRS].rows[di].c, kind, moved, s->dur, b, failed);
+		ls->layers.cache_reads += n;
+		ls->layers.cache_read_bytes += moved * n;
+		ls->layers.cache_miss_bytes += s->cache_miss_bytes;
 	}
 	/* sendfile, copy_file_range: the bytes also went to the second file */
 	if ((kind & K_READ) && (kind & K_WRITE) && moved && s->path2.name.len) {
