@@ -219,7 +219,7 @@ class Dltrace(Condition):
     KINDS = {'json': ('json', '.json', []), 'gz': ('gz', '.json.gz', []),
              'pftrace': ('pftrace', '.pftrace', []),
              'pftrace.gz': ('pftrace-gz', '.pftrace.gz', []),
-             'summary': ('summary', '.summary.json', ['--summary-only']),
+             'summary': ('summary', '.summary.json', ['--summary-only=events']),
              'counts': ('summary-counts', '.summary.json', ['--summary-only=counts']),
              'pystacks': ('json-pystacks', '.json', ['--python-stacks']),
              'live': ('json-live', '.json', ['--live'])}
@@ -235,7 +235,7 @@ class Dltrace(Condition):
         self.base = base
         self.name = ('base-' if base else 'dltrace-') + name
         self.label = ('dltrace (base) ' if base else 'dltrace ') + (
-            '--summary-only' if kind == 'summary' else
+            '--summary-only=events' if kind == 'summary' else
             '--summary-only=counts' if kind == 'counts' else
             ' '.join([self.suffix] + self.options))
         if kind in ('pftrace', 'pftrace.gz'):
