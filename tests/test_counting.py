@@ -96,6 +96,11 @@ class CountingTest(TraceTest):
         # most calls went in runs (a run ends at 50 ms at the latest: at least one of two)
         self.assertGreaterEqual(counted['job']['calls_in_runs'], 2)
         self.assertIn('data calls in', log)
+        # said once, in the report's warnings
+        self.assertEqual(single['traces'][0]['warnings'], [])
+        self.assertEqual([w.split(' calls were counted in runs')[0]
+                          for w in counted['traces'][0]['warnings']],
+                         [str(counted['job']['calls_in_runs'])])
         self.assertLess(counted['job']['events'], single['job']['events'])
 
     def test_data_staging(self):

@@ -142,5 +142,11 @@ int report_trace_warnings(const struct report_stats *st, uint32_t ti,
 	if (st->oom && ti == 0)
 		snprintf(lines[n++], WARNING_LINE,
 			 "out of memory: some files or processes were not counted");
+	if (st->run_calls && ti == 0)
+		snprintf(lines[n++], WARNING_LINE,
+			 "%llu calls were counted in runs (--summary-only): their latency "
+			 "percentiles, timeline, bursts and phases are approximate "
+			 "(--summary-only=events keeps each call's time)",
+			 (unsigned long long)st->run_calls);
 	return n;
 }
