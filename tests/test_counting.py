@@ -17,9 +17,10 @@ RUN_PATTERNS = workload('run_patterns')
 TIME_KEYS = {'io_share', 'timeline', 'bursts', 'evidence', 'fastest', 'slowest', 'time_imbalance'}
 # what differs between two runs of one command: its ids and the trace's own size
 RUN_KEYS = {'pid', 'ppid', 'tid', 'events', 'calls_in_runs', 'start_wall', 'stop_wall'}
-# sections that hold only time, the machine (page faults, block requests), or the trace
+# sections that hold only time, the machine (page faults, block requests), or the trace;
+# findings: some rules weigh time (reads that took a share of the job's wall time)
 SKIPPED = {'schema', 'generator', 'traces', 'layers', 'timeline', 'bursts', 'time', 'phases',
-           'gpu_idle'}
+           'gpu_idle', 'findings'}
 
 
 def comparable(x):
