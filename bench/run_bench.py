@@ -181,9 +181,10 @@ def parse_args():
                     'then count the decode replay\'s instructions per event by mode and by '
                     'stage (callgrind), and time it, into bench/results/decode-replay.json')
     ap.add_argument('--counting-only', action='store_true',
-                    help='micro-1t and the metadata storm untraced, under the floor and '
-                    '--summary-only with single events and with counts, into '
-                    'bench/results/counting.json')
+                    help='micro (1 and 2 threads) and the metadata storm untraced, under '
+                    'the floor and --summary-only with single events and with counts, '
+                    'each also with the smallest ring (--ring-size 1: what each loses), '
+                    'into bench/results/counting.json')
     ap.add_argument('--lifecycle-only', action='store_true',
                     help='only the start-up and exit times')
     ap.add_argument('--no-hdf5-layer', action='store_true',
@@ -214,9 +215,10 @@ def parse_args():
                      'hdf5_layer', 'report_scale', 'daemon_metrics'):
             setattr(args, 'no_' + skip, True)
     if args.counting_only:
-        args.workloads = args.workloads or 'micro-1t,metadata'
+        args.workloads = args.workloads or 'micro-1t,micro-2t,metadata'
         args.conditions = args.conditions or ('untraced,floor,dltrace-summary,'
-                                              'dltrace-summary-counts')
+                                              'dltrace-summary-counts,dltrace-summary-ring1,'
+                                              'dltrace-summary-counts-ring1')
         for skip in ('sustained', 'hooks', 'lifecycle', 'decode_replay', 'hdf5_layer',
                      'report_scale', 'daemon_metrics'):
             setattr(args, 'no_' + skip, True)

@@ -221,6 +221,11 @@ class Dltrace(Condition):
              'pftrace.gz': ('pftrace-gz', '.pftrace.gz', []),
              'summary': ('summary', '.summary.json', ['--summary-only=events']),
              'counts': ('summary-counts', '.summary.json', ['--summary-only=counts']),
+             # the smallest ring (1 MiB): what each way loses at the workload's rate
+             'summary-ring1': ('summary-ring1', '.summary.json',
+                               ['--summary-only=events', '--ring-size', '1']),
+             'counts-ring1': ('summary-counts-ring1', '.summary.json',
+                              ['--summary-only=counts', '--ring-size', '1']),
              'pystacks': ('json-pystacks', '.json', ['--python-stacks']),
              'live': ('json-live', '.json', ['--live'])}
 
@@ -237,7 +242,10 @@ class Dltrace(Condition):
         self.label = ('dltrace (base) ' if base else 'dltrace ') + (
             '--summary-only=events' if kind == 'summary' else
             '--summary-only=counts' if kind == 'counts' else
+            ' '.join(self.options) if kind.endswith('ring1') else
             ' '.join([self.suffix] + self.options))
+        if kind.endswith('ring1'):
+            self.only = ('micro-1t', 'micro-2t', 'metadata')  # the rates that fill a ring
         if kind in ('pftrace', 'pftrace.gz'):
             self.only = ('micro-1t', 'pytorch')  # sizes: the JSON's workloads
         if kind == 'pystacks':
@@ -295,7 +303,7 @@ class Dltrace(Condition):
                 summary = report_summary(os.path.join(build, 'dltrace'), trace)
             result.update(events=summary['events'], lost=summary['lost_events'],
                           lost_bytes=summary['lost_bytes'], counts=summary['counts'])
-            if self.kind not in ('summary', 'counts'):  # a trace, not the report alone
+            if self.suffix != '.summary.json':  # a trace, not the report alone
                 result['trace_bytes'] = os.path.getsize(trace)
             _remove(job, trace)
         return result
@@ -506,5 +514,6 @@ def all_conditions(base=None):
     return [Untraced(), Floor(), MinimalFloor(), Dltrace(False), Dltrace(False, kind='live'), Dltrace(True),
             Dltrace(False, kind='pftrace'), Dltrace(False, kind='pftrace.gz'),
             Dltrace(False, kind='summary'), Dltrace(False, kind='counts'),
+            Dltrace(False, kind='summary-ring1'), Dltrace(False, kind='counts-ring1'),
             Dltrace(False, kind='pystacks')] + base_runs + [
         Strace(), Bpftrace(), PerfTrace(), DaemonIdle(True), DaemonIdle(False)]
