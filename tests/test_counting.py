@@ -159,6 +159,30 @@ class CountingTest(TraceTest):
         self.assertEqual(mine(counted), mine(single))
         self.assertEqual(len(mine(counted)), 16)
 
+    def test_the_bench_shapes(self):
+        """The report's own patterns (tests/workloads/report_patterns.c): 1 KiB reads of
+        4 MiB, 4000 scattered preads (none fold), the metadata storm of one file and
+        small files read whole."""
+        data, small = self.path('in.bin'), self.path('small')
+        with open(data, 'wb') as f:
+            f.write(b'r' * (64 * 1024 * KIB))
+        os.mkdir(small)
+        for i in range(300):
+            with open(os.path.join(small, 'f%d' % i), 'wb') as f:
+                f.write(b's' * (1000 + i))
+        for args in (['small-reads', data], ['random-reads', data], ['metadata', data],
+                     ['small-files', small, '300']):
+            counted, single, _ = self.assert_same_report([workload('report_patterns')] + args,
+                                                         lambda: None)
+            self.assertEqual(counted['pattern']['reads'], single['pattern']['reads'], args)
+            runs = counted['job']['calls_in_runs']
+            if args[0] == 'small-reads':  # 4 MiB in 1 KiB reads: runs
+                self.assertGreaterEqual(runs, 2)
+            elif args[0] == 'random-reads':
+                # the sequence's only pair of successive offsets 4 KiB apart: at most
+                # one run of two (none when the batch went out between them)
+                self.assertIn(runs, (0, 2))
+
     def test_a_ring_of_one_mib_loses_no_call(self):
         """A known number of calls through the smallest ring: all counted, none lost."""
         data = self.path('input.bin')
