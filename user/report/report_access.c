@@ -10,8 +10,6 @@
 
 #include <string.h>
 
-static void session_add(struct rs_pair *p, int64_t off, uint64_t bytes);
-
 /* ---- sizes ---- */
 
 const char *const rs_size_bin_names[SIZE_BINS] = {
@@ -66,21 +64,6 @@ static uint64_t access_ns(const struct rs_access *a)
 	return a->async ? 0 : a->calls ? a->dur : a->end - a->start;
 }
 
-/*
- * The session of a run's accesses: their offsets only go one way (stride
- * 0 or the size), so the first and the last bound it.
- */
-static void session_add_run(struct rs_pair *p, const struct rs_access *a, int64_t last)
-{
-	uint64_t n = access_calls(a);
-
-	session_add(p, a->offset, a->bytes);
-	if (n > 1) {
-		session_add(p, last, a->bytes);
-		p->sess_bytes += (n - 2) * a->bytes;
-	}
-}
-
 /* ---- data accesses (application files) ---- */
 
 static void session_add(struct rs_pair *p, int64_t off, uint64_t bytes)
@@ -98,6 +81,38 @@ static void session_add(struct rs_pair *p, int64_t off, uint64_t bytes)
 	if (end > p->sess_end)
 		p->sess_end = end;
 	p->sess_bytes += bytes;
+}
+
+/*
+ * The session of a run's accesses: their offsets only go one way (stride
+ * 0 or the size), so the first and the last bound it.
+ */
+static void session_add_run(struct rs_pair *p, const struct rs_access *a, int64_t last)
+{
+	uint64_t n = access_calls(a);
+
+	session_add(p, a->offset, a->bytes);
+	if (n > 1) {
+		session_add(p, last, a->bytes);
+		p->sess_bytes += (n - 2) * a->bytes;
+	}
+}
+
+/*
+ * A run's calls after its first (Darshan's counters of one direction):
+ * each right after the one before (stride: the size), or at its offset
+ * again (stride 0).
+ */
+static void run_others(const struct rs_access *a, uint64_t *seq, uint64_t *consec, uint64_t *random)
+{
+	uint64_t others = access_calls(a) - 1;
+
+	if (a->stride) {
+		*seq += others;
+		*consec += others;
+	} else {
+		*random += others;
+	}
 }
 
 void rs_session_end(struct report_stats *st, struct rs_pair *p)
@@ -180,16 +195,8 @@ void rs_app_read(struct report_stats *st, const struct rs_access *a)
 			t->random_reads++;
 			rs_python_what(st, PYW_RANDOM_READS, a->bytes, dur);
 		}
-		/* a run's other calls: each right after the one before, or at its offset again */
-		if (n > 1 && a->stride) {
-			f->seq_reads += n - 1;
-			t->seq_reads += n - 1;
-			f->consec_reads += n - 1;
-			t->consec_reads += n - 1;
-		} else if (n > 1) {
-			f->random_reads += n - 1;
-			t->random_reads += n - 1;
-		}
+		run_others(a, &f->seq_reads, &f->consec_reads, &f->random_reads);
+		run_others(a, &t->seq_reads, &t->consec_reads, &t->random_reads);
 		p->last_byte_read = last + (int64_t)a->bytes - 1;
 		if (a->bytes && p->last_byte_read > f->max_byte_read)
 			f->max_byte_read = p->last_byte_read;
@@ -253,16 +260,8 @@ void rs_app_write(struct report_stats *st, const struct rs_access *a)
 		f->consec_writes++;
 		t->consec_writes++;
 	}
-	/* a run's other calls: each right after the one before, or at its offset again */
-	if (n > 1 && a->stride) {
-		f->seq_writes += n - 1;
-		t->seq_writes += n - 1;
-		f->consec_writes += n - 1;
-		t->consec_writes += n - 1;
-	} else if (n > 1) {
-		f->random_writes += n - 1;
-		t->random_writes += n - 1;
-	}
+	run_others(a, &f->seq_writes, &f->consec_writes, &f->random_writes);
+	run_others(a, &t->seq_writes, &t->consec_writes, &t->random_writes);
 	last = a->offset + (int64_t)((n - 1) * a->stride);
 	p->last_byte_written = last + (int64_t)a->bytes - 1;
 	if (a->bytes && p->last_byte_written > f->max_byte_written)
