@@ -228,6 +228,18 @@ struct ev_syscall {
 	uint64_t span, longest, stride;
 };
 
+/* The calls a syscall event stands for: a run's, else 1. */
+static inline uint64_t ev_calls(const struct ev_syscall *s)
+{
+	return s->calls ? s->calls : 1;
+}
+
+/* A run's longest call, at most their total (damaged input). */
+static inline uint64_t ev_run_longest(const struct ev_syscall *s)
+{
+	return s->longest < s->dur ? s->longest : s->dur;
+}
+
 /* EV_FORK and EV_START */
 struct ev_fork {
 	bool thread;	/* a thread (thread_create/thread_start), else a process */

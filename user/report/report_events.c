@@ -289,7 +289,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	const struct ev_syscall *s = &ev->sys;
 	struct ev_syscall out_side;
 	/* a run (counting mode) is s->calls calls alike, over s->span */
-	uint64_t n = s->calls ? s->calls : 1;
+	uint64_t n = ev_calls(s);
 	uint64_t start = (uint64_t)tr->offset_ns + ev->ts,
 		 end = start + (s->calls ? s->span : s->dur);
 	int k = s->sys, cls = class_of(k);
@@ -350,7 +350,7 @@ static void syscall_event(struct report_stats *st, const struct event *ev)
 	sc->lat_sum += dur;
 	if (n > 1) {
 		/* a run's latencies: its longest call exact, the others at their mean */
-		uint64_t longest = s->longest < dur ? s->longest : dur;
+		uint64_t longest = ev_run_longest(s);
 
 		sketch_add(&sc->lat, longest);
 		sketch_add_n(&sc->lat, (dur - longest) / (n - 1), n - 1);

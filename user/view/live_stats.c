@@ -604,7 +604,7 @@ static void on_syscall(struct event_consumer *c, const struct event *e)
 
 	if (s->calls > 1 && !failed) {
 		/* a run: its longest call, then the others at their mean */
-		uint64_t longest = s->longest < s->dur ? s->longest : s->dur;
+		uint64_t longest = ev_run_longest(s);
 
 		part[0].dur = longest;
 		part[1].n = s->calls - 1;
