@@ -532,9 +532,8 @@ int trace_options_parse(struct trace_options *o, int argc, char **argv)
 		return usage_error("--summary-only writes the report as JSON, not a trace: give -o "
 				   "a .json file, not '%s'",
 				   o->output);
-	/* the vfs layer sends a record per call, which would end every run */
 	if (o->counts && !layers_given)
-		o->layers &= ~(1u << DL_LAYER_VFS);
+		o->layers = layers_default_counted();
 	if (o->interval && !o->live)
 		return usage_error("--interval is for the live view (--live or dltrace top)%s", "");
 	if (!o->interval)

@@ -221,9 +221,8 @@ int config_parse(struct daemon_config *c, const char *text, size_t len, char *er
 		snprintf(err, errlen, "no job_cgroup pattern");
 		return -1;
 	}
-	/* counted jobs: the vfs layer's record per call would end every run */
 	if (!layers_given && c->trace_format == CONFIG_TRACE_NONE)
-		c->layers &= ~(1u << DL_LAYER_VFS);
+		c->layers = layers_default_counted();
 	return 0;
 }
 

@@ -123,6 +123,11 @@ unsigned layers_default(void)
 	return mask;
 }
 
+unsigned layers_default_counted(void)
+{
+	return layers_default() & ~(1u << DL_LAYER_VFS);
+}
+
 int layers_parse(const char *list, unsigned *mask, char *err, size_t errlen)
 {
 	char buf[256], *save = NULL, *tok;

@@ -42,6 +42,12 @@ extern const struct layer_info layer_table[DL_LAYER_COUNT];
 #define LAYERS_ALL ((1u << DL_LAYER_COUNT) - 1)
 /* The default set: the rows that are on, where the kernel offers them. */
 unsigned layers_default(void);
+/*
+ * The default layers when data calls are counted in runs (--summary-only,
+ * the daemon's trace_format = none): without vfs, whose record per call
+ * would end every run.
+ */
+unsigned layers_default_counted(void);
 
 /* The library layers (uprobes and USDT probes on shared libraries) are the levels above the
  * syscalls. */
