@@ -357,6 +357,12 @@ static __always_inline int dl_kind_runs(enum dl_kind kind)
 	       dl_kind_second(kind) == DL_SECOND_NONE && !dl_kind_has_path(kind);
 }
 
+/* A run's arg: cache pages in the low half, the longest call (saturated) in the high. */
+static __always_inline __u64 dl_run_arg(__u32 pages, __u64 longest)
+{
+	return pages | (longest < DL_RUN_LONGEST_MAX ? longest : DL_RUN_LONGEST_MAX) << 32;
+}
+
 /*
  * The call joins its file's run: the last record of the task's batch on
  * that file, when the call is the run's next one (its kind, descriptor and
@@ -369,7 +375,7 @@ static __always_inline int dl_run_extend(struct dl_task *t, enum dl_kind kind, l
 	__u32 n = t->nbatch, calls, flags, k;
 	struct dl_store st = {};
 	struct dl_io *e = NULL;
-	__u64 dur, longest, next;
+	__u64 dur, next;
 
 	if (!t->file || !n || n > DL_BATCH)
 		return 0;
@@ -401,10 +407,8 @@ static __always_inline int dl_run_extend(struct dl_task *t, enum dl_kind kind, l
 	e->file2 = calls + 1;
 	e->dur += dur;
 	e->size = now - e->h.ts;
-	longest = e->arg >> 32;
-	if (dur > longest)
-		longest = dur < DL_RUN_LONGEST_MAX ? dur : DL_RUN_LONGEST_MAX;
-	e->arg = (__u32)(e->arg + (cache_layer ? t->cache_pages : 0)) | longest << 32;
+	e->arg = dl_run_arg((__u32)e->arg + (cache_layer ? t->cache_pages : 0),
+			    dur > e->arg >> 32 ? dur : e->arg >> 32);
 	return 1;
 }
 
@@ -416,8 +420,7 @@ static __always_inline void dl_run_start(struct dl_task *t, struct dl_io *e, enu
 	e->h.kind = kind | DL_KIND_RUN;
 	e->file2 = 1;
 	e->size = e->dur; /* the span */
-	e->arg = (__u32)(cache_layer ? t->cache_pages : 0) |
-		 (e->dur < DL_RUN_LONGEST_MAX ? e->dur : DL_RUN_LONGEST_MAX) << 32;
+	e->arg = dl_run_arg(cache_layer ? t->cache_pages : 0, e->dur);
 }
 
 /* An mmap or a copy with a Python stack: alone, with the stack id after the record. */
